@@ -1,0 +1,2 @@
+//! Benchmark stub (to be written).
+fn main() {}

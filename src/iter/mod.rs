@@ -1,0 +1,1 @@
+//! Parallel iterators (to be built).

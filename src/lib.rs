@@ -1,0 +1,41 @@
+//! forkjoin: a fork-join parallelism runtime built on hand-written Chase-Lev work-stealing deques.
+//!
+//! ```
+//! fn fib(n: u64) -> u64 {
+//!     if n < 2 {
+//!         return n;
+//!     }
+//!     let (a, b) = forkjoin::join(|| fib(n - 1), || fib(n - 2));
+//!     a + b
+//! }
+//! assert_eq!(fib(20), 6765);
+//! ```
+//!
+//! Layers (a module imports only its own layer or lower): `sync`/`util` → `deque`/`unwind` →
+//! `sleep`/`latch`/`job` → `registry`/`worker` → `pool`/`join`/`scope`/`spawn` → `iter`/`sort`.
+#![warn(missing_docs)]
+
+mod sync;
+mod util;
+
+pub mod deque;
+
+mod worker;
+
+mod error;
+mod join;
+mod pool;
+mod scope;
+mod spawn;
+
+pub mod iter;
+pub mod prelude;
+mod sort;
+
+pub use error::ThreadPoolBuildError;
+pub use join::{join, join_context, FnContext};
+pub use pool::{
+    current_num_threads, current_thread_index, PoolStats, ThreadPool, ThreadPoolBuilder,
+};
+pub use scope::{scope, Scope};
+pub use spawn::spawn;

@@ -1,0 +1,1 @@
+//! Parallel sorts (to be built).

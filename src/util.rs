@@ -1,0 +1,3 @@
+//! Small helpers shared by the layers above: cache-line padding and the victim-selection RNG.
+
+pub(crate) use crossbeam_utils::CachePadded;
