@@ -4,7 +4,7 @@
 //! atomics, cells, fences and threads from here, and `--cfg forkjoin_loom` swaps them for loom's model
 //! types. Nothing else in the crate may name `std::sync::atomic`, `std::cell::UnsafeCell` or
 //! `std::thread` directly.
-#![allow(dead_code)] // a facade: not every build configuration uses every item
+#![allow(dead_code, unused_imports)] // a facade: not every build configuration uses every item
 
 #[cfg(not(forkjoin_loom))]
 mod imp {
