@@ -111,7 +111,6 @@ mod loom_impl {
             Reclaimer(Mode::Leak(UnsafeCell::new(Vec::new())))
         }
 
-
         /// A reclaimer that runs crossbeam-epoch on `collector` (give each model its own).
         pub fn epoch(collector: crossbeam_epoch::Collector) -> Self {
             Reclaimer(Mode::Epoch(collector))
