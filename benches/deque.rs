@@ -122,6 +122,25 @@ fn push_n_pop_n<W: Owner>(c: &mut Criterion) {
     g.finish();
 }
 
+fn steal_single<W: Owner>(c: &mut Criterion) {
+    let mut g = c.benchmark_group("0_push_n_steal_n_one_thread");
+    let n = 1000usize;
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_function(W::NAME, |b| {
+        let w = W::new();
+        let s = w.thief();
+        b.iter(|| {
+            for i in 0..n {
+                w.push(Job(i, i));
+            }
+            while let Some(j) = s.steal() {
+                black_box(j);
+            }
+        })
+    });
+    g.finish();
+}
+
 /// Thieves steal until `target` items are taken in total; the owner pushes exactly `target`.
 fn steal_throughput<W: Owner>(c: &mut Criterion) {
     const ITEMS: usize = 200_000;
@@ -209,6 +228,8 @@ fn owner_under_contention<W: Owner>(c: &mut Criterion) {
 }
 
 fn all(c: &mut Criterion) {
+    steal_single::<Fj>(c);
+    steal_single::<Cb>(c);
     push_pop_pairs::<Fj>(c);
     push_pop_pairs::<Cb>(c);
     push_n_pop_n::<Fj>(c);
