@@ -147,51 +147,55 @@ fn steal_throughput<W: Owner>(c: &mut Criterion) {
     let mut g = c.benchmark_group("3_steal_throughput");
     g.throughput(Throughput::Elements(ITEMS as u64));
     for thieves in [1usize, 3] {
-        g.bench_with_input(BenchmarkId::new(W::NAME, thieves), &thieves, |b, &thieves| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let w = W::new();
-                    let stolen = Arc::new(AtomicUsize::new(0));
-                    let start = Arc::new(Barrier::new(thieves + 1));
-                    let handles: Vec<_> = (0..thieves)
-                        .map(|_| {
-                            let (s, stolen, start) = (w.thief(), stolen.clone(), start.clone());
-                            thread::spawn(move || {
-                                start.wait();
-                                let mut mine = 0;
-                                while stolen.load(Ordering::Relaxed) < ITEMS {
-                                    if let Some(j) = s.steal() {
-                                        black_box(j);
-                                        mine += 1;
-                                        if mine == 64 {
+        g.bench_with_input(
+            BenchmarkId::new(W::NAME, thieves),
+            &thieves,
+            |b, &thieves| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let w = W::new();
+                        let stolen = Arc::new(AtomicUsize::new(0));
+                        let start = Arc::new(Barrier::new(thieves + 1));
+                        let handles: Vec<_> = (0..thieves)
+                            .map(|_| {
+                                let (s, stolen, start) = (w.thief(), stolen.clone(), start.clone());
+                                thread::spawn(move || {
+                                    start.wait();
+                                    let mut mine = 0;
+                                    while stolen.load(Ordering::Relaxed) < ITEMS {
+                                        if let Some(j) = s.steal() {
+                                            black_box(j);
+                                            mine += 1;
+                                            if mine == 64 {
+                                                stolen.fetch_add(mine, Ordering::Relaxed);
+                                                mine = 0;
+                                            }
+                                        } else if mine > 0 {
                                             stolen.fetch_add(mine, Ordering::Relaxed);
                                             mine = 0;
+                                        } else {
+                                            std::hint::spin_loop();
                                         }
-                                    } else if mine > 0 {
-                                        stolen.fetch_add(mine, Ordering::Relaxed);
-                                        mine = 0;
-                                    } else {
-                                        std::hint::spin_loop();
                                     }
-                                }
-                                stolen.fetch_add(mine, Ordering::Relaxed);
+                                    stolen.fetch_add(mine, Ordering::Relaxed);
+                                })
                             })
-                        })
-                        .collect();
-                    start.wait();
-                    let t0 = Instant::now();
-                    for i in 0..ITEMS {
-                        w.push(Job(i, i));
+                            .collect();
+                        start.wait();
+                        let t0 = Instant::now();
+                        for i in 0..ITEMS {
+                            w.push(Job(i, i));
+                        }
+                        for h in handles {
+                            h.join().unwrap();
+                        }
+                        total += t0.elapsed();
                     }
-                    for h in handles {
-                        h.join().unwrap();
-                    }
-                    total += t0.elapsed();
-                }
-                total
-            })
-        });
+                    total
+                })
+            },
+        );
     }
     g.finish();
 }
@@ -201,28 +205,32 @@ fn owner_under_contention<W: Owner>(c: &mut Criterion) {
     let mut g = c.benchmark_group("4_owner_pair_while_thieves_steal");
     g.throughput(Throughput::Elements(1));
     for thieves in [1usize, 3] {
-        g.bench_with_input(BenchmarkId::new(W::NAME, thieves), &thieves, |b, &thieves| {
-            let w = W::new();
-            let stop = Arc::new(AtomicBool::new(false));
-            let handles: Vec<_> = (0..thieves)
-                .map(|_| {
-                    let (s, stop) = (w.thief(), stop.clone());
-                    thread::spawn(move || {
-                        while !stop.load(Ordering::Relaxed) {
-                            black_box(s.steal());
-                        }
+        g.bench_with_input(
+            BenchmarkId::new(W::NAME, thieves),
+            &thieves,
+            |b, &thieves| {
+                let w = W::new();
+                let stop = Arc::new(AtomicBool::new(false));
+                let handles: Vec<_> = (0..thieves)
+                    .map(|_| {
+                        let (s, stop) = (w.thief(), stop.clone());
+                        thread::spawn(move || {
+                            while !stop.load(Ordering::Relaxed) {
+                                black_box(s.steal());
+                            }
+                        })
                     })
-                })
-                .collect();
-            b.iter(|| {
-                w.push(black_box(Job(1, 2)));
-                black_box(w.pop())
-            });
-            stop.store(true, Ordering::Relaxed);
-            for h in handles {
-                h.join().unwrap();
-            }
-        });
+                    .collect();
+                b.iter(|| {
+                    w.push(black_box(Job(1, 2)));
+                    black_box(w.pop())
+                });
+                stop.store(true, Ordering::Relaxed);
+                for h in handles {
+                    h.join().unwrap();
+                }
+            },
+        );
     }
     g.finish();
 }
