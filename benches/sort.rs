@@ -1,2 +1,102 @@
-//! Benchmark stub (to be written).
-fn main() {}
+//! Sorting 10^7 random u64: forkjoin's parallel sorts vs rayon's vs std's sequential sorts, at 1 and
+//! 2 threads (a dedicated pool of each size per library). Rows of one group are side by side:
+//! `sort/stable/{std, rayon-1t, forkjoin-1t, rayon-2t, forkjoin-2t}` and the same for `unstable`.
+//!
+//! Each sample sorts a fresh copy of the same input; the copy is not timed.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+
+const LEN: usize = 10_000_000;
+
+fn input() -> Vec<u64> {
+    // splitmix64
+    let mut s = 0x5EED_u64;
+    (0..LEN)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+fn bench_sorts(c: &mut Criterion) {
+    use forkjoin::prelude::ParallelSortMut;
+    use rayon::slice::ParallelSliceMut;
+
+    let data = input();
+    let pools: Vec<(usize, forkjoin::ThreadPool, rayon::ThreadPool)> = [1, 2]
+        .into_iter()
+        .map(|t| {
+            let fj = forkjoin::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap();
+            let ry = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap();
+            (t, fj, ry)
+        })
+        .collect();
+
+    for stable in [true, false] {
+        let mut group = c.benchmark_group(if stable {
+            "sort/stable"
+        } else {
+            "sort/unstable"
+        });
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(5));
+        let batch = || data.clone();
+        group.bench_function("std", |b| {
+            b.iter_batched_ref(
+                batch,
+                |v| if stable { v.sort() } else { v.sort_unstable() },
+                BatchSize::LargeInput,
+            )
+        });
+        for (t, fj, ry) in &pools {
+            group.bench_function(format!("rayon-{t}t"), |b| {
+                b.iter_batched_ref(
+                    batch,
+                    |v| {
+                        ry.install(|| {
+                            if stable {
+                                ParallelSliceMut::par_sort(&mut v[..])
+                            } else {
+                                ParallelSliceMut::par_sort_unstable(&mut v[..])
+                            }
+                        })
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+            group.bench_function(format!("forkjoin-{t}t"), |b| {
+                b.iter_batched_ref(
+                    batch,
+                    |v| {
+                        fj.install(|| {
+                            if stable {
+                                ParallelSortMut::par_sort(&mut v[..])
+                            } else {
+                                ParallelSortMut::par_sort_unstable(&mut v[..])
+                            }
+                        })
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_sorts);
+criterion_main!(benches);

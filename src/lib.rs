@@ -45,3 +45,10 @@ pub use pool::{
 };
 pub use scope::{scope, Scope};
 pub use spawn::spawn;
+
+/// Internals the loom models in `loom-tests/` need; not part of the public API.
+#[cfg(forkjoin_loom)]
+#[doc(hidden)]
+pub mod __loom {
+    pub use crate::deque::Reclaimer;
+}

@@ -1,1 +1,0 @@
-//! Parallel sorts (to be built).

@@ -1,0 +1,191 @@
+//! Unit tests of the sort internals with tiny cut-offs, so that every merge split, partition and
+//! panic path is reached on small inputs (the public API only goes parallel above ~16k elements).
+
+use std::cmp::Ordering;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::sync::{AtomicUsize, Ordering as AtOrd};
+
+use super::{stable, unstable};
+
+/// splitmix64: a tiny deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Inputs of the shapes that stress sorts: random, few distinct keys, sorted, reversed, all equal,
+/// sawtooth and "organ pipe".
+fn patterns(len: usize, rng: &mut Rng) -> Vec<Vec<u32>> {
+    vec![
+        (0..len).map(|_| rng.next() as u32).collect(),
+        (0..len).map(|_| (rng.next() % 4) as u32).collect(),
+        (0..len as u32).collect(),
+        (0..len as u32).rev().collect(),
+        vec![7; len],
+        (0..len as u32).map(|i| i % 5).collect(),
+        (0..len as u32).map(|i| i.min(len as u32 - i)).collect(),
+    ]
+}
+
+const LENGTHS: &[usize] = &[
+    0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100, 127, 257, 1000,
+];
+
+#[test]
+fn stable_matches_std_for_all_cutoffs() {
+    let mut rng = Rng(1);
+    for &len in LENGTHS {
+        for keys in patterns(len, &mut rng) {
+            // (key, original index): equal keys must keep their index order.
+            let input: Vec<(u32, usize)> = keys.into_iter().zip(0..).collect();
+            let mut expected = input.clone();
+            expected.sort_by_key(|p| p.0);
+            for leaf in [1, 2, 3, 8, 50] {
+                for merge_seq in [2, 3, 16] {
+                    let mut v = input.clone();
+                    stable::sort_with_leaf(
+                        &mut v,
+                        &|a: &(u32, usize), b: &(u32, usize)| a.0.cmp(&b.0),
+                        leaf,
+                        merge_seq,
+                    );
+                    assert_eq!(v, expected, "len {len} leaf {leaf} merge {merge_seq}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn unstable_matches_std_for_all_cutoffs() {
+    let mut rng = Rng(2);
+    for &len in LENGTHS {
+        for input in patterns(len, &mut rng) {
+            let mut expected = input.clone();
+            expected.sort_unstable();
+            for leaf in [1, 2, 8, 50] {
+                let mut v = input.clone();
+                unstable::sort_with_leaf(&mut v, &u32::cmp, leaf);
+                assert_eq!(v, expected, "len {len} leaf {leaf}");
+            }
+        }
+    }
+}
+
+#[test]
+fn unstable_survives_a_ninther_killer_input() {
+    // An input whose quartile neighbourhoods always hold the smallest values makes every ninther
+    // pivot tiny; the bad-partition budget must hand the slice to std's sort long before O(n^2).
+    let len = 1 << 14;
+    let mut v: Vec<u32> = (0..len as u32).map(|i| (i % 64) * 1000 + i / 64).collect();
+    let mut expected = v.clone();
+    expected.sort_unstable();
+    let calls = AtomicUsize::new(0);
+    let cmp = |a: &u32, b: &u32| {
+        calls.fetch_add(1, AtOrd::Relaxed);
+        a.cmp(b)
+    };
+    unstable::sort_with_leaf(&mut v, &cmp, 1);
+    assert_eq!(v, expected);
+    // n log2 n is ~230k; a quadratic sort would need ~134M comparisons.
+    assert!(
+        calls.load(AtOrd::Relaxed) < 20 * len * 14,
+        "{} comparisons",
+        calls.load(AtOrd::Relaxed)
+    );
+}
+
+/// An element that records how often it is dropped.
+struct Tracked<'a> {
+    key: u32,
+    id: usize,
+    drops: &'a [AtomicUsize],
+}
+
+impl Drop for Tracked<'_> {
+    fn drop(&mut self) {
+        self.drops[self.id].fetch_add(1, AtOrd::Relaxed);
+    }
+}
+
+/// Runs `sort` with a comparator that panics at comparison number `panic_at`, then checks that the
+/// slice still holds every element exactly once and that each is dropped exactly once.
+fn check_panic_safety(
+    len: usize,
+    panic_at: usize,
+    sort: impl Fn(&mut [Tracked<'_>], &(dyn Fn(&Tracked<'_>, &Tracked<'_>) -> Ordering + Sync)),
+) {
+    let drops: Vec<AtomicUsize> = (0..len).map(|_| AtomicUsize::new(0)).collect();
+    let mut rng = Rng(len as u64 * 31 + panic_at as u64);
+    let mut v: Vec<Tracked<'_>> = (0..len)
+        .map(|id| Tracked {
+            key: (rng.next() % 50) as u32,
+            id,
+            drops: &drops,
+        })
+        .collect();
+    let count = AtomicUsize::new(0);
+    let cmp = |a: &Tracked<'_>, b: &Tracked<'_>| {
+        if count.fetch_add(1, AtOrd::Relaxed) == panic_at {
+            panic!("comparator panic (expected by the test)");
+        }
+        a.key.cmp(&b.key)
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| sort(&mut v, &cmp)));
+    let compared = count.load(AtOrd::Relaxed);
+    assert_eq!(
+        result.is_err(),
+        compared > panic_at,
+        "panicked iff the comparator did"
+    );
+    let mut ids: Vec<usize> = v.iter().map(|t| t.id).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        (0..len).collect::<Vec<_>>(),
+        "every element exactly once after the panic"
+    );
+    assert!(
+        drops.iter().all(|d| d.load(AtOrd::Relaxed) == 0),
+        "nothing dropped by the sort"
+    );
+    drop(v);
+    assert!(
+        drops.iter().all(|d| d.load(AtOrd::Relaxed) == 1),
+        "each element dropped exactly once"
+    );
+}
+
+#[test]
+fn stable_comparator_panic_keeps_every_element() {
+    for len in [2, 9, 40, 300] {
+        for panic_at in (0..len * 12).step_by(len / 2 + 1) {
+            for (leaf, merge_seq) in [(1, 2), (4, 3), (16, 64)] {
+                check_panic_safety(len, panic_at, |v, cmp| {
+                    stable::sort_with_leaf(v, &cmp, leaf, merge_seq)
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn unstable_comparator_panic_keeps_every_element() {
+    for len in [2, 9, 40, 300] {
+        for panic_at in (0..len * 12).step_by(len / 2 + 1) {
+            for leaf in [1, 16] {
+                check_panic_safety(len, panic_at, |v, cmp| {
+                    unstable::sort_with_leaf(v, &cmp, leaf)
+                });
+            }
+        }
+    }
+}

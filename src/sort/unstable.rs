@@ -1,0 +1,177 @@
+//! Parallel unstable sort: quicksort in the style of pdqsort, recursing with `join`.
+//!
+//! Each step picks a pivot by the ninther (median of three medians of three), partitions in place
+//! (branch-free Lomuto: a swap per element, no data-dependent branch) and sorts both sides in
+//! parallel. Below a cut-off the slice goes to std's `sort_unstable_by`. Two pdqsort ideas keep the
+//! worst case at O(n log n):
+//! * many equal elements: a side whose pivot equals the pivot of the partition that bounds it from
+//!   below is split into "equal" (done) and "greater" (recursed), so duplicates cost one pass;
+//! * adversarial input: every badly unbalanced partition costs one unit of a budget of log2(n); the
+//!   positions around the pivot samples are scrambled, and when the budget runs out the slice goes to
+//!   std's `sort_unstable_by` (itself O(n log n) worst case).
+//!
+//! Safe code only: a panicking comparator can only leave the slice in a permuted order.
+
+use std::cmp::Ordering;
+use std::mem::{self, size_of};
+
+use super::initial_run;
+
+/// Below this many elements the whole sort is sequential (std's `sort_unstable_by`).
+const SEQ_LEN: usize = 1 << 14;
+/// Smallest leaf of the parallel recursion.
+const MIN_LEAF: usize = 1 << 13;
+/// Leaves per thread (roughly): enough pieces for work stealing to balance uneven partitions.
+const LEAVES_PER_THREAD: usize = 8;
+
+/// Sorts `v` in parallel by `compare`, not preserving the order of equal elements.
+pub(super) fn par_quicksort<T, F>(v: &mut [T], compare: &F)
+where
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
+    let threads = crate::current_num_threads();
+    if size_of::<T>() == 0 || v.len() <= SEQ_LEN || threads <= 1 {
+        v.sort_unstable_by(compare);
+        return;
+    }
+    let leaf_len = (v.len() / (LEAVES_PER_THREAD * threads)).max(MIN_LEAF);
+    sort_with_leaf(v, compare, leaf_len);
+}
+
+/// The parallel quicksort with an explicit leaf size (unit tests use tiny ones).
+pub(super) fn sort_with_leaf<T, F>(v: &mut [T], compare: &F, leaf_len: usize)
+where
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
+    let (run, descending) = initial_run(v, compare);
+    if run == v.len() {
+        if descending {
+            v.reverse();
+        }
+        return;
+    }
+    let budget = usize::BITS - v.len().leading_zeros();
+    recurse(v, compare, None, budget, leaf_len.max(1));
+}
+
+/// Sorts `v`. `pred`, if any, is the pivot of an enclosing partition that every element of `v` is
+/// greater than or equal to. `budget` counts the unbalanced partitions still tolerated.
+fn recurse<'a, T, F>(
+    mut v: &'a mut [T],
+    compare: &F,
+    pred: Option<&'a mut T>,
+    mut budget: u32,
+    leaf_len: usize,
+) where
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
+    let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
+    loop {
+        let len = v.len();
+        if len <= leaf_len || len < 8 || budget == 0 {
+            v.sort_unstable_by(compare);
+            return;
+        }
+        let pivot = choose_pivot(v, &is_less);
+        if let Some(p) = pred.as_deref() {
+            if !is_less(p, &v[pivot]) {
+                // pivot <= pred <= every element, so pivot == pred: peel off all copies of it (they
+                // are in their final place) and go on with the strictly greater rest.
+                let equal = partition(v, pivot, |x, piv| !is_less(piv, x));
+                v = &mut mem::take(&mut v)[equal + 1..];
+                continue;
+            }
+        }
+        let mid = partition(v, pivot, is_less);
+        let (left, rest) = mem::take(&mut v).split_at_mut(mid);
+        let (pivot, right) = rest.split_first_mut().expect("the pivot is in the slice");
+        if left.len().min(right.len()) < len / 8 {
+            budget -= 1;
+            scramble(left);
+            scramble(right);
+        }
+        crate::join(
+            || recurse(left, compare, pred, budget, leaf_len),
+            || recurse(right, compare, Some(pivot), budget, leaf_len),
+        );
+        return;
+    }
+}
+
+/// Index of the ninther of `v` (`v.len() >= 8`): the median of the medians of three triples around
+/// the quartiles.
+fn choose_pivot<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> usize {
+    let q = v.len() / 4;
+    let median3 = |a: usize, b: usize, c: usize| {
+        // Branch-light median of three indices.
+        let x = is_less(&v[a], &v[b]);
+        let y = is_less(&v[a], &v[c]);
+        if x == y {
+            // a is the smallest or the largest: the median is the median of b and c.
+            let z = is_less(&v[b], &v[c]);
+            if z ^ x {
+                c
+            } else {
+                b
+            }
+        } else {
+            a
+        }
+    };
+    let a = median3(q - 1, q, q + 1);
+    let b = median3(2 * q - 1, 2 * q, 2 * q + 1);
+    let c = median3(3 * q - 1, 3 * q, 3 * q + 1);
+    median3(a, b, c)
+}
+
+/// Moves the element at `pivot` to its place in a partition of `v` by `goes_left(x, pivot)`:
+/// afterwards `v[..m]` all go left, `v[m]` is the pivot, `v[m + 1..]` all go right. Returns `m`.
+fn partition<T>(v: &mut [T], pivot: usize, goes_left: impl Fn(&T, &T) -> bool) -> usize {
+    v.swap(0, pivot);
+    let (piv, rest) = v.split_first_mut().expect("partition of an empty slice");
+    // Branch-free Lomuto: rest[..l] go left, rest[l..i] go right. Every element is swapped with the
+    // first right-goer; `l` advances only for left-goers, so no branch depends on the data.
+    let mut l = 0;
+    for i in 0..rest.len() {
+        let left = goes_left(&rest[i], piv);
+        rest.swap(l, i);
+        l += left as usize;
+    }
+    v.swap(0, l);
+    l
+}
+
+/// Swaps a few elements near the quarter points with pseudo-random partners, so that an input built
+/// to defeat the ninther does not keep producing unbalanced partitions.
+fn scramble<T>(v: &mut [T]) {
+    let len = v.len();
+    if len < 8 {
+        return;
+    }
+    // xorshift64, seeded by the length: deterministic, different for each sub-slice length.
+    let mut seed = len as u64 | 1;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % len as u64) as usize
+    };
+    let q = len / 4;
+    for pos in [
+        q - 1,
+        q,
+        q + 1,
+        2 * q - 1,
+        2 * q,
+        2 * q + 1,
+        3 * q - 1,
+        3 * q,
+        3 * q + 1,
+    ] {
+        let other = next();
+        v.swap(pos, other);
+    }
+}

@@ -1,0 +1,229 @@
+//! `join` and `join_context`: results, borrowing, deep recursion, oversubscription, and the `migrated`
+//! flag when a thief steals `b` (provoked deterministically: `a` waits until `b` reports it ran).
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use forkjoin::{join, join_context, ThreadPool, ThreadPoolBuilder};
+
+/// Bounded waits fail the test instead of hanging it.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+fn pool(n: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("pool builds")
+}
+
+/// Waits until `flag` is set, calling tiny `join`s meanwhile: a runtime that publishes private work
+/// only when its owner next pushes (demand-driven splitting) still lets a thief take the pending `b`.
+/// Fails the test after `TIMEOUT` instead of hanging.
+fn wait_with_joins(flag: &AtomicBool, what: &str) {
+    let deadline = Instant::now() + TIMEOUT;
+    // Acquire pairs with the Release store of the closure that sets the flag.
+    while !flag.load(Ordering::Acquire) {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        join(|| (), || ());
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn join_returns_both_results_of_different_types() {
+    let (a, b) = join(|| 6 * 7, || String::from("forty-two"));
+    assert_eq!(a, 42);
+    assert_eq!(b, "forty-two");
+    let (v, unit) = join(|| vec![1u8; 3], || ());
+    assert_eq!(v, [1, 1, 1]);
+    let () = unit;
+}
+
+#[test]
+fn join_borrows_shared_and_disjoint_mutable_data() {
+    let input: Vec<u64> = (0..10_000).collect();
+    let mut output = vec![0u64; input.len()];
+    let (lo, hi) = output.split_at_mut(5_000);
+    let (sum_lo, sum_hi) = join(
+        || {
+            for (o, x) in lo.iter_mut().zip(&input[..5_000]) {
+                *o = x * 2;
+            }
+            input[..5_000].iter().sum::<u64>()
+        },
+        || {
+            for (o, x) in hi.iter_mut().zip(&input[5_000..]) {
+                *o = x * 3;
+            }
+            input[5_000..].iter().sum::<u64>()
+        },
+    );
+    assert_eq!(sum_lo + sum_hi, 10_000 * 9_999 / 2);
+    assert!(output[..5_000]
+        .iter()
+        .enumerate()
+        .all(|(i, &o)| o == 2 * i as u64));
+    assert!(output[5_000..]
+        .iter()
+        .enumerate()
+        .all(|(i, &o)| o == 3 * (i as u64 + 5_000)));
+}
+
+/// Sums `lo..hi` splitting down to single elements: `hi - lo - 1` joins. Returns (sum, leaves).
+fn sum_range(lo: u64, hi: u64) -> (u64, u64) {
+    if hi - lo == 1 {
+        return (lo, 1);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let ((s1, c1), (s2, c2)) = join(|| sum_range(lo, mid), || sum_range(mid, hi));
+    (s1 + s2, c1 + c2)
+}
+
+const MILLION: u64 = 1_000_000;
+
+fn check_million_joins() {
+    // MILLION + 1 leaves → exactly MILLION joins.
+    let (sum, leaves) = sum_range(0, MILLION + 1);
+    assert_eq!(leaves, MILLION + 1);
+    assert_eq!(sum, MILLION * (MILLION + 1) / 2);
+}
+
+#[test]
+fn one_million_joins_from_outside_any_pool() {
+    check_million_joins();
+}
+
+#[test]
+fn one_million_joins_in_pools_of_1_2_and_16_threads() {
+    for n in [1, 2, 16] {
+        pool(n).install(check_million_joins);
+    }
+}
+
+#[test]
+#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
+fn join_from_outside_runs_both_closures_in_the_global_pool() {
+    let (a, b) = join(
+        forkjoin::current_thread_index,
+        forkjoin::current_thread_index,
+    );
+    assert!(
+        a.is_some() && b.is_some(),
+        "join from a plain thread must run in the global pool, got {a:?} {b:?}"
+    );
+    assert_eq!(forkjoin::current_thread_index(), None);
+}
+
+#[test]
+#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
+fn every_closure_runs_on_a_worker_of_the_installing_pool() {
+    fn walk(depth: u32, n: usize, seen: &[AtomicUsize]) {
+        let i = forkjoin::current_thread_index().expect("inside the pool");
+        assert!(i < n, "index {i} out of range for {n} threads");
+        seen[i].fetch_add(1, Ordering::Relaxed);
+        if depth > 0 {
+            join(|| walk(depth - 1, n, seen), || walk(depth - 1, n, seen));
+        }
+    }
+    let n = 4;
+    let seen: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+    pool(n).install(|| walk(14, n, &seen));
+    let total: usize = seen.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+    assert_eq!(total, (1 << 15) - 1);
+}
+
+#[test]
+#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
+fn join_context_on_one_thread_never_migrates() {
+    let p = pool(1);
+    for _ in 0..100 {
+        let ((ma, ia), (mb, ib)) = p.install(|| {
+            join_context(
+                |c| (c.migrated(), forkjoin::current_thread_index()),
+                |c| (c.migrated(), forkjoin::current_thread_index()),
+            )
+        });
+        assert_eq!((ma, mb), (false, false));
+        assert_eq!((ia, ib), (Some(0), Some(0)));
+    }
+}
+
+#[test]
+#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
+fn join_context_b_migrates_when_stolen() {
+    let p = pool(2);
+    for round in 0..20 {
+        let b_ran = AtomicBool::new(false);
+        let (caller, ((ma, ia), (mb, ib))) = p.install(|| {
+            let caller = forkjoin::current_thread_index();
+            let r = join_context(
+                |c| {
+                    // a cannot finish before b ran, so b must have been taken by the other worker.
+                    wait_with_joins(&b_ran, "b to be stolen");
+                    (c.migrated(), forkjoin::current_thread_index())
+                },
+                |c| {
+                    let r = (c.migrated(), forkjoin::current_thread_index());
+                    // Release pairs with the Acquire load in wait_with_joins.
+                    b_ran.store(true, Ordering::Release);
+                    r
+                },
+            );
+            (caller, r)
+        });
+        assert!(caller.is_some());
+        assert_eq!(ia, caller, "round {round}: a runs on the caller's thread");
+        assert!(!ma, "round {round}: a is never migrated inside the pool");
+        assert_ne!(ib, caller, "round {round}: b must have run on the thief");
+        assert!(mb, "round {round}: stolen b must report migrated()");
+    }
+}
+
+#[test]
+#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
+fn b_is_stolen_while_a_blocks_without_joining() {
+    // A user's `a` that blocks (here: on a channel b feeds) must not starve b when another worker is
+    // idle: b has to become stealable without a's cooperation.
+    let p = pool(2);
+    for round in 0..5 {
+        let (tx, rx) = mpsc::channel::<()>();
+        let (a_ok, b_migrated) = p.install(|| {
+            join_context(
+                move |_| rx.recv_timeout(TIMEOUT).is_ok(),
+                move |c| {
+                    tx.send(()).expect("a is waiting");
+                    c.migrated()
+                },
+            )
+        });
+        assert!(
+            a_ok,
+            "round {round}: b never ran while a was blocked (b was not stealable)"
+        );
+        assert!(b_migrated, "round {round}");
+    }
+}
+
+#[test]
+fn join_in_oversubscribed_pools_from_many_threads() {
+    // 4 pools of 8 threads each on a 2-core machine, driven concurrently.
+    fn fib(n: u32) -> u64 {
+        if n < 2 {
+            return n as u64;
+        }
+        let (a, b) = join(|| fib(n - 1), || fib(n - 2));
+        a + b
+    }
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let p = pool(8);
+                (0..5).map(|_| p.install(|| fib(20))).collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().expect("no panic"), vec![6765; 5]);
+    }
+}
