@@ -93,7 +93,10 @@ mod tests {
     fn messages_name_the_problem() {
         let e = ThreadPoolBuildError::invalid_env("FORKJOIN_NUM_THREADS", "abc".into());
         let s = e.to_string();
-        assert!(s.contains("FORKJOIN_NUM_THREADS") && s.contains("\"abc\""), "{s}");
+        assert!(
+            s.contains("FORKJOIN_NUM_THREADS") && s.contains("\"abc\""),
+            "{s}"
+        );
         assert!(ThreadPoolBuildError::too_many_threads(70000, 65535)
             .to_string()
             .contains("70000"));

@@ -169,7 +169,8 @@ where
             let _ = unwind::halt_unwinding(|| job_b.run_inline(false));
         } else {
             // Published: pop it back or wait for the thief. Its result (or panic) is dropped with job_b.
-            let _ = unwind::halt_unwinding(|| finish_published(self.wt, job_b, self.job_b_id, false));
+            let _ =
+                unwind::halt_unwinding(|| finish_published(self.wt, job_b, self.job_b_id, false));
         }
     }
 }
@@ -328,7 +329,11 @@ mod tests {
             })
         }));
         assert_eq!(crate::unwind::payload_message(&r.unwrap_err()), "a");
-        assert_eq!(ran_b.load(Ordering::SeqCst), 1, "b still runs when a panics");
+        assert_eq!(
+            ran_b.load(Ordering::SeqCst),
+            1,
+            "b still runs when a panics"
+        );
         let r = std::panic::catch_unwind(|| pool.join(|| 1, || -> u8 { panic!("b") }));
         assert_eq!(crate::unwind::payload_message(&r.unwrap_err()), "b");
         let r = std::panic::catch_unwind(|| {

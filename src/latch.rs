@@ -204,7 +204,6 @@ impl CountLatch {
     pub(crate) fn core(&self) -> &CoreLatch {
         &self.core
     }
-
 }
 
 impl Latch for CountLatch {
@@ -277,8 +276,7 @@ mod tests {
         assert!(l.try_sleep());
         l.wake_up();
         assert!(l.try_sleep());
-        // SAFETY: `l` is live for the whole call and not used through `this` afterwards.
-        assert!(unsafe { CoreLatch::set_core(&l) }, "setter must see SLEEPING");
+        assert!(l.set_owned(), "setter must see SLEEPING");
         assert!(l.probe());
         assert!(!l.try_sleep());
         l.wake_up();

@@ -206,7 +206,10 @@ impl Registry {
     /// Starts the worker threads.
     pub(crate) fn new(mut config: RegistryConfig) -> io::Result<Arc<Registry>> {
         let n = config.num_threads;
-        assert!((1..=MAX_THREADS).contains(&n), "thread count checked by the builder");
+        assert!(
+            (1..=MAX_THREADS).contains(&n),
+            "thread count checked by the builder"
+        );
         let workers: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new()).collect();
         let registry = Arc::new(Registry {
             thread_infos: workers

@@ -318,7 +318,9 @@ mod tests {
         // Publish, then announce: whatever phase the sleeper is in, it must come back.
         work.store(true, Ordering::SeqCst);
         sleep.new_jobs();
-        let r = rx.recv_timeout(Duration::from_secs(60)).expect("lost wake-up");
+        let r = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("lost wake-up");
         assert!(r == Idled::Slept || r == Idled::Aborted);
         t.join().unwrap();
         assert_eq!(sleep.num_sleeping(), 0);
