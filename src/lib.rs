@@ -51,4 +51,5 @@ pub use spawn::spawn;
 #[doc(hidden)]
 pub mod __loom {
     pub use crate::deque::Reclaimer;
+    pub use crossbeam_epoch::Collector;
 }
