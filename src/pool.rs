@@ -335,7 +335,7 @@ impl ThreadPool {
     where
         OP: FnOnce() + Send + 'static,
     {
-        self.registry.spawn(op)
+        Registry::spawn(&self.registry, op)
     }
 
     /// Number of worker threads of this pool.

@@ -392,12 +392,12 @@ impl Registry {
     }
 
     /// Fire-and-forget `func` in this pool; keeps the pool alive until it has run.
-    pub(crate) fn spawn<F>(self: &Arc<Self>, func: F)
+    pub(crate) fn spawn<F>(this: &Arc<Self>, func: F)
     where
         F: FnOnce() + Send + 'static,
     {
-        self.increment_terminate_count();
-        let registry = self.clone();
+        this.increment_terminate_count();
+        let registry = this.clone();
         let job = HeapJob::new(move || {
             if let Err(payload) = unwind::halt_unwinding(func) {
                 registry.handle_panic(payload);
@@ -406,7 +406,7 @@ impl Registry {
         });
         // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); executed once.
         let job_ref = unsafe { job.into_job_ref() };
-        self.push_or_inject(job_ref);
+        this.push_or_inject(job_ref);
     }
 
     fn increment_terminate_count(&self) {

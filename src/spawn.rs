@@ -19,9 +19,9 @@ where
 {
     let wt = WorkerThread::current();
     if wt.is_null() {
-        registry::global_registry().spawn(func);
+        registry::Registry::spawn(registry::global_registry(), func);
     } else {
         // SAFETY: a non-null current worker is valid while this thread runs.
-        unsafe { (*wt).registry().spawn(func) };
+        unsafe { registry::Registry::spawn((*wt).registry(), func) };
     }
 }
