@@ -19,7 +19,13 @@ mod sync;
 mod util;
 
 pub mod deque;
+mod unwind;
 
+mod job;
+mod latch;
+mod sleep;
+
+mod registry;
 mod worker;
 
 mod error;
