@@ -19,7 +19,13 @@ mod sync;
 mod util;
 
 pub mod deque;
+mod unwind;
 
+mod job;
+mod latch;
+mod sleep;
+
+mod registry;
 mod worker;
 
 mod error;
@@ -45,4 +51,5 @@ pub use spawn::spawn;
 #[doc(hidden)]
 pub mod __loom {
     pub use crate::deque::Reclaimer;
+    pub use crossbeam_epoch::Collector;
 }

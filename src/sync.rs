@@ -66,3 +66,97 @@ mod imp {
 
 #[allow(unused_imports)]
 pub(crate) use imp::*;
+
+/// A 32-bit word that threads can block on until it changes: the sleep module's and the blocking latch's
+/// only way to put a thread to sleep.
+///
+/// On Linux (outside loom) this is a raw futex, so a sleeping thread costs no CPU and waking it is one
+/// syscall. Elsewhere, and under loom, a `Mutex` + `Condvar` pair stands in: the waker takes the lock
+/// after changing the word, and the waiter re-checks the word under the lock, so a wake cannot slip
+/// between the waiter's check and its wait.
+///
+/// `wait` may return spuriously; callers re-check the word in a loop.
+pub(crate) struct Futex {
+    word: AtomicU32,
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    lock: Mutex<()>,
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    cond: Condvar,
+}
+
+impl Futex {
+    pub(crate) fn new(value: u32) -> Self {
+        Futex {
+            word: AtomicU32::new(value),
+            #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+            lock: Mutex::new(()),
+            #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+            cond: Condvar::new(),
+        }
+    }
+
+    /// The word itself; all state changes go through it.
+    #[inline(always)]
+    pub(crate) fn word(&self) -> &AtomicU32 {
+        &self.word
+    }
+
+    /// Blocks while the word equals `expected` (may return spuriously).
+    #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+    pub(crate) fn wait(&self, expected: u32) {
+        // SAFETY: FUTEX_WAIT reads the u32 at a valid, aligned address we borrow for the whole call and
+        // blocks only if it still equals `expected` (checked atomically by the kernel); a null timeout
+        // means "no timeout". Errors (EAGAIN, EINTR) are spurious returns, which callers tolerate.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.word.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                std::ptr::null::<libc::timespec>(),
+            );
+        }
+    }
+
+    /// Wakes up to `n` threads blocked in [`Futex::wait`]; call after changing the word.
+    #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+    pub(crate) fn wake(&self, n: i32) {
+        // SAFETY: FUTEX_WAKE only uses the address as a key; it never dereferences it in user space.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.word.as_ptr(),
+                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                n,
+            );
+        }
+    }
+
+    /// Blocks while the word equals `expected` (may return spuriously).
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    pub(crate) fn wait(&self, expected: u32) {
+        let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // SeqCst: pairs with the waker's change of the word, which happens before it takes `lock`.
+        if self.word.load(Ordering::SeqCst) == expected {
+            drop(self.cond.wait(guard).unwrap_or_else(|e| e.into_inner()));
+        }
+    }
+
+    /// Wakes up to `n` threads blocked in [`Futex::wait`]; call after changing the word.
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    pub(crate) fn wake(&self, n: i32) {
+        // Taking the lock orders us after any waiter that saw the old word and is about to wait.
+        drop(self.lock.lock().unwrap_or_else(|e| e.into_inner()));
+        if n == 1 {
+            self.cond.notify_one();
+        } else {
+            self.cond.notify_all();
+        }
+    }
+}
+
+/// Gives up the rest of this thread's time slice (a model step under loom).
+#[inline]
+pub(crate) fn yield_now() {
+    thread::yield_now();
+}

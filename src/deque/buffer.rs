@@ -48,8 +48,14 @@ impl<T> Speculative<T> {
         }
         #[cfg(forkjoin_loom)]
         {
-            // SAFETY: the pointer came from `Box::into_raw` in `write` and, per the contract, is taken once.
-            unsafe { *Box::from_raw(self.0) }
+            // The box is leaked on purpose: if a model ever took an item twice, the duplicate shows up
+            // as a failed exactly-once assertion instead of a double free that aborts the run.
+            assert!(
+                !self.0.is_null(),
+                "forkjoin::deque: took a slot that was never published"
+            );
+            // SAFETY: the pointer came from `Box::into_raw` in `write` and is never freed.
+            unsafe { self.0.read() }
         }
     }
 }

@@ -72,7 +72,7 @@ impl<T> SendPtr<T> {
 }
 
 #[cfg(forkjoin_loom)]
-pub use loom_impl::{Guard, Reclaimer};
+pub use loom_impl::Reclaimer;
 
 #[cfg(forkjoin_loom)]
 mod loom_impl {
@@ -104,6 +104,12 @@ mod loom_impl {
 
     /// What a steal holds while it reads a buffer (an epoch guard in epoch mode).
     pub struct Guard(#[allow(dead_code)] Option<crossbeam_epoch::Guard>);
+
+    impl Default for Reclaimer {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
 
     impl Reclaimer {
         /// The default under loom: retired buffers are freed when the deque is dropped.
