@@ -16,7 +16,7 @@ use std::mem::{self, size_of, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use super::{initial_run, join_catch};
+use super::{initial_run, join_catch, share_pending_work};
 
 /// Below this many elements the sort is sequential (std's stable sort).
 const SEQ_LEN: usize = 1 << 14;
@@ -102,6 +102,7 @@ fn sort_rec<T, F>(
     if depth == 0 || len < 2 {
         // SAFETY: by this function's precondition `v` owns all its elements, so it is initialised.
         let s = unsafe { assume_init_mut(v) };
+        share_pending_work();
         // If `compare` panics, std's sort leaves `s` a permutation: the unwind contract holds.
         s.sort_by(compare);
         if into_buf {
