@@ -111,6 +111,11 @@ impl Trace {
     }
 }
 
+/// Number of pieces the splitter cut `iter` into (a fresh run of the same loop).
+fn pieces<I: ParallelIterator>(iter: I) -> usize {
+    iter.fold(|| (), |(), _| ()).count()
+}
+
 fn time<R>(f: impl FnOnce() -> R) -> (R, Duration) {
     let t = Instant::now();
     let r = f();
@@ -168,6 +173,9 @@ fn skewed(pool: &forkjoin::ThreadPool, name: &str, costs: &[u64]) -> bool {
             t_seq.as_secs_f64() / t_par.as_secs_f64()
         );
         trace.report(threads, t_par);
+        let count =
+            pool.install(|| pieces(costs.par_iter().with_min_len(min_len).map(|&c| spin(c))));
+        println!("    pieces: {count}");
         if par != seq {
             eprintln!("  WRONG RESULT: {par} != {seq}");
             ok = false;
@@ -215,6 +223,10 @@ fn main() -> ExitCode {
         t_seq.as_secs_f64() / t_par.as_secs_f64()
     );
     let mut ok = seq == par;
+    println!(
+        "  pieces (sequential runs of items; `fold` yields one accumulator per piece): {}",
+        pool.install(|| pieces((0..n).into_par_iter().map(f)))
+    );
 
     // Linear skew: item i costs ∝ i.
     let costs: Vec<u64> = (0..20_000u64).map(|i| i * 2).collect();

@@ -335,3 +335,33 @@ fn nested_parallel_loops() {
         assert_eq!(total, (0..100u64).map(|i| (0..i).sum::<u64>()).sum());
     });
 }
+
+#[test]
+fn piece_sizes_respect_min_and_max_len() {
+    // `fold` yields one accumulator per piece, so counting items per accumulator shows piece sizes.
+    everywhere(|| {
+        for &n in LENGTHS {
+            for (min, max) in [(1, 1), (1, 7), (10, usize::MAX), (64, 200), (1000, 1000)] {
+                let pieces: Vec<usize> = (0..n)
+                    .into_par_iter()
+                    .with_min_len(min)
+                    .with_max_len(max)
+                    .fold(|| 0usize, |c, _| c + 1)
+                    .filter(|&c| c > 0)
+                    .collect();
+                assert_eq!(pieces.iter().sum::<usize>(), n);
+                for &p in &pieces {
+                    // `min` wins where both cannot hold: a piece is cut only if both halves reach `min`.
+                    assert!(p <= max || p < 2 * min, "piece of {p} > max {max} (n {n})");
+                    assert!(p >= min.min(n), "piece of {p} < min {min} (n {n})");
+                }
+                if max < usize::MAX && 2 * min <= max {
+                    assert!(
+                        pieces.len() >= n.div_ceil(max),
+                        "too few pieces for max {max}"
+                    );
+                }
+            }
+        }
+    });
+}

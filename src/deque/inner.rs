@@ -16,11 +16,15 @@ pub(crate) const MIN_CAP: usize = 2;
 /// Invariants: only the owner writes `bottom` and `buffer`; `top` only ever grows (by CAS, from the
 /// owner taking the last item or a thief stealing); the owner frees nothing a thief can still reach
 /// (old buffers go through `reclaim`).
+///
+/// Layout: `top` and `bottom` share a cache line (a steal reads both, so one miss fetches both); the
+/// read-mostly buffer pointer has its own line, so pushes and steals do not invalidate it. The padded
+/// field also aligns all of `Inner` to a cache line, so the `Arc` counts do not share the index line.
 pub(crate) struct Inner<T> {
     /// Next position a thief steals. Written by CAS from thieves and from the owner (last item).
-    pub(crate) top: CachePadded<AtomicIsize>,
+    pub(crate) top: AtomicIsize,
     /// One past the owner's newest item. Written only by the owner.
-    pub(crate) bottom: CachePadded<AtomicIsize>,
+    pub(crate) bottom: AtomicIsize,
     /// The current buffer (a `Box` leaked by the owner); replaced only by the owner's resize.
     pub(crate) buffer: CachePadded<AtomicPtr<Buffer<T>>>,
     pub(crate) reclaim: Reclaimer,
@@ -37,8 +41,8 @@ impl<T> Inner<T> {
     pub(crate) fn new(reclaim: Reclaimer) -> Self {
         let buffer = Box::into_raw(Box::new(Buffer::alloc(MIN_CAP)));
         Inner {
-            top: CachePadded::new(AtomicIsize::new(0)),
-            bottom: CachePadded::new(AtomicIsize::new(0)),
+            top: AtomicIsize::new(0),
+            bottom: AtomicIsize::new(0),
             buffer: CachePadded::new(AtomicPtr::new(buffer)),
             reclaim,
         }

@@ -31,6 +31,13 @@ use crate::sync::{fence, Arc, Ordering};
 /// fn assert_sync<T: Sync>() {}
 /// assert_sync::<forkjoin::deque::Worker<u32>>();
 /// ```
+///
+/// Nor can it be cloned into a second owner:
+///
+/// ```compile_fail
+/// let w = forkjoin::deque::Worker::<u32>::new();
+/// let w2 = w.clone();
+/// ```
 pub struct Worker<T> {
     inner: Arc<Inner<T>>,
     /// The owner's copy of `inner.buffer`; only the owner replaces the buffer.

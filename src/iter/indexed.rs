@@ -66,7 +66,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
         MinLen::new(self, min)
     }
 
-    /// Splits the work into pieces of at most `max` items up front (`max = 0` is treated as 1).
+    /// Splits the work into pieces of at most `max` items up front (`max = 0` is treated as 1). Where
+    /// this conflicts with [`with_min_len`](Self::with_min_len), the minimum wins.
     ///
     /// ```
     /// use forkjoin::prelude::*;
