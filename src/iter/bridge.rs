@@ -93,15 +93,22 @@ where
         if len == 0 || consumer.full() {
             return consumer.complete();
         }
-        if len / 2 >= min && crate::worker::is_work_requested() {
-            let mid = len / 2;
-            let (left_p, right_p) = producer.split_at(mid);
-            let (left_c, right_c, reducer) = consumer.split_off(mid);
-            let (left, right) = crate::join(
-                move || run_leaf(left_p, left_c, batch),
-                move || run_leaf(right_p, right_c, batch),
-            );
-            return reducer.reduce(left, right);
+        if crate::worker::is_work_requested() {
+            if len / 2 >= min {
+                let mid = len / 2;
+                let (left_p, right_p) = producer.split_at(mid);
+                let (left_c, right_c, reducer) = consumer.split_off(mid);
+                let (left, right) = crate::join(
+                    move || run_leaf(left_p, left_c, batch),
+                    move || run_leaf(right_p, right_c, batch),
+                );
+                return reducer.reduce(left, right);
+            }
+            // Too short to split (`with_min_len`, or one item left), but older pieces of this loop
+            // (the up-front halves) may still sit on this worker's private job stack; the runtime
+            // publishes the oldest one on a `join` push when asked, so give it one. If nothing older
+            // is private, the empty job is published and popped straight back: a few atomics.
+            crate::join(|| (), || ());
         }
         let n = batch.min(len);
         let (head, rest) = producer.split_at(n);
