@@ -205,6 +205,53 @@ fn b_is_stolen_while_a_blocks_without_joining() {
     }
 }
 
+/// Both closures announce they started and wait for the other's announcement: passes only if a and b
+/// run at the same time. Neither closure calls `join`, so b must be published at the push itself.
+fn handshake_join(join2: impl FnOnce(Box<dyn FnOnce() + Send>, Box<dyn FnOnce() + Send>)) {
+    let (a_tx, a_rx) = mpsc::channel::<()>();
+    let (b_tx, b_rx) = mpsc::channel::<()>();
+    join2(
+        Box::new(move || {
+            a_tx.send(()).unwrap();
+            b_rx.recv_timeout(TIMEOUT)
+                .expect("a: b never started while a ran (join did not run them in parallel)");
+        }),
+        Box::new(move || {
+            b_tx.send(()).unwrap();
+            a_rx.recv_timeout(TIMEOUT)
+                .expect("b: a never started while b ran");
+        }),
+    );
+}
+
+#[test]
+fn join_of_two_long_closures_runs_them_in_parallel() {
+    // A fresh pool each round: its other worker is idle (and maybe asleep) when join pushes b.
+    for _ in 0..20 {
+        let p = pool(2);
+        p.install(|| {
+            handshake_join(|a, b| {
+                let ((), ()) = join(a, b);
+            })
+        });
+    }
+    for _ in 0..20 {
+        let p = pool(2);
+        handshake_join(|a, b| {
+            let ((), ()) = p.join(a, b);
+        });
+    }
+    // And in a pool that has been busy and went idle again.
+    let p = pool(2);
+    for _ in 0..20 {
+        p.install(|| {
+            handshake_join(|a, b| {
+                let ((), ()) = join(a, b);
+            })
+        });
+    }
+}
+
 #[test]
 fn join_in_oversubscribed_pools_from_many_threads() {
     // 4 pools of 8 threads each on a 2-core machine, driven concurrently.
