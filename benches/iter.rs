@@ -1,2 +1,155 @@
-//! Benchmark stub (to be written).
-fn main() {}
+//! Parallel iterators: forkjoin vs rayon vs a sequential loop, at 1 and 2 threads (one dedicated pool
+//! of each size per library). Rows of one group are side by side:
+//! `iter/<workload>/{seq, rayon-1t, forkjoin-1t, rayon-2t, forkjoin-2t}`.
+//!
+//! Workloads: sum of 10^8 u64 from a range and from a Vec; map+collect of 10^7; a skewed for_each
+//! (item i costs ∝ i); filter+count over 10^8. No `with_min_len` tuning anywhere.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+const SUM_N: u64 = 100_000_000;
+const COLLECT_N: u64 = 10_000_000;
+const SKEW_N: u64 = 10_000;
+const FILTER_N: u64 = 100_000_000;
+
+/// Work proportional to `i`: `i` rounds of a dependent xorshift (≈1 ns each).
+#[inline(never)]
+fn skewed_work(i: u64) -> u64 {
+    let mut x = i | 1;
+    for _ in 0..i {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    x
+}
+
+#[inline]
+fn keep(x: u64) -> bool {
+    x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61 == 0
+}
+
+mod seq {
+    use super::*;
+    pub fn sum_range(n: u64) -> u64 {
+        (0..black_box(n)).sum()
+    }
+    pub fn sum_vec(v: &[u64]) -> u64 {
+        v.iter().sum()
+    }
+    pub fn map_collect(n: u64) -> Vec<u64> {
+        (0..n).map(|x| x * 3 + 1).collect()
+    }
+    pub fn skewed(n: u64) {
+        (0..n).for_each(|i| {
+            black_box(skewed_work(i));
+        })
+    }
+    pub fn filter_count(n: u64) -> usize {
+        (0..n).filter(|&x| keep(x)).count()
+    }
+}
+
+macro_rules! parallel_impl {
+    ($name:ident, $krate:ident) => {
+        mod $name {
+            use super::*;
+            use $krate::prelude::*;
+            pub fn sum_range(n: u64) -> u64 {
+                (0..black_box(n)).into_par_iter().sum()
+            }
+            pub fn sum_vec(v: &[u64]) -> u64 {
+                v.par_iter().sum()
+            }
+            pub fn map_collect(n: u64) -> Vec<u64> {
+                (0..n).into_par_iter().map(|x| x * 3 + 1).collect()
+            }
+            pub fn skewed(n: u64) {
+                (0..n).into_par_iter().for_each(|i| {
+                    black_box(skewed_work(i));
+                })
+            }
+            pub fn filter_count(n: u64) -> usize {
+                (0..n).into_par_iter().filter(|&x| keep(x)).count()
+            }
+        }
+    };
+}
+
+parallel_impl!(fj, forkjoin);
+parallel_impl!(ry, rayon);
+
+fn bench_iter(c: &mut Criterion) {
+    let pools: Vec<(usize, forkjoin::ThreadPool, rayon::ThreadPool)> = [1, 2]
+        .into_iter()
+        .map(|t| {
+            let fj = forkjoin::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap();
+            let ry = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap();
+            (t, fj, ry)
+        })
+        .collect();
+    let vec: Vec<u64> = (0..SUM_N).collect();
+
+    macro_rules! group {
+        ($label:expr, $seq:expr, $fj:expr, $ry:expr) => {{
+            let mut group = c.benchmark_group(concat!("iter/", $label));
+            group
+                .sample_size(10)
+                .warm_up_time(Duration::from_millis(300))
+                .measurement_time(Duration::from_secs(2));
+            group.bench_function("seq", |b| b.iter(|| black_box($seq)));
+            for (t, fjp, ryp) in &pools {
+                group.bench_function(format!("rayon-{t}t"), |b| {
+                    b.iter(|| ryp.install(|| black_box($ry)))
+                });
+                group.bench_function(format!("forkjoin-{t}t"), |b| {
+                    b.iter(|| fjp.install(|| black_box($fj)))
+                });
+            }
+            group.finish();
+        }};
+    }
+
+    group!(
+        "sum_range_1e8",
+        seq::sum_range(SUM_N),
+        fj::sum_range(SUM_N),
+        ry::sum_range(SUM_N)
+    );
+    group!(
+        "sum_vec_1e8",
+        seq::sum_vec(&vec),
+        fj::sum_vec(&vec),
+        ry::sum_vec(&vec)
+    );
+    group!(
+        "map_collect_1e7",
+        seq::map_collect(COLLECT_N),
+        fj::map_collect(COLLECT_N),
+        ry::map_collect(COLLECT_N)
+    );
+    group!(
+        "skewed_for_each_1e4",
+        seq::skewed(SKEW_N),
+        fj::skewed(SKEW_N),
+        ry::skewed(SKEW_N)
+    );
+    group!(
+        "filter_count_1e8",
+        seq::filter_count(FILTER_N),
+        fj::filter_count(FILTER_N),
+        ry::filter_count(FILTER_N)
+    );
+}
+
+criterion_group!(benches, bench_iter);
+criterion_main!(benches);

@@ -1,37 +1,365 @@
-//! STUB: sequential `join`; replaced by the runtime.
-#![allow(missing_docs)]
+//! `join`: run two closures, potentially in parallel.
+//!
+//! **Protocol** (on a worker; from outside a pool the whole call is injected into the global pool first):
+//!
+//! ```text
+//!  caller frame                          private stack        public deque        thieves
+//!  ───────────────────────────────────   ──────────────       ────────────        ───────
+//!  1. job_b = StackJob(b, latch)          push b  ─────┐
+//!     (if a thief raised our share flag,              │ oldest first ───► push ─► steal (FIFO end)
+//!      the oldest private job is published)           │                           run b, set latch
+//!  2. ra = a()                             (nested joins push/pop above b)
+//!  3. top == b ?  pop it, rb = b() inline  ◄───┘            (fast path: no atomics, no fence)
+//!     else b was published:
+//!       pop public: b → run inline; other job → execute it and pop again;
+//!       empty → b was stolen: wait_until(latch), working meanwhile; rb = result
+//!  4. return (ra, rb)
+//! ```
+//!
+//! Why step 3's test is enough: the private stack only ever holds `join` jobs, strictly nested, and
+//! publication moves the *oldest* first. If b is still private, every job pushed above it belonged to a
+//! nested join of `a` that has popped it again, so b is on top. If b was published, every job below it
+//! was published too, and the private stack is empty. Jobs that `scope`/`spawn` inside `a` pushed go to
+//! the public deque and may sit above b there; step 3's public loop executes them (they are ours to run
+//! anyway) and continues until it meets b or finds the deque empty.
+//!
+//! **Panics.** If `a` panics, a drop guard still brings b to completion (popping and running it, or waiting
+//! for the thief), swallowing any panic of b, and then the unwinding of a's panic continues. If only b
+//! panics, its panic is resumed after a has finished. The fast path therefore needs no `catch_unwind`.
+
+use crate::job::{JobRef, StackJob};
+use crate::latch::SpinLatch;
+use crate::registry;
+use crate::unwind;
+use crate::worker::WorkerThread;
 
 /// Context handed to the closures of [`join_context`].
+///
+/// ```
+/// let (a, _b) = forkjoin::join_context(|ctx| ctx.migrated(), |_| ());
+/// // `a` always runs on the thread that called `join_context`, unless that thread is outside every
+/// // pool (then the whole call moved into the global pool):
+/// assert!(a);
+/// ```
 #[derive(Debug)]
 pub struct FnContext {
     migrated: bool,
 }
 
 impl FnContext {
+    #[inline(always)]
+    fn new(migrated: bool) -> Self {
+        FnContext { migrated }
+    }
+
+    /// True if this closure runs on a different thread than the one that called
+    /// [`join_context`] (it was stolen, or the call was moved into a pool from outside).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// // With a single worker nothing can be stolen: neither side migrates.
+    /// let flags = pool.install(|| forkjoin::join_context(|c| c.migrated(), |c| c.migrated()));
+    /// assert_eq!(flags, (false, false));
+    /// ```
+    #[inline]
     pub fn migrated(&self) -> bool {
         self.migrated
     }
 }
 
-pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+/// Runs `oper_a` and `oper_b`, potentially in parallel, and returns both results.
+///
+/// `oper_b` is offered to idle workers while the calling thread runs `oper_a`; if nobody took it, the
+/// caller runs it itself right after. Called from outside any pool, the whole call runs in the global
+/// pool and the caller blocks (without spinning) until it is done.
+///
+/// Panics: both closures always complete (or panic); then the panic of `oper_a` is resumed if it
+/// panicked, else that of `oper_b`.
+///
+/// ```
+/// fn sum(v: &[u64]) -> u64 {
+///     if v.len() <= 1024 {
+///         return v.iter().sum();
+///     }
+///     let (l, r) = v.split_at(v.len() / 2);
+///     let (a, b) = forkjoin::join(|| sum(l), || sum(r));
+///     a + b
+/// }
+/// let v: Vec<u64> = (1..=100_000).collect();
+/// assert_eq!(sum(&v), 5_000_050_000);
+/// ```
+///
+/// Both closures may borrow from the caller, but not mutably alias:
+///
+/// ```compile_fail
+/// let mut x = 0;
+/// forkjoin::join(|| x += 1, || x += 1);
+/// ```
+#[inline]
+pub fn join<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    (a(), b())
+    join_context(|_| oper_a(), |_| oper_b())
 }
 
-pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+/// Like [`join`], but each closure learns through [`FnContext::migrated`] whether it runs on another
+/// thread than the caller — e.g. to split work further only when it was stolen.
+///
+/// ```
+/// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (a, b) = pool.install(|| forkjoin::join_context(|c| c.migrated(), |_| 7));
+/// assert!(!a);
+/// assert_eq!(b, 7);
+/// ```
+#[inline]
+pub fn join_context<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    (
-        a(FnContext { migrated: false }),
-        b(FnContext { migrated: false }),
-    )
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return join_cold(oper_a, oper_b);
+    }
+    // SAFETY: a non-null current worker is valid for as long as this thread runs the current job.
+    unsafe { join_in_worker(&*wt, false, oper_a, oper_b) }
+}
+
+#[cold]
+fn join_cold<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    registry::global_registry().in_worker(|wt, injected| {
+        // SAFETY: `wt` is the current worker (in_worker runs us on it).
+        unsafe { join_in_worker(wt, injected, oper_a, oper_b) }
+    })
+}
+
+/// Brings b to completion if `a` unwinds (see the module docs).
+struct JoinGuard<'a, 'r, F, R>
+where
+    F: FnOnce(bool) -> R,
+{
+    wt: &'a WorkerThread,
+    job_b: *const StackJob<SpinLatch<'r>, F, R>,
+    job_b_id: *const (),
+}
+
+impl<F, R> Drop for JoinGuard<'_, '_, F, R>
+where
+    F: FnOnce(bool) -> R,
+{
+    fn drop(&mut self) {
+        // Only reached while `a` unwinds (the guard is forgotten otherwise).
+        // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
+        let job_b = unsafe { &*self.job_b };
+        if self.wt.pop_private_if(self.job_b_id) {
+            self.wt.count_local_pop();
+            // b's panic, if any, is dropped: a's panic wins.
+            let _ = unwind::halt_unwinding(|| job_b.run_inline(false));
+        } else {
+            // Published: pop it back or wait for the thief. Its result (or panic) is dropped with job_b.
+            let _ =
+                unwind::halt_unwinding(|| finish_published(self.wt, job_b, self.job_b_id, false));
+        }
+    }
+}
+
+/// The join protocol on worker `wt`. `injected`: the call was moved here from outside the pool.
+///
+/// # Safety
+/// `wt` must be the current thread's worker.
+#[inline(always)]
+unsafe fn join_in_worker<A, B, RA, RB>(
+    wt: &WorkerThread,
+    injected: bool,
+    oper_a: A,
+    oper_b: B,
+) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let origin: *const WorkerThread = wt;
+    // `stolen` is true when b runs through its JobRef; that is a migration only on another thread
+    // (the owner may also pop b from its public deque while waiting in an outer frame).
+    let job_b = StackJob::new(
+        move |stolen: bool| {
+            oper_b(FnContext::new(
+                injected || (stolen && WorkerThread::current() != origin),
+            ))
+        },
+        SpinLatch::new(wt.registry().sleep(), wt.index()),
+    );
+    // SAFETY: `job_b` stays in this frame until it is popped back or its latch is set (steps 3 and the
+    // guard guarantee one of the two before we return or unwind past it); A, B, RA, RB are Send.
+    let job_b_ref: JobRef = unsafe { job_b.as_job_ref() };
+    let job_b_id = job_b_ref.id();
+    wt.push_private(job_b_ref);
+
+    let guard = JoinGuard {
+        wt,
+        job_b: &job_b,
+        job_b_id,
+    };
+    let result_a = oper_a(FnContext::new(injected));
+    std::mem::forget(guard);
+
+    if wt.pop_private_if(job_b_id) {
+        wt.count_local_pop();
+        let result_b = job_b.run_inline(injected);
+        return (result_a, result_b);
+    }
+    let result_b = finish_published(wt, &job_b, job_b_id, injected);
+    (result_a, result_b)
+}
+
+/// Step 3's slow path: b is on the public deque or was stolen.
+#[cold]
+#[inline(never)]
+fn finish_published<F, R>(
+    wt: &WorkerThread,
+    job_b: &StackJob<SpinLatch<'_>, F, R>,
+    job_b_id: *const (),
+    injected: bool,
+) -> R
+where
+    F: FnOnce(bool) -> R,
+{
+    loop {
+        if job_b.latch().probe() {
+            break;
+        }
+        match wt.pop_public() {
+            Some(job) if job.id() == job_b_id => return job_b.run_inline(injected),
+            Some(job) => wt.execute(job),
+            None => {
+                wt.wait_until(job_b.latch().core());
+                break;
+            }
+        }
+    }
+    // SAFETY: the latch is set (checked above or waited for), so the thief has written the result and
+    // will not touch the job again.
+    unsafe { job_b.take_result() }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use crate::ThreadPoolBuilder;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn fib(n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        let (a, b) = crate::join(|| fib(n - 1), || fib(n - 2));
+        a + b
+    }
+
+    #[test]
+    fn fib_in_pools_of_every_size() {
+        for threads in [1, 2, 3, 8] {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert_eq!(pool.install(|| fib(22)), 17711, "{threads} threads");
+            let stats = pool.stats();
+            assert!(stats.jobs_executed >= 17710, "{stats:?}");
+        }
+    }
+
+    #[test]
+    fn join_from_outside_uses_the_global_pool() {
+        assert_eq!(fib(15), 610);
+        let (a, b) = crate::join_context(|c| c.migrated(), |c| c.migrated());
+        assert!(a && b, "called from outside: both halves run elsewhere");
+    }
+
+    #[test]
+    fn migrated_flag_matches_the_executing_thread() {
+        let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let mismatches = AtomicUsize::new(0);
+        pool.install(|| {
+            for _ in 0..2000 {
+                let caller = std::thread::current().id();
+                crate::join_context(
+                    |c| {
+                        if c.migrated() != (std::thread::current().id() != caller) {
+                            mismatches.fetch_add(1, Ordering::Relaxed);
+                        }
+                    },
+                    |c| {
+                        if c.migrated() != (std::thread::current().id() != caller) {
+                            mismatches.fetch_add(1, Ordering::Relaxed);
+                        }
+                        std::hint::black_box(fib(8));
+                    },
+                );
+            }
+        });
+        assert_eq!(mismatches.into_inner(), 0);
+    }
+
+    #[test]
+    fn panics_in_a_b_and_both() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let ran_b = AtomicUsize::new(0);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| {
+                crate::join(
+                    || panic!("a"),
+                    || {
+                        ran_b.fetch_add(1, Ordering::SeqCst);
+                    },
+                )
+            })
+        }));
+        assert_eq!(crate::unwind::payload_message(&r.unwrap_err()), "a");
+        assert_eq!(
+            ran_b.load(Ordering::SeqCst),
+            1,
+            "b still runs when a panics"
+        );
+        let r = std::panic::catch_unwind(|| pool.join(|| 1, || -> u8 { panic!("b") }));
+        assert_eq!(crate::unwind::payload_message(&r.unwrap_err()), "b");
+        let r = std::panic::catch_unwind(|| {
+            pool.join(|| -> u8 { panic!("first") }, || -> u8 { panic!("second") })
+        });
+        assert_eq!(crate::unwind::payload_message(&r.unwrap_err()), "first");
+        assert_eq!(pool.install(|| fib(18)), 2584, "pool still usable");
+    }
+
+    #[test]
+    fn panic_in_stolen_b_is_resumed() {
+        let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        for _ in 0..50 {
+            let r = std::panic::catch_unwind(|| {
+                pool.install(|| {
+                    crate::join(
+                        || fib(20),
+                        || {
+                            if crate::current_thread_index().is_some() {
+                                panic!("stolen b")
+                            }
+                        },
+                    )
+                })
+            });
+            assert_eq!(crate::unwind::payload_message(&r.unwrap_err()), "stolen b");
+        }
+    }
 }

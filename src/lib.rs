@@ -19,7 +19,14 @@ mod sync;
 mod util;
 
 pub mod deque;
+mod unwind;
 
+mod job;
+mod jobstack;
+mod latch;
+mod sleep;
+
+mod registry;
 mod worker;
 
 mod error;
@@ -39,3 +46,11 @@ pub use pool::{
 };
 pub use scope::{scope, Scope};
 pub use spawn::spawn;
+
+/// Internals the loom models in `loom-tests/` need; not part of the public API.
+#[cfg(forkjoin_loom)]
+#[doc(hidden)]
+pub mod __loom {
+    pub use crate::deque::Reclaimer;
+    pub use crossbeam_epoch::Collector;
+}

@@ -1,62 +1,527 @@
-//! STUB: a pool that runs everything on the calling thread; replaced by the runtime.
-#![allow(missing_docs)]
+//! [`ThreadPoolBuilder`], [`ThreadPool`], [`PoolStats`] and the free functions that ask about the current
+//! pool.
 
-use crate::ThreadPoolBuildError;
+use std::any::Any;
+use std::fmt;
 
+use crate::error::ThreadPoolBuildError;
+use crate::registry::{self, Registry, RegistryConfig};
+use crate::scope::Scope;
+use crate::sleep::MAX_THREADS;
+use crate::sync::Arc;
+use crate::worker::WorkerThread;
+
+/// Event totals of a pool, summed over its workers; see [`ThreadPool::stats`].
+///
+/// Each worker counts its own events in counters only it writes (no read-modify-write on the hot path),
+/// so a snapshot taken while the pool runs is approximate, and exact once it is idle.
+///
+/// ```
+/// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// pool.install(|| forkjoin::join(|| 1, || 2));
+/// let stats = pool.stats();
+/// assert!(stats.jobs_executed >= 1); // at least the installed operation
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PoolStats {
+    /// Jobs run by workers: popped back by their owner, taken from the injector or stolen.
     pub jobs_executed: u64,
+    /// Jobs a worker took back from its own stacks (the `join` fast path counts here).
     pub local_pops: u64,
+    /// Jobs taken from another worker's deque.
     pub steals: u64,
+    /// Jobs taken from the injector (work submitted from outside the pool).
     pub injector_pops: u64,
+    /// Times a worker blocked on its futex because it found nothing to do.
     pub sleeps: u64,
+    /// Times a sleeping worker was woken.
     pub wakeups: u64,
+    /// Searches that visited every other worker without stealing anything.
+    pub failed_steals: u64,
+    /// Jobs moved from a worker's private stack to its public deque because a thief asked.
+    pub jobs_published: u64,
 }
 
+/// Configures and builds a [`ThreadPool`] (or the global pool).
+///
+/// ```
+/// let pool = forkjoin::ThreadPoolBuilder::new()
+///     .num_threads(3)
+///     .thread_name(|i| format!("worker-{i}"))
+///     .build()
+///     .unwrap();
+/// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+/// assert!(name.unwrap().starts_with("worker-"));
+/// ```
 #[derive(Default)]
 pub struct ThreadPoolBuilder {
-    num_threads: usize,
+    config: RegistryConfig,
+}
+
+impl fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("num_threads", &self.config.num_threads)
+            .field("stack_size", &self.config.stack_size)
+            .field("thread_name", &self.config.thread_name.is_some())
+            .field("panic_handler", &self.config.panic_handler.is_some())
+            .field("start_handler", &self.config.start_handler.is_some())
+            .field("exit_handler", &self.config.exit_handler.is_some())
+            .finish()
+    }
 }
 
 impl ThreadPoolBuilder {
+    /// A builder with default settings.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().build().unwrap();
+    /// assert!(pool.current_num_threads() >= 1);
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
-    pub fn num_threads(mut self, n: usize) -> Self {
-        self.num_threads = n;
+
+    /// Number of worker threads; 0 (the default) means `FORKJOIN_NUM_THREADS` if set, else the
+    /// machine's available parallelism.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(5).build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 5);
+    /// ```
+    pub fn num_threads(mut self, num_threads: usize) -> Self {
+        self.config.num_threads = num_threads;
         self
     }
+
+    /// Names worker thread `i` with `closure(i)` (called once per thread while building).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .thread_name(|i| format!("fj-{i}"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| std::thread::current().name().unwrap().to_owned()), "fj-0");
+    /// ```
+    pub fn thread_name<F>(mut self, closure: F) -> Self
+    where
+        F: FnMut(usize) -> String + 'static,
+    {
+        self.config.thread_name = Some(Box::new(closure));
+        self
+    }
+
+    /// Stack size of each worker thread, in bytes (default: what std uses, `RUST_MIN_STACK` or 2 MiB).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().stack_size(8 << 20).build().unwrap();
+    /// pool.install(|| assert!(forkjoin::current_thread_index().is_some()));
+    /// ```
+    pub fn stack_size(mut self, stack_size: usize) -> Self {
+        self.config.stack_size = Some(stack_size);
+        self
+    }
+
+    /// Receives the payload of any panic in work given to [`spawn`](crate::spawn) /
+    /// [`ThreadPool::spawn`]. Without a handler the panic is printed and the worker keeps running.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let (tx, rx) = mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .panic_handler(move |p| {
+    ///         let msg = p.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         tx.lock().unwrap().send(msg.to_owned()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("oops"));
+    /// assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap(), "oops");
+    /// ```
+    pub fn panic_handler<H>(mut self, panic_handler: H) -> Self
+    where
+        H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    {
+        self.config.panic_handler = Some(Box::new(panic_handler));
+        self
+    }
+
+    /// Called on each worker thread, with its index, when it starts.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let s = started.clone();
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .start_handler(move |_| { s.fetch_add(1, Ordering::SeqCst); })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool); // waits for the (idle) workers to exit
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn start_handler<H>(mut self, start_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.config.start_handler = Some(Box::new(start_handler));
+        self
+    }
+
+    /// Called on each worker thread, with its index, just before it exits.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let exited = Arc::new(AtomicUsize::new(0));
+    /// let e = exited.clone();
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(3)
+    ///     .exit_handler(move |_| { e.fetch_add(1, Ordering::SeqCst); })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool);
+    /// assert_eq!(exited.load(Ordering::SeqCst), 3);
+    /// ```
+    pub fn exit_handler<H>(mut self, exit_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.config.exit_handler = Some(Box::new(exit_handler));
+        self
+    }
+
+    fn resolve(mut self) -> Result<RegistryConfig, ThreadPoolBuildError> {
+        self.config.num_threads = match self.config.num_threads {
+            0 => registry::default_num_threads()?,
+            n if n > MAX_THREADS => {
+                return Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS))
+            }
+            n => n,
+        };
+        Ok(self.config)
+    }
+
+    /// Starts the pool's threads.
+    ///
+    /// Fails if `FORKJOIN_NUM_THREADS` is consulted (thread count 0) and is not a positive integer, if the
+    /// thread count is too large, or if a thread cannot be spawned (no thread is leaked then).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.install(|| forkjoin::current_num_threads()), 2);
+    /// ```
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        Ok(ThreadPool {
-            num_threads: self.num_threads.max(1),
-        })
+        let config = self.resolve()?;
+        let registry = Registry::new(config).map_err(ThreadPoolBuildError::io)?;
+        Ok(ThreadPool { registry })
+    }
+
+    /// Makes this configuration the global pool's. An error if the global pool already exists (a second
+    /// call, or any earlier use of `join`, `scope`, `spawn`, … from outside a pool).
+    ///
+    /// ```
+    /// forkjoin::ThreadPoolBuilder::new().num_threads(2).build_global().unwrap();
+    /// assert_eq!(forkjoin::current_num_threads(), 2);
+    /// assert!(forkjoin::ThreadPoolBuilder::new().build_global().is_err());
+    /// ```
+    pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
+        let config = self.resolve()?;
+        registry::init_global(config)
     }
 }
 
+/// A pool of worker threads that run `join`, `scope` and `spawn` work.
+///
+/// Dropping the last handle lets already-spawned work finish; then every worker exits (and if no spawned
+/// work was pending, the drop waits for the threads to be gone).
+///
+/// ```
+/// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
+/// assert_eq!((a, b), (2, 4));
+/// ```
 pub struct ThreadPool {
-    num_threads: usize,
+    registry: Arc<Registry>,
+}
+
+// A panic in user code is caught at a job boundary and never leaves the pool's shared state half
+// updated, so observing a pool after a caught panic is fine.
+impl std::panic::UnwindSafe for ThreadPool {}
+impl std::panic::RefUnwindSafe for ThreadPool {}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("num_threads", &self.registry.num_threads())
+            .finish()
+    }
 }
 
 impl ThreadPool {
+    /// Runs `op` on a worker of this pool and returns its result.
+    ///
+    /// From a plain thread it blocks (without spinning) until done; from a worker of this pool it runs
+    /// inline; from a worker of another pool that worker keeps running its own pool's jobs meanwhile, so
+    /// neither pool can deadlock. A panic in `op` is resumed here.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let v: Vec<u32> = (0..100).collect();
+    /// let sum = pool.install(|| {
+    ///     let (l, r) = v.split_at(50);
+    ///     let (a, b) = forkjoin::join(|| l.iter().sum::<u32>(), || r.iter().sum::<u32>());
+    ///     a + b
+    /// });
+    /// assert_eq!(sum, 4950);
+    /// ```
     pub fn install<OP, R>(&self, op: OP) -> R
     where
         OP: FnOnce() -> R + Send,
         R: Send,
     {
-        op()
+        self.registry.in_worker(|_, _| op())
     }
+
+    /// [`join`](crate::join) inside this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.join(|| "a", || "b"), ("a", "b"));
+    /// ```
+    pub fn join<A, B, RA, RB>(&self, oper_a: A, oper_b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.install(|| crate::join(oper_a, oper_b))
+    }
+
+    /// [`scope`](crate::scope) inside this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut parts = [0u32; 4];
+    /// pool.scope(|s| {
+    ///     for (i, p) in parts.iter_mut().enumerate() {
+    ///         s.spawn(move |_| *p = i as u32 * 10);
+    ///     }
+    /// });
+    /// assert_eq!(parts, [0, 10, 20, 30]);
+    /// ```
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope(op))
+    }
+
+    /// Runs `op` asynchronously in this pool. Panics go to the panic handler (or are printed).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn(move || tx.send(42).unwrap());
+    /// assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap(), 42);
+    /// ```
+    pub fn spawn<OP>(&self, op: OP)
+    where
+        OP: FnOnce() + Send + 'static,
+    {
+        Registry::spawn(&self.registry, op)
+    }
+
+    /// Number of worker threads of this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 3);
+    /// ```
     pub fn current_num_threads(&self) -> usize {
-        self.num_threads
+        self.registry.num_threads()
     }
+
+    /// Index of the current thread in this pool, or `None` if it is not one of this pool's workers.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.current_thread_index(), None);
+    /// assert!(pool.install(|| pool.current_thread_index()).unwrap() < 2);
+    /// ```
+    pub fn current_thread_index(&self) -> Option<usize> {
+        self.registry.current_worker().map(WorkerThread::index)
+    }
+
+    /// Totals of the pool's event counters.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// pool.install(|| ());
+    /// assert_eq!(pool.stats().injector_pops, 1);
+    /// ```
     pub fn stats(&self) -> PoolStats {
-        PoolStats::default()
+        let mut s = PoolStats::default();
+        for [local_pops, steals, failed_steals, injector_pops, sleeps, published] in
+            self.registry.worker_counters()
+        {
+            s.local_pops += local_pops;
+            // Every job a worker runs was popped locally, stolen or taken from the injector.
+            s.jobs_executed += local_pops + steals + injector_pops;
+            s.steals += steals;
+            s.failed_steals += failed_steals;
+            s.injector_pops += injector_pops;
+            s.sleeps += sleeps;
+            s.jobs_published += published;
+        }
+        s.wakeups = self.registry.wakeups();
+        s
     }
 }
 
-pub fn current_num_threads() -> usize {
-    1
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        if self.registry.terminate() && self.registry.current_worker().is_none() {
+            // No spawned work was pending: the workers exit promptly, so wait for them (no thread
+            // outlives its pool). Never from one of the pool's own workers (it cannot join itself).
+            self.registry.join_threads();
+        }
+    }
 }
 
+/// Number of threads in the current pool: the pool of the calling worker, or the global pool.
+///
+/// ```
+/// let n = forkjoin::current_num_threads();
+/// assert!(n >= 1);
+/// ```
+pub fn current_num_threads() -> usize {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        registry::global_registry().num_threads()
+    } else {
+        // SAFETY: a non-null current worker is valid while this thread runs.
+        unsafe { (*wt).registry().num_threads() }
+    }
+}
+
+/// Index of the calling thread within its pool, or `None` outside any pool.
+///
+/// ```
+/// assert_eq!(forkjoin::current_thread_index(), None);
+/// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// assert!(pool.install(forkjoin::current_thread_index).is_some());
+/// ```
 pub fn current_thread_index() -> Option<usize> {
-    None
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        None
+    } else {
+        // SAFETY: as above.
+        Some(unsafe { (*wt).index() })
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn install_from_same_and_other_pool() {
+        let a = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let b = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let r = a.install(|| {
+            let ia = a.current_thread_index();
+            assert!(ia.is_some());
+            assert_eq!(a.install(|| 5), 5); // same pool: inline
+            b.install(|| {
+                assert!(b.current_thread_index().is_some());
+                assert!(a.current_thread_index().is_none());
+                a.install(|| 7) // back into a, from a worker of b
+            })
+        });
+        assert_eq!(r, 7);
+    }
+
+    #[test]
+    fn drop_runs_pending_spawns_and_exit_handlers_once() {
+        let exits = Arc::new(AtomicUsize::new(0));
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = mpsc::channel();
+        {
+            let e = exits.clone();
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(3)
+                .exit_handler(move |_| {
+                    e.fetch_add(1, Ordering::SeqCst);
+                })
+                .build()
+                .unwrap();
+            for _ in 0..1000 {
+                let ran = ran.clone();
+                let tx = tx.clone();
+                pool.spawn(move || {
+                    if ran.fetch_add(1, Ordering::SeqCst) == 999 {
+                        tx.send(()).unwrap();
+                    }
+                });
+            }
+        }
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("spawned work lost after drop");
+        assert_eq!(ran.load(Ordering::SeqCst), 1000);
+        // The exit handlers run after the last job; wait for them with a generous bound.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while exits.load(Ordering::SeqCst) < 3 {
+            assert!(std::time::Instant::now() < deadline, "workers did not exit");
+            std::thread::yield_now();
+        }
+        assert_eq!(exits.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn spawn_panic_goes_to_handler_and_worker_survives() {
+        let (tx, rx) = mpsc::channel::<String>();
+        let tx = std::sync::Mutex::new(tx);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .panic_handler(move |p| {
+                let msg = crate::unwind::payload_message(&p).to_owned();
+                tx.lock().unwrap().send(msg).unwrap();
+            })
+            .build()
+            .unwrap();
+        pool.spawn(|| panic!("spawned"));
+        assert_eq!(rx.recv_timeout(Duration::from_secs(60)).unwrap(), "spawned");
+        assert_eq!(pool.install(|| 3), 3);
+    }
+
+    #[test]
+    fn stats_count_injected_work() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for _ in 0..10 {
+            pool.install(|| ());
+        }
+        let s = pool.stats();
+        assert_eq!(s.injector_pops, 10);
+        assert!(s.jobs_executed >= 10);
+    }
+
+    #[test]
+    fn too_many_threads_is_an_error() {
+        let err = ThreadPoolBuilder::new()
+            .num_threads(MAX_THREADS + 1)
+            .build()
+            .unwrap_err();
+        assert!(err.to_string().contains("at most"));
+    }
 }

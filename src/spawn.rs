@@ -1,9 +1,27 @@
-//! STUB: runs the job inline; replaced by the runtime.
-#![allow(missing_docs)]
+//! `spawn`: fire-and-forget jobs.
 
+use crate::registry;
+use crate::worker::WorkerThread;
+
+/// Runs `func` asynchronously in the current pool (the global pool from outside any pool).
+///
+/// The pool stays alive until `func` has run, even if its last handle is dropped first. A panic in
+/// `func` goes to the pool's panic handler, or is printed; the worker keeps running either way.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// forkjoin::spawn(move || tx.send("done").unwrap());
+/// assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap(), "done");
+/// ```
 pub fn spawn<F>(func: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    func()
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        registry::Registry::spawn(registry::global_registry(), func);
+    } else {
+        // SAFETY: a non-null current worker is valid while this thread runs.
+        unsafe { registry::Registry::spawn((*wt).registry(), func) };
+    }
 }

@@ -66,3 +66,188 @@ mod imp {
 
 #[allow(unused_imports)]
 pub(crate) use imp::*;
+
+/// A 32-bit word that threads can block on until it changes: the sleep module's and the blocking latch's
+/// only way to put a thread to sleep.
+///
+/// On Linux (outside loom) this is a raw futex, so a sleeping thread costs no CPU and waking it is one
+/// syscall. Elsewhere, and under loom, a `Mutex` + `Condvar` pair stands in: the waker takes the lock
+/// after changing the word, and the waiter re-checks the word under the lock, so a wake cannot slip
+/// between the waiter's check and its wait.
+///
+/// `wait` may return spuriously; callers re-check the word in a loop.
+pub(crate) struct Futex {
+    word: AtomicU32,
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    lock: Mutex<()>,
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    cond: Condvar,
+}
+
+impl Futex {
+    pub(crate) fn new(value: u32) -> Self {
+        Futex {
+            word: AtomicU32::new(value),
+            #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+            lock: Mutex::new(()),
+            #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+            cond: Condvar::new(),
+        }
+    }
+
+    /// The word itself; all state changes go through it.
+    #[inline(always)]
+    pub(crate) fn word(&self) -> &AtomicU32 {
+        &self.word
+    }
+
+    /// Blocks while the word equals `expected` (may return spuriously).
+    #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+    pub(crate) fn wait(&self, expected: u32) {
+        // SAFETY: FUTEX_WAIT reads the u32 at a valid, aligned address we borrow for the whole call and
+        // blocks only if it still equals `expected` (checked atomically by the kernel); a null timeout
+        // means "no timeout". Errors (EAGAIN, EINTR) are spurious returns, which callers tolerate.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.word.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                std::ptr::null::<libc::timespec>(),
+            );
+        }
+    }
+
+    /// Wakes up to `n` threads blocked in [`Futex::wait`]; call after changing the word.
+    #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+    pub(crate) fn wake(&self, n: i32) {
+        // SAFETY: FUTEX_WAKE only uses the address as a key; it never dereferences it in user space.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.word.as_ptr(),
+                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                n,
+            );
+        }
+    }
+
+    /// Blocks while the word equals `expected` (may return spuriously).
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    pub(crate) fn wait(&self, expected: u32) {
+        let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // SeqCst: pairs with the waker's change of the word, which happens before it takes `lock`.
+        if self.word.load(Ordering::SeqCst) == expected {
+            drop(self.cond.wait(guard).unwrap_or_else(|e| e.into_inner()));
+        }
+    }
+
+    /// Wakes up to `n` threads blocked in [`Futex::wait`]; call after changing the word.
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    pub(crate) fn wake(&self, n: i32) {
+        // Taking the lock orders us after any waiter that saw the old word and is about to wait.
+        drop(self.lock.lock().unwrap_or_else(|e| e.into_inner()));
+        if n == 1 {
+            self.cond.notify_one();
+        } else {
+            self.cond.notify_all();
+        }
+    }
+}
+
+/// Gives up the rest of this thread's time slice (a model step under loom).
+#[inline]
+pub(crate) fn yield_now() {
+    thread::yield_now();
+}
+
+/// Asymmetric barriers for the owner-private job stack (`crate::jobstack`): the owner's frequent side
+/// pays only a compiler fence ([`light_barrier`]), a thief's rare side pays a process-wide barrier
+/// ([`heavy_barrier`], Linux `membarrier(PRIVATE_EXPEDITED)`), which forces a full fence on every running
+/// thread of the process. Together they order "owner: store; load" against "thief: store/load; load" like
+/// a pair of SeqCst fences would. Where `membarrier` is unavailable (other systems, old kernels, loom)
+/// both sides fall back to `fence(SeqCst)`.
+#[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+mod asym {
+    use super::{fence, AtomicBool, Ordering};
+    use std::sync::Once;
+
+    const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
+    const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
+
+    /// True once this process registered for private expedited membarriers.
+    static ENABLED: AtomicBool = AtomicBool::new(false);
+    static INIT: Once = Once::new();
+
+    /// Registers the process for `membarrier`; call before any thread relies on [`light_barrier`].
+    pub(crate) fn init_asymmetric_barriers() {
+        INIT.call_once(|| {
+            // SAFETY: a plain syscall with integer arguments; failure is reported through the result.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_membarrier,
+                    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+                    0,
+                    0,
+                )
+            };
+            // Relaxed: read by threads started after this (thread spawn synchronises), or by threads
+            // that then take the conservative path until they see it.
+            ENABLED.store(r == 0, Ordering::Relaxed);
+        });
+    }
+
+    /// The owner's side: a compiler fence if the thieves use `membarrier`, else a full fence.
+    #[inline(always)]
+    pub(crate) fn light_barrier() {
+        // Relaxed: the flag only ever goes false → true, before any pool thread exists.
+        if ENABLED.load(Ordering::Relaxed) {
+            std::sync::atomic::compiler_fence(Ordering::SeqCst);
+        } else {
+            // SeqCst fence: pairs with the thief's fence in `heavy_barrier`.
+            fence(Ordering::SeqCst);
+        }
+    }
+
+    /// The thief's side: a process-wide barrier (or a full fence, pairing with `light_barrier`'s).
+    pub(crate) fn heavy_barrier() {
+        // Relaxed: see `light_barrier`.
+        if ENABLED.load(Ordering::Relaxed) {
+            // SAFETY: a plain syscall with integer arguments.
+            let r = unsafe {
+                libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0)
+            };
+            if r == 0 {
+                return;
+            }
+            // Cannot happen after a successful registration; owners keep using compiler fences, so
+            // continuing would be unsound.
+            eprintln!("forkjoin: membarrier failed after registration; aborting");
+            std::process::abort();
+        }
+        // SeqCst fence: pairs with the owner's fence in `light_barrier`.
+        fence(Ordering::SeqCst);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", not(forkjoin_loom))))]
+mod asym {
+    use super::{fence, Ordering};
+
+    pub(crate) fn init_asymmetric_barriers() {}
+
+    /// The owner's side (portable: a full fence).
+    #[inline(always)]
+    pub(crate) fn light_barrier() {
+        // SeqCst fence: pairs with the fence in `heavy_barrier`.
+        fence(Ordering::SeqCst);
+    }
+
+    /// The thief's side (portable: a full fence).
+    pub(crate) fn heavy_barrier() {
+        // SeqCst fence: pairs with the fence in `light_barrier`.
+        fence(Ordering::SeqCst);
+    }
+}
+
+pub(crate) use asym::{heavy_barrier, init_asymmetric_barriers, light_barrier};

@@ -1,11 +1,370 @@
-//! STUB: replaced by the runtime.
+//! A worker thread: its two-level job stack, its main loop, its search for work, and waiting by working.
+//!
+//! **Two levels.** `join` pushes its job b on a *private* stack that only the owner touches (a `Vec`, no
+//! atomics, no fences) and pops it back after running a — the common case shares nothing with other
+//! threads. Below it sits the *public* Chase-Lev deque that thieves steal from. Jobs move from the private
+//! stack to the public deque only on demand: an idle thief that finds every public deque empty sets the
+//! victims' *share-request* flags; the owner checks its flag (a Relaxed load) on each push and, if set,
+//! publishes its **oldest** private job (the biggest subtree) and tells the sleep module. Because the
+//! oldest go first, every job `join` might be waiting for is either still on top of the private stack or
+//! already public (see `join.rs`).
+//!
+//! **Search order** (idle or waiting): own public deque (LIFO, hot in cache) → injector (work from outside
+//! the pool) → random victims (FIFO end, the oldest and largest jobs). Finding nothing, the worker sets the
+//! share-request flags, then spins, yields and finally sleeps through [`crate::sleep`].
+//!
+//! **Stack guard** (rayon #854). A worker that waits for a stolen job executes other jobs on top of its
+//! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each
+//! worker records its stack's base and size at start; while more than half of it is in use, a waiting
+//! worker only pops its *own* deque (jobs its own frames pushed, which the sequential program would also
+//! have run at this depth) and neither steals nor takes injected work.
+
+use std::cell::{Cell, RefCell};
+use std::ptr;
+
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::deque::{Steal, Worker};
+use crate::job::JobRef;
+use crate::jobstack::JobStack;
+use crate::latch::CoreLatch;
+use crate::registry::{bump, Registry, WorkerStats};
+use crate::sleep::Idled;
+use crate::sync::{heavy_barrier, Arc, AtomicBool, Ordering};
+
+thread_local! {
+    /// The worker running on this thread, or null. Const-initialised: reading it is a plain TLS load.
+    static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
 
 /// True when the calling thread is a pool worker and an idle worker has asked it to share work.
 ///
 /// Long sequential loops (the parallel iterators' leaves) poll this to split lazily, only when a thief
 /// is waiting. A relaxed load of a flag the caller owns: cheap enough to poll every few items.
 #[inline]
-#[allow(dead_code)] // stub
+#[allow(dead_code)] // used by the iterator layer
 pub(crate) fn is_work_requested() -> bool {
-    false
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return false;
+    }
+    // SAFETY: a non-null current worker is valid while this thread runs a job.
+    unsafe { (*(*wt).share_request).load(Ordering::Relaxed) }
+}
+
+/// The state of one worker thread; lives on that thread's stack for its whole life.
+pub(crate) struct WorkerThread {
+    /// Points into `registry.thread_infos[index]` (kept alive by `registry`). Owner operations only
+    /// happen on this thread.
+    jobs: *const JobStack,
+    /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
+    share_request: *const AtomicBool,
+    /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
+    stats: *const WorkerStats,
+    deque: Worker<JobRef>,
+    index: usize,
+    rng: RefCell<Xoshiro256PlusPlus>,
+    /// Below this stack address a waiting worker stops stealing (stack guard).
+    stack_limit: usize,
+    registry: Arc<Registry>,
+}
+
+/// An address near the current top of the stack.
+#[inline(always)]
+fn approx_stack_pointer() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+impl WorkerThread {
+    /// The worker running on this thread, or null.
+    #[inline(always)]
+    pub(crate) fn current() -> *const WorkerThread {
+        WORKER_THREAD.with(Cell::get)
+    }
+
+    #[inline(always)]
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    #[inline(always)]
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    #[inline(always)]
+    fn stats(&self) -> &WorkerStats {
+        // SAFETY: points into the registry, which `self.registry` keeps alive.
+        unsafe { &*self.stats }
+    }
+
+    /// Counts a job popped back by its owner (join's fast path).
+    #[inline(always)]
+    pub(crate) fn count_local_pop(&self) {
+        bump(&self.stats().local_pops);
+    }
+
+    #[inline(always)]
+    fn jobs(&self) -> &JobStack {
+        // SAFETY: points into the registry, which `self.registry` keeps alive.
+        unsafe { &*self.jobs }
+    }
+
+    /// Pushes a `join` job b on the private stack; publishes the oldest private job if a thief asked.
+    #[inline(always)]
+    pub(crate) fn push_private(&self, job: JobRef) {
+        // SAFETY: this is the owning worker's thread (a WorkerThread never leaves its thread).
+        if !unsafe { self.jobs().push(job) } {
+            // Nested deeper than the private stack: share the job right away.
+            self.push_public(job);
+            return;
+        }
+        // SAFETY: `share_request` points into the live registry.
+        // Relaxed: ordered after the push by `push`'s light barrier, against the thief's heavy barrier.
+        if unsafe { (*self.share_request).load(Ordering::Relaxed) } {
+            self.share_cold();
+        }
+    }
+
+    /// Pops the top private job if it is `id`. False if `id` is not on top — then it was published or
+    /// stolen (and the private stack holds no job of this frame or its callers any more), or never pushed
+    /// here (private stack full).
+    #[inline(always)]
+    pub(crate) fn pop_private_if(&self, id: *const ()) -> bool {
+        // SAFETY: owner thread, as in `push_private`.
+        unsafe { self.jobs().pop_if(id) }
+    }
+
+    /// A thief asked: publish the oldest private job.
+    #[cold]
+    #[inline(never)]
+    fn share_cold(&self) {
+        // SAFETY: points into the live registry. Relaxed: see `push_private`.
+        unsafe { (*self.share_request).store(false, Ordering::Relaxed) };
+        if self.publish(1) > 0 {
+            self.registry.sleep().new_jobs();
+        }
+    }
+
+    /// Moves up to `max` of the oldest private jobs to the public deque; returns how many moved.
+    fn publish(&self, max: usize) -> usize {
+        let mut n = 0;
+        while n < max {
+            // SAFETY: owner thread.
+            match unsafe { self.jobs().take_oldest() } {
+                Some(job) => {
+                    self.deque.push(job);
+                    bump(&self.stats().published);
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        n
+    }
+
+    /// Makes every private job stealable (before this worker waits and runs other work).
+    fn publish_all_private(&self) {
+        if self.publish(usize::MAX) > 0 {
+            self.registry.sleep().new_jobs();
+        }
+    }
+
+    /// Pushes a job straight onto the public deque (`spawn`, `Scope::spawn`) and announces it.
+    pub(crate) fn push_public(&self, job: JobRef) {
+        self.deque.push(job);
+        self.registry.sleep().new_jobs();
+    }
+
+    /// Pops the newest job of the public deque.
+    #[inline]
+    pub(crate) fn pop_public(&self) -> Option<JobRef> {
+        let job = self.deque.pop();
+        if job.is_some() {
+            bump(&self.stats().local_pops);
+        }
+        job
+    }
+
+    /// Executes a job taken from a queue.
+    #[inline]
+    pub(crate) fn execute(&self, job: JobRef) {
+        // SAFETY: the job came from a queue, which hands out each JobRef exactly once; its creator keeps
+        // its data alive until it has run.
+        unsafe { job.execute() };
+    }
+
+    /// True while enough stack remains to run stolen work (see the module docs).
+    #[inline]
+    fn may_steal(&self) -> bool {
+        approx_stack_pointer() > self.stack_limit
+    }
+
+    /// Waits until `latch` is set, executing other jobs meanwhile.
+    #[inline]
+    pub(crate) fn wait_until(&self, latch: &CoreLatch) {
+        if !latch.probe() {
+            self.wait_until_cold(latch);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wait_until_cold(&self, latch: &CoreLatch) {
+        self.publish_all_private();
+        let registry = &*self.registry;
+        let sleep = registry.sleep();
+        let mut idle = sleep.start_looking(self.index);
+        while !latch.probe() {
+            if let Some(job) = self.find_work() {
+                if idle.has_idled() {
+                    // Back to work after idling: if others sleep, wake one to look for more (it will
+                    // raise share requests), so parallelism spreads one thread at a time.
+                    sleep.wake_one_if_sleeping();
+                }
+                self.execute(job);
+                idle = sleep.start_looking(self.index);
+                continue;
+            }
+            if idle.is_sleepy() {
+                // Last chance before sleeping: jobs hidden on other workers' private stacks.
+                if let Some(job) = self.steal_private() {
+                    sleep.wake_one_if_sleeping();
+                    self.execute(job);
+                    idle = sleep.start_looking(self.index);
+                    continue;
+                }
+            }
+            self.request_work();
+            match sleep.no_work_found(
+                &mut idle,
+                || latch.try_sleep(),
+                || registry.has_injected_jobs(),
+            ) {
+                Idled::Waited => {}
+                Idled::Aborted => latch.wake_up(),
+                Idled::Slept => {
+                    bump(&self.stats().sleeps);
+                    latch.wake_up();
+                }
+            }
+        }
+    }
+
+    /// One search: own deque → injector → random victims.
+    fn find_work(&self) -> Option<JobRef> {
+        if let Some(job) = self.pop_public() {
+            return Some(job);
+        }
+        if !self.may_steal() {
+            return None;
+        }
+        if let Some(job) = self.registry.pop_injected() {
+            bump(&self.stats().injector_pops);
+            return Some(job);
+        }
+        self.steal()
+    }
+
+    /// Tries every other worker once, starting at a random one, until a steal succeeds or all are empty.
+    fn steal(&self) -> Option<JobRef> {
+        let infos = self.registry.thread_infos();
+        let n = infos.len();
+        if n <= 1 {
+            return None;
+        }
+        let start = (self.rng.borrow_mut().next_u64() % n as u64) as usize;
+        loop {
+            let mut retry = false;
+            for offset in 0..n {
+                let victim = (start + offset) % n;
+                if victim == self.index {
+                    continue;
+                }
+                match infos[victim].stealer.steal() {
+                    Steal::Success(job) => {
+                        bump(&self.stats().steals);
+                        return Some(job);
+                    }
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !retry {
+                bump(&self.stats().failed_steals);
+                return None;
+            }
+        }
+    }
+
+    /// Heavy steal from the private stacks (see `crate::jobstack`): raises every share flag, then one
+    /// process-wide barrier, then tries each victim's oldest private job. Afterwards any private job is
+    /// either taken or its owner will see the flag on its next push (and publish, and wake sleepers).
+    #[cold]
+    fn steal_private(&self) -> Option<JobRef> {
+        if !self.may_steal() {
+            return None;
+        }
+        self.request_work();
+        let infos = self.registry.thread_infos();
+        let bases: Vec<u64> = infos
+            .iter()
+            .map(|info| info.jobs.base_before_barrier())
+            .collect();
+        heavy_barrier();
+        for (i, (info, base)) in infos.iter().zip(bases).enumerate() {
+            if i == self.index {
+                continue;
+            }
+            if let Some(job) = info.jobs.steal_after_barrier(base) {
+                bump(&self.stats().steals);
+                return Some(job);
+            }
+        }
+        None
+    }
+
+    /// Every public deque is empty: ask the other workers to publish.
+    fn request_work(&self) {
+        if !self.may_steal() {
+            return;
+        }
+        for (i, info) in self.registry.thread_infos().iter().enumerate() {
+            // Relaxed: a hint; load first so an already-set flag's cache line stays shared.
+            if i != self.index && !info.share_request.load(Ordering::Relaxed) {
+                info.share_request.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// Body of every worker thread.
+pub(crate) fn main_loop(
+    registry: Arc<Registry>,
+    index: usize,
+    deque: Worker<JobRef>,
+    stack_size: usize,
+) {
+    let base = approx_stack_pointer();
+    let info = registry.thread_info(index);
+    let worker = WorkerThread {
+        jobs: &info.jobs,
+        share_request: &*info.share_request,
+        stats: &*info.stats,
+        deque,
+        index,
+        rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
+            0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+        )),
+        stack_limit: base.saturating_sub(stack_size / 2),
+        registry: registry.clone(),
+    };
+    WORKER_THREAD.with(|c| c.set(&worker));
+    registry.run_start_handler(index);
+    worker.wait_until(&registry.thread_info(index).terminate);
+    debug_assert!(worker.deque.is_empty(), "work left behind at termination");
+    registry.run_exit_handler(index);
+    WORKER_THREAD.with(|c| c.set(ptr::null()));
 }

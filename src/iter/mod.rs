@@ -1,1 +1,82 @@
-//! Parallel iterators (to be built).
+//! Parallel iterators over ranges, slices and vectors, built on [`join`](crate::join).
+//!
+//! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
+//! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain
+//! adaptors (`map`, `filter`, `filter_map`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`,
+//! `with_max_len`) into a consumer (`for_each`, `sum`, `product`, `reduce`, `fold`, `min`, `max`,
+//! `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect`).
+//!
+//! ```
+//! use forkjoin::prelude::*;
+//! let v: Vec<u64> = (0..1000).collect();
+//! let sum_of_odd_squares: u64 = v.par_iter().filter(|&&x| x % 2 == 1).map(|&x| x * x).sum();
+//! assert_eq!(sum_of_odd_squares, v.iter().filter(|&&x| x % 2 == 1).map(|&x| x * x).sum());
+//! ```
+//!
+//! Work runs in the pool of the calling thread (`pool.install(|| ...)`) or in the global pool. How the
+//! input is split is explained in the `bridge` module and in `docs/iterators.md`: a few pieces up front,
+//! then each piece splits lazily, only when an idle worker asks for work — so no `with_min_len` tuning is
+//! needed either for cheap uniform loops or for skewed ones. A panic in a user closure propagates to the
+//! caller once every running piece has stopped; owned items are dropped exactly once.
+//!
+//! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map` and `fold`
+//! lose that, so `zip` and `enumerate` are not available after them (checked by the type system):
+//!
+//! ```compile_fail
+//! use forkjoin::prelude::*;
+//! let _ = (0..10u32).into_par_iter().filter(|x| x % 2 == 0).enumerate();
+//! ```
+
+mod bridge;
+pub mod plumbing;
+
+mod indexed;
+mod into;
+mod parallel_iterator;
+
+mod chunks;
+mod range;
+mod slice;
+mod vec;
+
+mod cloned;
+mod copied;
+mod enumerate;
+mod filter;
+mod filter_map;
+mod fold;
+mod len_bounds;
+mod map;
+mod zip;
+
+mod collect;
+mod find;
+mod for_each;
+mod reduce;
+mod sum;
+
+pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
+pub use cloned::{Cloned, ClonedConsumer, ClonedProducer};
+pub use collect::{
+    CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
+};
+pub use copied::{Copied, CopiedConsumer, CopiedProducer};
+pub use enumerate::{Enumerate, EnumerateProducer};
+pub use filter::{Filter, FilterConsumer};
+pub use filter_map::{FilterMap, FilterMapConsumer};
+pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
+pub use fold::{Fold, FoldConsumer};
+pub use for_each::ForEachConsumer;
+pub use indexed::IndexedParallelIterator;
+pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
+pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
+pub use map::{Map, MapConsumer, MapProducer};
+pub use parallel_iterator::ParallelIterator;
+pub use range::{RangeInteger, RangeIter, RangeProducer};
+pub use reduce::{ReduceConsumer, ReduceReducer};
+pub use slice::{
+    ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
+};
+pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
+pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
+pub use zip::{Zip, ZipProducer};

@@ -48,16 +48,16 @@ fn stable_matches_std_for_all_cutoffs() {
             let input: Vec<(u32, usize)> = keys.into_iter().zip(0..).collect();
             let mut expected = input.clone();
             expected.sort_by_key(|p| p.0);
-            for leaf in [1, 2, 3, 8, 50] {
+            for depth in [0, 1, 2, 3, 4, 7, 12] {
                 for merge_seq in [2, 3, 16] {
                     let mut v = input.clone();
-                    stable::sort_with_leaf(
+                    stable::sort_with_depth(
                         &mut v,
                         &|a: &(u32, usize), b: &(u32, usize)| a.0.cmp(&b.0),
-                        leaf,
+                        depth,
                         merge_seq,
                     );
-                    assert_eq!(v, expected, "len {len} leaf {leaf} merge {merge_seq}");
+                    assert_eq!(v, expected, "len {len} depth {depth} merge {merge_seq}");
                 }
             }
         }
@@ -81,26 +81,72 @@ fn unstable_matches_std_for_all_cutoffs() {
 }
 
 #[test]
-fn unstable_survives_a_ninther_killer_input() {
-    // An input whose quartile neighbourhoods always hold the smallest values makes every ninther
-    // pivot tiny; the bad-partition budget must hand the slice to std's sort long before O(n^2).
+fn long_slices_match_std() {
+    // Long enough for the sampled pivot (unstable) and for deep, many-piece merges (stable).
+    let mut rng = Rng(3);
+    for input in patterns(100_003, &mut rng) {
+        let mut expected = input.clone();
+        expected.sort_unstable();
+        let mut v = input.clone();
+        unstable::sort_with_leaf(&mut v, &u32::cmp, 1000);
+        assert_eq!(v, expected, "unstable");
+        let mut v = input.clone();
+        stable::sort_with_depth(&mut v, &u32::cmp, 6, 1000);
+        assert_eq!(v, expected, "stable");
+    }
+}
+
+/// McIlroy's adversary ("A Killer Adversary for Quicksort", 1999): element values are decided lazily,
+/// during the sort, so that every pivot turns out to be nearly the smallest element. Any quicksort
+/// with a constant number of pivot candidates goes quadratic without a fall-back.
+struct Adversary {
+    val: Vec<usize>,
+    gas: usize,
+    solid: usize,
+    candidate: usize,
+}
+
+impl Adversary {
+    fn compare(&mut self, x: usize, y: usize) -> Ordering {
+        if self.val[x] == self.gas && self.val[y] == self.gas {
+            let freeze = if x == self.candidate { x } else { y };
+            self.val[freeze] = self.solid;
+            self.solid += 1;
+        }
+        if self.val[x] == self.gas {
+            self.candidate = x;
+        } else if self.val[y] == self.gas {
+            self.candidate = y;
+        }
+        self.val[x].cmp(&self.val[y])
+    }
+}
+
+#[test]
+fn unstable_stays_n_log_n_against_an_adaptive_adversary() {
     let len = 1 << 14;
-    let mut v: Vec<u32> = (0..len as u32).map(|i| (i % 64) * 1000 + i / 64).collect();
-    let mut expected = v.clone();
-    expected.sort_unstable();
+    let adversary = crate::sync::Mutex::new(Adversary {
+        val: vec![len; len],
+        gas: len,
+        solid: 0,
+        candidate: 0,
+    });
     let calls = AtomicUsize::new(0);
-    let cmp = |a: &u32, b: &u32| {
+    let cmp = |a: &usize, b: &usize| {
         calls.fetch_add(1, AtOrd::Relaxed);
-        a.cmp(b)
+        adversary.lock().unwrap().compare(*a, *b)
     };
+    let mut v: Vec<usize> = (0..len).collect();
     unstable::sort_with_leaf(&mut v, &cmp, 1);
-    assert_eq!(v, expected);
-    // n log2 n is ~230k; a quadratic sort would need ~134M comparisons.
+    let adversary = adversary.into_inner().unwrap();
     assert!(
-        calls.load(AtOrd::Relaxed) < 20 * len * 14,
-        "{} comparisons",
-        calls.load(AtOrd::Relaxed)
+        v.windows(2)
+            .all(|w| adversary.val[w[0]] <= adversary.val[w[1]]),
+        "sorted"
     );
+    let made = calls.load(AtOrd::Relaxed);
+    // n log2 n is ~230k; this sort makes ~610k; without the bad-partition budget it makes ~14M.
+    assert!(made < 8 * len * 14, "{made} comparisons");
 }
 
 /// An element that records how often it is dropped.
@@ -168,9 +214,9 @@ fn check_panic_safety(
 fn stable_comparator_panic_keeps_every_element() {
     for len in [2, 9, 40, 300] {
         for panic_at in (0..len * 12).step_by(len / 2 + 1) {
-            for (leaf, merge_seq) in [(1, 2), (4, 3), (16, 64)] {
+            for (depth, merge_seq) in [(12, 2), (3, 3), (2, 64)] {
                 check_panic_safety(len, panic_at, |v, cmp| {
-                    stable::sort_with_leaf(v, &cmp, leaf, merge_seq)
+                    stable::sort_with_depth(v, &cmp, depth, merge_seq)
                 });
             }
         }

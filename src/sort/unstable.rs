@@ -1,9 +1,9 @@
 //! Parallel unstable sort: quicksort in the style of pdqsort, recursing with `join`.
 //!
-//! Each step picks a pivot by the ninther (median of three medians of three), partitions in place
-//! (branch-free Lomuto: a swap per element, no data-dependent branch) and sorts both sides in
-//! parallel. Below a cut-off the slice goes to std's `sort_unstable_by`. Two pdqsort ideas keep the
-//! worst case at O(n log n):
+//! Each step picks a pivot by the ninther (median of three medians of three; on long slices the
+//! median of a 255-element sample, for balanced top-level splits), partitions in place (block
+//! partitioning: no data-dependent branch) and sorts both sides in parallel. Below a cut-off the
+//! slice goes to std's `sort_unstable_by`. Two pdqsort ideas keep the worst case at O(n log n):
 //! * many equal elements: a side whose pivot equals the pivot of the partition that bounds it from
 //!   below is split into "equal" (done) and "greater" (recursed), so duplicates cost one pass;
 //! * adversarial input: every badly unbalanced partition costs one unit of a budget of log2(n); the
@@ -35,6 +35,13 @@ where
         v.sort_unstable_by(compare);
         return;
     }
+    let (run, descending) = initial_run(v, compare);
+    if run == v.len() {
+        if descending {
+            v.reverse();
+        }
+        return;
+    }
     let leaf_len = (v.len() / (LEAVES_PER_THREAD * threads)).max(MIN_LEAF);
     sort_with_leaf(v, compare, leaf_len);
 }
@@ -45,13 +52,6 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    let (run, descending) = initial_run(v, compare);
-    if run == v.len() {
-        if descending {
-            v.reverse();
-        }
-        return;
-    }
     let budget = usize::BITS - v.len().leading_zeros();
     recurse(v, compare, None, budget, leaf_len.max(1));
 }
@@ -75,7 +75,7 @@ fn recurse<'a, T, F>(
             v.sort_unstable_by(compare);
             return;
         }
-        let pivot = choose_pivot(v, &is_less);
+        let pivot = choose_pivot(v, compare);
         if let Some(p) = pred.as_deref() {
             if !is_less(p, &v[pivot]) {
                 // pivot <= pred <= every element, so pivot == pred: peel off all copies of it (they
@@ -101,12 +101,34 @@ fn recurse<'a, T, F>(
     }
 }
 
-/// Index of the ninther of `v` (`v.len() >= 8`): the median of the medians of three triples around
-/// the quartiles.
-fn choose_pivot<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> usize {
-    let q = v.len() / 4;
+/// Slices at least this long take their pivot from a sorted sample of [`SAMPLE`] elements.
+const SAMPLE_FROM: usize = 1 << 16;
+/// Sample size for long slices: the median of 255 evenly spaced elements lands within ~3% of the
+/// true median (one standard deviation), where the ninther's spread is ~15%. Those are the top
+/// levels of the recursion, where an unbalanced split leaves a thread without work.
+const SAMPLE: usize = 255;
+
+/// Picks a pivot and returns its index (`v.len() >= 8`).
+///
+/// The ninther (median of the medians of three triples around the quartiles), or for long slices
+/// the median of a sample, moved to the front of `v` and sorted there.
+fn choose_pivot<T, F>(v: &mut [T], compare: &F) -> usize
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    let len = v.len();
+    if len >= SAMPLE_FROM {
+        let step = len / SAMPLE;
+        // step >= SAMPLE, so the sources i * step (i >= 1) never fall inside v[..SAMPLE].
+        for i in 1..SAMPLE {
+            v.swap(i, i * step);
+        }
+        v[..SAMPLE].sort_unstable_by(compare);
+        return SAMPLE / 2;
+    }
+    let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
+    let q = len / 4;
     let median3 = |a: usize, b: usize, c: usize| {
-        // Branch-light median of three indices.
         let x = is_less(&v[a], &v[b]);
         let y = is_less(&v[a], &v[c]);
         if x == y {
@@ -132,16 +154,71 @@ fn choose_pivot<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> usize {
 fn partition<T>(v: &mut [T], pivot: usize, goes_left: impl Fn(&T, &T) -> bool) -> usize {
     v.swap(0, pivot);
     let (piv, rest) = v.split_first_mut().expect("partition of an empty slice");
-    // Branch-free Lomuto: rest[..l] go left, rest[l..i] go right. Every element is swapped with the
-    // first right-goer; `l` advances only for left-goers, so no branch depends on the data.
-    let mut l = 0;
-    for i in 0..rest.len() {
-        let left = goes_left(&rest[i], piv);
-        rest.swap(l, i);
-        l += left as usize;
+    let m = partition_blocks(rest, |x| goes_left(x, piv));
+    v.swap(0, m);
+    m
+}
+
+/// Elements per block of [`partition_blocks`]: offsets fit a `u8`, and a block's offsets stay in L1.
+const BLOCK: usize = 128;
+
+/// Partitions `v` by `goes_left` and returns the number of left-goers, which end up first.
+///
+/// Block partitioning (Edelkamp & Weiß, "BlockQuicksort", 2016), in safe code: scan a block at each
+/// end, recording the offsets of misplaced elements without branching on the data, then swap the
+/// misplaced pairs. Comparisons and swaps are separate loops, so a wrong branch prediction never
+/// stalls the scan. The middle that is left over (under three blocks) goes through a branch-free
+/// Lomuto pass.
+fn partition_blocks<T>(v: &mut [T], goes_left: impl Fn(&T) -> bool) -> usize {
+    // Invariant: v[..l] go left, v[r..] go right; the blocks being worked on are v[l..l + BLOCK]
+    // (its misplaced elements at offsets_l[start_l..start_l + num_l]) and v[r - BLOCK..r] (offsets
+    // counted from its end).
+    let (mut l, mut r) = (0, v.len());
+    let mut offsets_l = [0u8; BLOCK];
+    let mut offsets_r = [0u8; BLOCK];
+    let (mut start_l, mut num_l) = (0, 0);
+    let (mut start_r, mut num_r) = (0, 0);
+    while r - l >= 2 * BLOCK {
+        if num_l == 0 {
+            start_l = 0;
+            let block = &v[l..l + BLOCK];
+            for (i, x) in block.iter().enumerate() {
+                offsets_l[num_l] = i as u8;
+                num_l += !goes_left(x) as usize;
+            }
+        }
+        if num_r == 0 {
+            start_r = 0;
+            let block = &v[r - BLOCK..r];
+            for (i, x) in block.iter().rev().enumerate() {
+                offsets_r[num_r] = i as u8;
+                num_r += goes_left(x) as usize;
+            }
+        }
+        let num = num_l.min(num_r);
+        for k in 0..num {
+            let a = l + offsets_l[start_l + k] as usize;
+            let b = r - 1 - offsets_r[start_r + k] as usize;
+            v.swap(a, b);
+        }
+        (start_l, num_l) = (start_l + num, num_l - num);
+        (start_r, num_r) = (start_r + num, num_r - num);
+        if num_l == 0 {
+            l += BLOCK;
+        }
+        if num_r == 0 {
+            r -= BLOCK;
+        }
     }
-    v.swap(0, l);
-    l
+    // The rest, including a block with misplaced elements left over, is partitioned from scratch:
+    // branch-free Lomuto, where v[l..m] go left and v[m..i] go right.
+    let mut m = l;
+    for i in l..r {
+        let left = goes_left(&v[i]);
+        v.swap(m, i);
+        m += left as usize;
+    }
+    m
 }
 
 /// Swaps a few elements near the quarter points with pseudo-random partners, so that an input built

@@ -1,0 +1,127 @@
+//! The splitting policy: a few pieces up front, then lazy splitting on demand.
+//!
+//! 1. **Up front** the input is cut into about `current_num_threads()` equal pieces with `join` (more if
+//!    `with_max_len` demands smaller pieces), so every thread has work from the start without waiting for
+//!    a steal to propagate.
+//! 2. **Each piece runs sequentially in batches.** Between batches the leaf polls
+//!    [`is_work_requested`](crate::worker::is_work_requested), a relaxed load of a flag an idle worker
+//!    sets when it finds nothing to steal. Only then does the leaf split its *remaining* positions in half
+//!    with `join`, keep the left half and offer the right one. A uniform loop therefore pays for about
+//!    `threads` joins in total, while a skewed loop keeps splitting exactly where the work is left.
+//! 3. **Batch sizes adapt to item cost.** A batch starts at one item and doubles while a batch takes less
+//!    than [`BATCH_TARGET`]; it halves when one takes much longer. Cheap items run in long vectorisable
+//!    batches (polling cost is amortised); expensive items are polled often, so a request is answered
+//!    within about one batch time whatever the item cost.
+//!
+//! `with_min_len(m)` forbids pieces smaller than `m` (a split needs `2m` positions); `with_max_len(m)`
+//! forces the up-front phase to split until every piece is at most `m` positions long.
+//!
+//! See `docs/iterators.md` for the measurements behind these choices.
+
+use std::time::{Duration, Instant};
+
+use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+
+/// A batch shorter than this doubles the next batch size.
+const BATCH_TARGET: Duration = Duration::from_micros(10);
+/// A batch longer than this halves the next batch size (hysteresis against flapping).
+const BATCH_TOO_LONG: Duration = Duration::from_micros(40);
+
+/// Runs `producer` into `consumer` in parallel with the adaptive policy described in the module doc.
+pub(crate) fn bridge<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let pieces = crate::current_num_threads().max(1);
+    split_up_front(producer, consumer, pieces)
+}
+
+/// A [`ProducerCallback`] that bridges the producer it receives into a consumer.
+pub(crate) struct BridgeCallback<C>(pub(crate) C);
+
+impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
+    type Output = C::Result;
+    fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
+        bridge(producer, self.0)
+    }
+}
+
+/// Splits until `pieces` pieces exist (and every piece respects `max_len`), then runs the leaves.
+fn split_up_front<P, C>(producer: P, consumer: C, pieces: usize) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let len = producer.len();
+    let min = producer.min_len().max(1);
+    let too_long = len > producer.max_len();
+    if (pieces > 1 || too_long) && len / 2 >= min && !consumer.full() {
+        // Cut proportionally so an odd piece count still gives equal pieces.
+        let (left_pieces, right_pieces, mid) = if pieces > 1 {
+            let left = pieces / 2;
+            let mid = (len as u128 * left as u128 / pieces as u128) as usize;
+            (left, pieces - left, mid.clamp(min, len - min))
+        } else {
+            (1, 1, len / 2)
+        };
+        let (left_p, right_p) = producer.split_at(mid);
+        let (left_c, right_c, reducer) = consumer.split_off(mid);
+        let (left, right) = crate::join(
+            move || split_up_front(left_p, left_c, left_pieces),
+            move || split_up_front(right_p, right_c, right_pieces),
+        );
+        reducer.reduce(left, right)
+    } else {
+        run_leaf(producer, consumer, 1)
+    }
+}
+
+/// Runs one piece sequentially in adaptive batches, splitting the remainder in half whenever an idle
+/// worker asks for work.
+fn run_leaf<P, C>(mut producer: P, mut consumer: C, mut batch: usize) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let min = producer.min_len().max(1);
+    // One clock read per batch: a batch's duration is the time since the previous read (the poll and
+    // split check in between cost next to nothing).
+    let mut last = Instant::now();
+    loop {
+        let len = producer.len();
+        if len == 0 || consumer.full() {
+            return consumer.complete();
+        }
+        if crate::worker::is_work_requested() {
+            if len / 2 >= min {
+                let mid = len / 2;
+                let (left_p, right_p) = producer.split_at(mid);
+                let (left_c, right_c, reducer) = consumer.split_off(mid);
+                let (left, right) = crate::join(
+                    move || run_leaf(left_p, left_c, batch),
+                    move || run_leaf(right_p, right_c, batch),
+                );
+                return reducer.reduce(left, right);
+            }
+            // Too short to split (`with_min_len`, or one item left), but older pieces of this loop
+            // (the up-front halves) may still sit on this worker's private job stack; the runtime
+            // publishes the oldest one on a `join` push when asked, so give it one. If nothing older
+            // is private, the empty job is published and popped straight back: a few atomics.
+            crate::join(|| (), || ());
+        }
+        let n = batch.min(len);
+        let (head, rest) = producer.split_at(n);
+        consumer = consumer.consume_iter(head.into_iter());
+        producer = rest;
+        let now = Instant::now();
+        let took = now - last;
+        last = now;
+        // No cap needed: the clock bounds a batch's duration whatever the item cost.
+        if took < BATCH_TARGET {
+            batch = batch.saturating_mul(2);
+        } else if took > BATCH_TOO_LONG && batch > 1 {
+            batch /= 2;
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `collect`: [`FromParallelIterator`] and the two ways of building a `Vec`.
+//!
+//! * Indexed input (exact length known): the destination's spare capacity is split along with the
+//!   input, and every piece writes its items straight into their final slots ([`CollectConsumer`]).
+//!   Adjacent finished pieces merge in O(1); no temporary vectors are made.
+//! * Otherwise (`filter`, `fold`, ...): each piece pushes into its own `Vec`, and the pieces are
+//!   concatenated in order at the end.
+//!
+//! Panic safety: a [`CollectConsumer`] owns exactly the items it has written and drops them if it is
+//! dropped (a panic unwinding through a piece, or a piece whose result is discarded); the destination's
+//! length is set only after every slot was written.
+
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+
+use super::plumbing::{Consumer, Reducer};
+use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+
+/// Building a collection from a parallel iterator (the parallel [`FromIterator`]), used by
+/// [`ParallelIterator::collect`].
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let v = Vec::from_par_iter((0..3u8).into_par_iter());
+/// assert_eq!(v, [0, 1, 2]);
+/// ```
+pub trait FromParallelIterator<T: Send> {
+    /// Builds `Self` from the items of `par_iter`, in order.
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self;
+}
+
+impl<T: Send> FromParallelIterator<T> for Vec<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        let par_iter = par_iter.into_par_iter();
+        let mut vec = Vec::new();
+        match par_iter.opt_len() {
+            Some(len) => collect_with_len(par_iter, len, &mut vec),
+            None => {
+                let pieces = par_iter.drive_unindexed(ListVecConsumer { vec: Vec::new() });
+                vec.reserve_exact(pieces.iter().map(Vec::len).sum());
+                for mut piece in pieces {
+                    vec.append(&mut piece);
+                }
+            }
+        }
+        vec
+    }
+}
+
+/// Collects an indexed iterator into `target`, which is cleared first.
+pub(super) fn collect_indexed_into<I: IndexedParallelIterator>(
+    par_iter: I,
+    target: &mut Vec<I::Item>,
+) {
+    let len = par_iter.len();
+    collect_with_len(par_iter, len, target);
+}
+
+/// Writes the `len` items of `par_iter` (whose `opt_len()` is `Some(len)`) into `target`'s buffer.
+fn collect_with_len<I: ParallelIterator>(par_iter: I, len: usize, target: &mut Vec<I::Item>) {
+    target.clear();
+    target.reserve_exact(len);
+    let written = {
+        let slots = &mut target.spare_capacity_mut()[..len];
+        let result = par_iter.drive_unindexed(CollectConsumer::new(slots));
+        let written = result.initialized;
+        if written != len {
+            // Dropping `result` drops the items written so far; nothing is leaked.
+            drop(result);
+            panic!("parallel collect expected {len} items but the iterator produced {written}");
+        }
+        result.release();
+        written
+    };
+    // SAFETY: the consumer covering the whole `slots` range reported all `len` slots initialised and
+    // gave up its ownership of them (`release`), so the Vec may now own them.
+    unsafe { target.set_len(written) };
+}
+
+/// Consumer that writes items, in order, into a run of uninitialised destination slots.
+///
+/// It is also its own result: after [`complete`](Consumer::complete) it still owns the items it wrote
+/// until they are merged into the left neighbour or released to the destination `Vec`.
+#[derive(Debug)]
+pub struct CollectConsumer<'a, T> {
+    /// First slot of the run.
+    start: *mut T,
+    /// Number of slots in the run.
+    len: usize,
+    /// Invariant: slots `[0, initialized)` are initialised and owned by this consumer; the rest are not.
+    initialized: usize,
+    _slots: PhantomData<&'a mut [MaybeUninit<T>]>,
+}
+
+// SAFETY: a CollectConsumer is an exclusive borrow of its slots plus ownership of the `T`s written in
+// them, so it may move to another thread exactly when `&mut [T]` and `T` may, i.e. when `T: Send`.
+unsafe impl<T: Send> Send for CollectConsumer<'_, T> {}
+
+impl<'a, T> CollectConsumer<'a, T> {
+    fn new(slots: &'a mut [MaybeUninit<T>]) -> Self {
+        CollectConsumer {
+            start: slots.as_mut_ptr().cast(),
+            len: slots.len(),
+            initialized: 0,
+            _slots: PhantomData,
+        }
+    }
+
+    /// Gives up ownership of the written items (the caller takes it over).
+    fn release(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl<T: Send> Consumer<T> for CollectConsumer<'_, T> {
+    type Result = Self;
+    type Reducer = CollectReducer;
+
+    fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
+        for item in iter {
+            assert!(
+                self.initialized < self.len,
+                "parallel collect: the iterator produced more items than its length"
+            );
+            // SAFETY: `initialized < len`, so the slot is inside our run, which we borrow exclusively;
+            // it is uninitialised by the field invariant, so nothing is overwritten without a drop.
+            unsafe { self.start.add(self.initialized).write(item) };
+            self.initialized += 1;
+        }
+        self
+    }
+
+    fn split_off(mut self, keep: usize) -> (Self, Self, CollectReducer) {
+        let at = self.initialized + keep;
+        assert!(
+            at <= self.len,
+            "parallel collect: split beyond the destination"
+        );
+        let right = CollectConsumer {
+            // SAFETY: `at <= len`, so the pointer stays within (or one past) our run.
+            start: unsafe { self.start.add(at) },
+            len: self.len - at,
+            initialized: 0,
+            _slots: PhantomData,
+        };
+        self.len = at;
+        (self, right, CollectReducer)
+    }
+
+    fn complete(self) -> Self {
+        self
+    }
+}
+
+impl<T> Drop for CollectConsumer<'_, T> {
+    fn drop(&mut self) {
+        let written = std::ptr::slice_from_raw_parts_mut(self.start, self.initialized);
+        // SAFETY: by the field invariant these slots are initialised and owned only by us, and after
+        // this drop nobody can reach them through us.
+        unsafe { std::ptr::drop_in_place(written) };
+    }
+}
+
+/// Merges adjacent [`CollectConsumer`] results.
+#[derive(Debug)]
+pub struct CollectReducer;
+
+impl<'a, T> Reducer<CollectConsumer<'a, T>> for CollectReducer {
+    fn reduce(
+        self,
+        mut left: CollectConsumer<'a, T>,
+        right: CollectConsumer<'a, T>,
+    ) -> CollectConsumer<'a, T> {
+        // Merge only if the left run is full and the right one starts where it ends; otherwise keep
+        // the left and drop the right (with its items): the final length check then reports the gap.
+        if left.initialized == left.len && left.start.wrapping_add(left.len) == right.start {
+            left.len += right.len;
+            left.initialized += right.initialized;
+            right.release();
+        }
+        left
+    }
+}
+
+/// Consumer for iterators of unknown length: every piece collects into its own `Vec`.
+#[derive(Debug)]
+pub struct ListVecConsumer<T> {
+    vec: Vec<T>,
+}
+
+impl<T: Send> Consumer<T> for ListVecConsumer<T> {
+    type Result = Vec<Vec<T>>;
+    type Reducer = ListReducer;
+
+    fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
+        self.vec.extend(iter);
+        self
+    }
+    fn split_off(self, _keep: usize) -> (Self, Self, ListReducer) {
+        (self, ListVecConsumer { vec: Vec::new() }, ListReducer)
+    }
+    fn complete(self) -> Vec<Vec<T>> {
+        if self.vec.is_empty() {
+            Vec::new()
+        } else {
+            vec![self.vec]
+        }
+    }
+}
+
+/// Concatenates lists of pieces, left then right.
+#[derive(Debug)]
+pub struct ListReducer;
+
+impl<T> Reducer<Vec<Vec<T>>> for ListReducer {
+    fn reduce(self, mut left: Vec<Vec<T>>, mut right: Vec<Vec<T>>) -> Vec<Vec<T>> {
+        left.append(&mut right);
+        left
+    }
+}

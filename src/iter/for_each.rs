@@ -1,0 +1,23 @@
+//! `for_each`: calls a function on every item.
+
+use super::plumbing::{Consumer, NoopReducer};
+
+/// Consumer behind [`ParallelIterator::for_each`](super::ParallelIterator::for_each).
+#[derive(Debug)]
+pub struct ForEachConsumer<'f, F> {
+    pub(super) op: &'f F,
+}
+
+impl<'f, T, F: Fn(T) + Sync> Consumer<T> for ForEachConsumer<'f, F> {
+    type Result = ();
+    type Reducer = NoopReducer;
+
+    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
+        iter.for_each(self.op);
+        self
+    }
+    fn split_off(self, _keep: usize) -> (Self, Self, NoopReducer) {
+        (ForEachConsumer { op: self.op }, self, NoopReducer)
+    }
+    fn complete(self) {}
+}

@@ -1,0 +1,157 @@
+//! `map`: applies a function to every item.
+
+use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::{IndexedParallelIterator, ParallelIterator};
+
+/// Parallel iterator returned by [`ParallelIterator::map`].
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
+pub struct Map<I, F> {
+    base: I,
+    map_op: F,
+}
+
+impl<I, F> Map<I, F> {
+    pub(super) fn new(base: I, map_op: F) -> Self {
+        Map { base, map_op }
+    }
+}
+
+impl<I, F, R> ParallelIterator for Map<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+
+    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+        let map_op = &self.map_op;
+        self.base.drive_unindexed(MapConsumer {
+            base: consumer,
+            map_op,
+        })
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+impl<I, F, R> IndexedParallelIterator for Map<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
+        return self.base.with_producer(Callback {
+            callback,
+            map_op: self.map_op,
+        });
+
+        struct Callback<CB, F> {
+            callback: CB,
+            map_op: F,
+        }
+
+        impl<T, R, CB, F> ProducerCallback<T> for Callback<CB, F>
+        where
+            CB: ProducerCallback<R>,
+            F: Fn(T) -> R + Sync,
+        {
+            type Output = CB::Output;
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+                self.callback.callback(MapProducer {
+                    base,
+                    map_op: &self.map_op,
+                })
+            }
+        }
+    }
+}
+
+/// Producer of a [`Map`] over an indexed iterator.
+#[derive(Debug)]
+pub struct MapProducer<'f, P, F> {
+    base: P,
+    map_op: &'f F,
+}
+
+impl<'f, P, F, R> Producer for MapProducer<'f, P, F>
+where
+    P: Producer,
+    F: Fn(P::Item) -> R + Sync,
+{
+    type Item = R;
+    type IntoIter = std::iter::Map<P::IntoIter, &'f F>;
+
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.split_at(index);
+        let map_op = self.map_op;
+        (
+            MapProducer { base: left, map_op },
+            MapProducer {
+                base: right,
+                map_op,
+            },
+        )
+    }
+    fn into_iter(self) -> Self::IntoIter {
+        self.base.into_iter().map(self.map_op)
+    }
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+}
+
+/// Consumer that maps items before passing them on.
+#[derive(Debug)]
+pub struct MapConsumer<'f, C, F> {
+    base: C,
+    map_op: &'f F,
+}
+
+impl<'f, T, R, C, F> Consumer<T> for MapConsumer<'f, C, F>
+where
+    C: Consumer<R>,
+    F: Fn(T) -> R + Sync,
+{
+    type Result = C::Result;
+    type Reducer = C::Reducer;
+
+    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
+        MapConsumer {
+            base: self.base.consume_iter(iter.map(self.map_op)),
+            map_op: self.map_op,
+        }
+    }
+    fn split_off(self, keep: usize) -> (Self, Self, C::Reducer) {
+        let (left, right, reducer) = self.base.split_off(keep);
+        let map_op = self.map_op;
+        (
+            MapConsumer { base: left, map_op },
+            MapConsumer {
+                base: right,
+                map_op,
+            },
+            reducer,
+        )
+    }
+    fn complete(self) -> C::Result {
+        self.base.complete()
+    }
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}

@@ -1,0 +1,356 @@
+//! The [`ParallelIterator`] trait: adaptors and consumers available on every parallel iterator.
+
+use std::iter::{Product, Sum};
+
+use super::cloned::Cloned;
+use super::collect::FromParallelIterator;
+use super::copied::Copied;
+use super::filter::Filter;
+use super::filter_map::FilterMap;
+use super::find::{AnyConsumer, FindAnyConsumer};
+use super::fold::Fold;
+use super::for_each::ForEachConsumer;
+use super::map::Map;
+use super::plumbing::Consumer;
+use super::reduce::ReduceConsumer;
+use super::sum::{ProductConsumer, SumConsumer};
+use crate::sync::AtomicBool;
+
+/// A parallel version of [`Iterator`]: items are produced and consumed on the pool's threads.
+///
+/// Names and closure signatures follow rayon's, so code ports by renaming the crate. Closures must be
+/// `Fn + Sync + Send` because several threads call them at once. Reductions (`reduce`, `sum`, `collect`,
+/// `min`, ...) combine partial results in the sequential order, so an associative operation gives the
+/// same answer as the sequential loop even if it is not commutative.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let squares: u64 = (1..=100u64).into_par_iter().map(|x| x * x).sum();
+/// assert_eq!(squares, 338_350);
+/// ```
+pub trait ParallelIterator: Sized + Send {
+    /// The type of item this iterator produces.
+    type Item: Send;
+
+    /// Internal: drives every item into `consumer`. Indexed iterators feed items in position order.
+    #[doc(hidden)]
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result;
+
+    /// Internal: the exact number of items if known (indexed iterators), which lets `collect` write
+    /// straight into the destination.
+    #[doc(hidden)]
+    fn opt_len(&self) -> Option<usize> {
+        None
+    }
+
+    /// Calls `op` on every item.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let total = AtomicUsize::new(0);
+    /// (0..10usize).into_par_iter().for_each(|i| { total.fetch_add(i, Ordering::Relaxed); });
+    /// assert_eq!(total.into_inner(), 45);
+    /// ```
+    fn for_each<OP>(self, op: OP)
+    where
+        OP: Fn(Self::Item) + Sync + Send,
+    {
+        self.drive_unindexed(ForEachConsumer { op: &op })
+    }
+
+    /// Applies `map_op` to every item. Keeps the iterator indexed if it was.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<i32> = [1, 2, 3].par_iter().map(|x| x * 10).collect();
+    /// assert_eq!(v, [10, 20, 30]);
+    /// ```
+    fn map<F, R>(self, map_op: F) -> Map<Self, F>
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        Map::new(self, map_op)
+    }
+
+    /// Keeps the items for which `filter_op` returns `true`. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let evens: Vec<u32> = (0..10u32).into_par_iter().filter(|x| x % 2 == 0).collect();
+    /// assert_eq!(evens, [0, 2, 4, 6, 8]);
+    /// ```
+    fn filter<P>(self, filter_op: P) -> Filter<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        Filter::new(self, filter_op)
+    }
+
+    /// Maps every item to an `Option` and keeps the `Some` values. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let parsed: Vec<i32> = ["1", "x", "3"].par_iter().filter_map(|s| s.parse().ok()).collect();
+    /// assert_eq!(parsed, [1, 3]);
+    /// ```
+    fn filter_map<P, R>(self, filter_op: P) -> FilterMap<Self, P>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        FilterMap::new(self, filter_op)
+    }
+
+    /// Copies every referenced item (`&T` → `T`).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = vec![1u8, 2, 3];
+    /// let w: Vec<u8> = v.par_iter().copied().collect();
+    /// assert_eq!(v, w);
+    /// ```
+    fn copied<'a, T>(self) -> Copied<Self>
+    where
+        T: 'a + Copy + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Copied::new(self)
+    }
+
+    /// Clones every referenced item (`&T` → `T`).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = vec![String::from("a"), String::from("b")];
+    /// let w: Vec<String> = v.par_iter().cloned().collect();
+    /// assert_eq!(v, w);
+    /// ```
+    fn cloned<'a, T>(self) -> Cloned<Self>
+    where
+        T: 'a + Clone + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Cloned::new(self)
+    }
+
+    /// Reduces the items with `op`, starting every piece from `identity()`.
+    ///
+    /// `op` must be associative and `identity()` its neutral element; it need not be commutative
+    /// (pieces are combined in order).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let words = ["fork", "-", "join"];
+    /// let s = words.par_iter().map(|w| w.to_string()).reduce(String::new, |a, b| a + &b);
+    /// assert_eq!(s, "fork-join");
+    /// ```
+    fn reduce<OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+        ID: Fn() -> Self::Item + Sync + Send,
+    {
+        self.drive_unindexed(ReduceConsumer::new(&identity, &op))
+    }
+
+    /// Folds each piece of the input sequentially into an accumulator started by `identity()`; the
+    /// result is a parallel iterator over the accumulators (one per piece, in order), usually followed
+    /// by `reduce` or `sum`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let total = (0..1000u32)
+    ///     .into_par_iter()
+    ///     .fold(|| 0u64, |acc, x| acc + u64::from(x))
+    ///     .reduce(|| 0, |a, b| a + b);
+    /// assert_eq!(total, 499_500);
+    /// ```
+    fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        T: Send,
+    {
+        Fold::new(self, identity, fold_op)
+    }
+
+    /// Sums the items (`S::sum` of each piece, then of the partial sums).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((1..=10i64).into_par_iter().sum::<i64>(), 55);
+    /// ```
+    fn sum<S>(self) -> S
+    where
+        S: Send + Sum<Self::Item> + Sum<S>,
+    {
+        self.drive_unindexed(SumConsumer::new::<Self::Item>())
+    }
+
+    /// Multiplies the items (`P::product` of each piece, then of the partial products).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((1..=5u32).into_par_iter().product::<u32>(), 120);
+    /// ```
+    fn product<P>(self) -> P
+    where
+        P: Send + Product<Self::Item> + Product<P>,
+    {
+        self.drive_unindexed(ProductConsumer::new::<Self::Item>())
+    }
+
+    /// The smallest item, or `None` if empty. Among equal minima the first is returned, as in std.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!([3, 1, 2].par_iter().min(), Some(&1));
+    /// ```
+    fn min(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(if b < a { b } else { a }),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
+    /// The largest item, or `None` if empty. Among equal maxima the last is returned, as in std.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!([3, 1, 2].par_iter().max(), Some(&3));
+    /// ```
+    fn max(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(if b >= a { b } else { a }),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
+    /// The item with the smallest key (`f` is called once per item); the first among equals.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!(["ccc", "a", "bb"].par_iter().min_by_key(|s| s.len()), Some(&"a"));
+    /// ```
+    fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        self.map(|x| Some((f(&x), x)))
+            .reduce(
+                || None,
+                |a, b| match (a, b) {
+                    (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+                    (a, None) => a,
+                    (None, b) => b,
+                },
+            )
+            .map(|(_, x)| x)
+    }
+
+    /// The item with the largest key (`f` is called once per item); the last among equals.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!(["ccc", "a", "bb"].par_iter().max_by_key(|s| s.len()), Some(&"ccc"));
+    /// ```
+    fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        self.map(|x| Some((f(&x), x)))
+            .reduce(
+                || None,
+                |a, b| match (a, b) {
+                    (Some(a), Some(b)) => Some(if b.0 >= a.0 { b } else { a }),
+                    (a, None) => a,
+                    (None, b) => b,
+                },
+            )
+            .map(|(_, x)| x)
+    }
+
+    /// Counts the items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..100u32).into_par_iter().filter(|x| x % 3 == 0).count(), 34);
+    /// ```
+    fn count(self) -> usize {
+        self.map(|_| 1usize).sum()
+    }
+
+    /// True if `predicate` holds for some item. Stops early (on all threads) once one is found.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!((0..1000u32).into_par_iter().any(|x| x == 999));
+    /// ```
+    fn any<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let found = AtomicBool::new(false);
+        self.drive_unindexed(AnyConsumer::new(&found, &predicate))
+    }
+
+    /// True if `predicate` holds for every item (vacuously true if empty). Stops early on a failure.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!([2, 4, 6].par_iter().all(|x| x % 2 == 0));
+    /// ```
+    fn all<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        !self.any(|x| !predicate(x))
+    }
+
+    /// Some item for which `predicate` holds — not necessarily the first — or `None`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let hit = (0..1000u32).into_par_iter().find_any(|x| x % 100 == 42);
+    /// assert!(matches!(hit, Some(x) if x % 100 == 42));
+    /// ```
+    fn find_any<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        let found = AtomicBool::new(false);
+        self.drive_unindexed(FindAnyConsumer::new(&found, &predicate))
+    }
+
+    /// Collects the items into a collection, in order. For indexed iterators a `Vec` is filled in place:
+    /// every piece writes straight into its part of the destination.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<usize> = (0..5usize).into_par_iter().map(|i| i * i).collect();
+    /// assert_eq!(v, [0, 1, 4, 9, 16]);
+    /// ```
+    fn collect<C>(self) -> C
+    where
+        C: FromParallelIterator<Self::Item>,
+    {
+        C::from_par_iter(self)
+    }
+}

@@ -1,0 +1,166 @@
+//! Parallel iteration over integer ranges: `(a..b).into_par_iter()` and `(a..=b).into_par_iter()`.
+
+use std::iter::Chain;
+use std::ops::{Range, RangeInclusive};
+
+use super::bridge::BridgeCallback;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+
+/// Parallel iterator over an integer range (half-open or inclusive), produced by `into_par_iter()`.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// assert_eq!((0..=u8::MAX).into_par_iter().count(), 256);
+/// assert_eq!((-5..5i32).into_par_iter().sum::<i32>(), -5);
+/// ```
+#[derive(Debug, Clone)]
+pub struct RangeIter<T> {
+    start: T,
+    len: usize,
+}
+
+/// The producer of a [`RangeIter`]: `len` consecutive integers starting at `start`.
+#[derive(Debug)]
+pub struct RangeProducer<T> {
+    start: T,
+    len: usize,
+}
+
+/// Integer types that can be iterated in parallel (implemented for the primitive integers up to 64 bits).
+pub trait RangeInteger: Copy + Send + Sync + 'static {
+    /// `self + n`, where the caller guarantees the result is in range.
+    #[doc(hidden)]
+    fn offset(self, n: usize) -> Self;
+    /// Number of values in `start..end` (0 if empty), or `None` if it exceeds `usize::MAX`.
+    #[doc(hidden)]
+    fn distance(start: Self, end_exclusive: i128) -> Option<usize>;
+    /// The value as an `i128`.
+    #[doc(hidden)]
+    fn to_i128(self) -> i128;
+    /// The sequential iterator type.
+    #[doc(hidden)]
+    type Seq: Iterator<Item = Self>;
+    /// The sequential iterator over `len` values starting at `start`, built so that a range ending
+    /// at the type's maximum never overflows.
+    #[doc(hidden)]
+    fn seq(start: Self, len: usize) -> Self::Seq;
+}
+
+macro_rules! range_integer {
+    ($($t:ty),*) => {$(
+        impl RangeInteger for $t {
+            #[inline]
+            fn offset(self, n: usize) -> Self {
+                // The result lies in the original range, so the truncating cast and wrapping add give
+                // exactly the mathematical value.
+                self.wrapping_add(n as $t)
+            }
+            fn distance(start: Self, end_exclusive: i128) -> Option<usize> {
+                usize::try_from((end_exclusive - start as i128).max(0)).ok()
+            }
+            fn to_i128(self) -> i128 {
+                self as i128
+            }
+            type Seq = Chain<Range<$t>, std::option::IntoIter<$t>>;
+            #[inline]
+            fn seq(start: Self, len: usize) -> Self::Seq {
+                if len == 0 {
+                    return (start..start).chain(None);
+                }
+                let last = start.offset(len - 1);
+                (start..last).chain(Some(last))
+            }
+        }
+
+        impl IntoParallelIterator for Range<$t> {
+            type Iter = RangeIter<$t>;
+            type Item = $t;
+            fn into_par_iter(self) -> RangeIter<$t> {
+                RangeIter::new(self.start, self.end as i128)
+            }
+        }
+
+        impl IntoParallelIterator for RangeInclusive<$t> {
+            type Iter = RangeIter<$t>;
+            type Item = $t;
+            fn into_par_iter(self) -> RangeIter<$t> {
+                let (start, end) = (*self.start(), *self.end());
+                if self.is_empty() {
+                    // `is_empty` also covers an exhausted inclusive range.
+                    RangeIter { start, len: 0 }
+                } else {
+                    RangeIter::new(start, end as i128 + 1)
+                }
+            }
+        }
+    )*};
+}
+
+range_integer!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl<T: RangeInteger> RangeIter<T> {
+    fn new(start: T, end_exclusive: i128) -> Self {
+        let len = T::distance(start, end_exclusive).unwrap_or_else(|| {
+            panic!(
+                "parallel range {}..{} has more than usize::MAX items",
+                start.to_i128(),
+                end_exclusive
+            )
+        });
+        RangeIter { start, len }
+    }
+}
+
+impl<T: RangeInteger> ParallelIterator for RangeIter<T> {
+    type Item = T;
+
+    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        self.with_producer(BridgeCallback(consumer))
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len)
+    }
+}
+
+impl<T: RangeInteger> IndexedParallelIterator for RangeIter<T> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        callback.callback(RangeProducer {
+            start: self.start,
+            len: self.len,
+        })
+    }
+}
+
+impl<T: RangeInteger> Producer for RangeProducer<T> {
+    type Item = T;
+    type IntoIter = T::Seq;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        debug_assert!(index <= self.len);
+        let right = RangeProducer {
+            start: self.start.offset(index),
+            len: self.len - index,
+        };
+        (
+            RangeProducer {
+                start: self.start,
+                len: index,
+            },
+            right,
+        )
+    }
+
+    fn into_iter(self) -> Self::IntoIter {
+        T::seq(self.start, self.len)
+    }
+}

@@ -1,0 +1,306 @@
+//! Jobs: type-erased references to work that some worker will execute exactly once.
+//!
+//! * [`JobRef`] is what the deques, the private stack and the injector hold: a data pointer plus the
+//!   monomorphised function that knows how to run it. Two words, `Copy`, compared by data pointer (which
+//!   is how `join` recognises its own job b when it pops one back).
+//! * [`StackJob`] lives in the frame of the thread that waits for it (`join`'s b, `install`). It carries a
+//!   closure, a slot for the result (or the panic), and a latch set after the result is written.
+//! * [`HeapJob`] is boxed and owns its closure (`spawn`, `Scope::spawn`); it frees itself when run.
+//!
+//! **Life of a job.** Created → its `JobRef` pushed (private stack, public deque or injector) → popped by
+//! the owner or stolen by a thief, at most once (the deque guarantees it) → `execute` runs the closure,
+//! catching any panic → the result is stored → the latch is set (the last access to a stack job).
+
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+
+use crate::latch::Latch;
+use crate::sync::UnsafeCell;
+use crate::unwind::{self, Payload};
+
+/// A type-erased pointer to a job and the function that executes it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JobRef {
+    pointer: *const (),
+    execute_fn: unsafe fn(*const ()),
+}
+
+// SAFETY: a JobRef is a handle to a job whose closure and result are `Send` (enforced by the constructors'
+// bounds); it is executed exactly once, by whichever thread takes it.
+unsafe impl Send for JobRef {}
+// SAFETY: shared references to a JobRef only allow copying the two words.
+unsafe impl Sync for JobRef {}
+
+/// Something a [`JobRef`] can point to.
+pub(crate) trait Job {
+    /// Runs the job.
+    ///
+    /// # Safety
+    /// `this` must point to a live job that has not been executed yet; it is executed at most once.
+    unsafe fn execute(this: *const Self);
+}
+
+impl JobRef {
+    /// # Safety
+    /// `data` must stay valid until the returned `JobRef` has been executed, and be executed at most once.
+    #[inline]
+    pub(crate) unsafe fn new<T: Job>(data: *const T) -> JobRef {
+        JobRef {
+            pointer: data.cast(),
+            execute_fn: execute_erased::<T>,
+        }
+    }
+
+    /// The two words of the reference, for storage in atomics.
+    #[inline(always)]
+    pub(crate) fn into_raw(self) -> (usize, usize) {
+        (self.pointer as usize, self.execute_fn as usize)
+    }
+
+    /// Rebuilds a reference from [`into_raw`](Self::into_raw)'s words.
+    ///
+    /// # Safety
+    /// The words must come from `into_raw` of a live, not yet executed `JobRef`.
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(data: usize, execute: usize) -> JobRef {
+        JobRef {
+            pointer: data as *const (),
+            // SAFETY: `execute` is the address of an `unsafe fn(*const ())`, per the contract.
+            execute_fn: unsafe { std::mem::transmute::<usize, unsafe fn(*const ())>(execute) },
+        }
+    }
+
+    /// The identity of the job (its data pointer).
+    #[inline]
+    pub(crate) fn id(&self) -> *const () {
+        self.pointer
+    }
+
+    /// Executes the job.
+    ///
+    /// # Safety
+    /// Each `JobRef` is executed at most once, while its data is live (see [`JobRef::new`]).
+    #[inline]
+    pub(crate) unsafe fn execute(self) {
+        // SAFETY: forwarded caller contract; `execute_fn` was instantiated for this pointer's type.
+        unsafe { (self.execute_fn)(self.pointer) }
+    }
+}
+
+/// # Safety
+/// `this` must have been created from a `*const T` by [`JobRef::new`].
+unsafe fn execute_erased<T: Job>(this: *const ()) {
+    // SAFETY: see the function contract.
+    unsafe { T::execute(this.cast::<T>()) }
+}
+
+/// The outcome of a job: not yet run, a value, or a caught panic.
+pub(crate) enum JobResult<T> {
+    None,
+    Ok(T),
+    Panic(Payload),
+}
+
+impl<T> JobResult<T> {
+    /// Runs `f`, catching a panic.
+    #[inline]
+    fn call(f: impl FnOnce() -> T) -> Self {
+        match unwind::halt_unwinding(f) {
+            Ok(v) => JobResult::Ok(v),
+            Err(p) => JobResult::Panic(p),
+        }
+    }
+
+    /// The value, re-raising a caught panic.
+    pub(crate) fn into_return_value(self) -> T {
+        match self {
+            JobResult::Ok(v) => v,
+            JobResult::Panic(p) => unwind::resume_unwinding(p),
+            JobResult::None => unreachable!("job result read before the job ran"),
+        }
+    }
+}
+
+/// A job stored in the frame of the thread that waits for it.
+///
+/// The closure receives `true` when the job was executed through its [`JobRef`] (taken from a queue)
+/// and `false` when its creator ran it inline.
+pub(crate) struct StackJob<L, F, R> {
+    latch: L,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<JobResult<R>>,
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
+    #[inline]
+    pub(crate) fn new(func: F, latch: L) -> Self {
+        StackJob {
+            latch,
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(JobResult::None),
+        }
+    }
+
+    /// A reference for the queues.
+    ///
+    /// # Safety
+    /// `self` must not move or be dropped until the returned reference has been executed or provably
+    /// discarded (e.g. popped back by its creator); its closure and result must be `Send` if another
+    /// thread may execute it.
+    #[inline]
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+        // SAFETY: forwarded to the caller.
+        unsafe { JobRef::new(self) }
+    }
+
+    #[inline]
+    pub(crate) fn latch(&self) -> &L {
+        &self.latch
+    }
+
+    /// Runs the closure on the creating thread (the job was popped back, never shared).
+    ///
+    /// Must only be called if the job was not executed through its `JobRef`.
+    #[inline]
+    pub(crate) fn run_inline(&self, stolen: bool) -> R {
+        let func = self.func.with_mut(|f| {
+            // SAFETY: only the creator calls this, after taking the JobRef back, so no other thread
+            // touches `func`.
+            unsafe { (*f).take() }
+        });
+        func.expect("job b run twice")(stolen)
+    }
+
+    /// The result after the latch was observed set (re-raising a panic of the job).
+    #[inline]
+    pub(crate) fn into_result(self) -> R {
+        self.result.into_inner().into_return_value()
+    }
+
+    /// Takes the result out after the latch was observed set (re-raising a panic of the job).
+    ///
+    /// # Safety
+    /// The latch must have been observed set (so the executing thread is done with the job), and the
+    /// result must not have been taken before.
+    #[inline]
+    pub(crate) unsafe fn take_result(&self) -> R {
+        // SAFETY: per the contract, no other thread accesses `result` any more.
+        let result = self
+            .result
+            .with_mut(|r| unsafe { std::mem::replace(&mut *r, JobResult::None) });
+        result.into_return_value()
+    }
+
+    /// Like [`into_result`](Self::into_result) but returns the panic instead of raising it.
+    #[cfg(test)]
+    pub(crate) fn into_job_result(self) -> JobResult<R> {
+        self.result.into_inner()
+    }
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R, R> Job for StackJob<L, F, R> {
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: the caller guarantees `this` is live and executed once; the creator does not touch
+        // `func`/`result` until the latch is set.
+        let this = unsafe { &*this };
+        let abort = unwind::AbortIfPanic;
+        // SAFETY: exclusive access as above.
+        let func = this.func.with_mut(|f| unsafe { (*f).take() });
+        let func = func.expect("stack job executed twice");
+        let result = JobResult::call(move || func(true));
+        // SAFETY: exclusive access as above; the latch below publishes this write.
+        this.result.with_mut(|r| unsafe { *r = result });
+        // SAFETY: `this.latch` is live; after `set` we do not touch `this` again.
+        unsafe { Latch::set(&this.latch) };
+        std::mem::forget(abort);
+    }
+}
+
+/// A boxed job that owns its closure.
+pub(crate) struct HeapJob<BODY> {
+    body: BODY,
+}
+
+impl<BODY: FnOnce() + Send> HeapJob<BODY> {
+    pub(crate) fn new(body: BODY) -> Box<Self> {
+        Box::new(HeapJob { body })
+    }
+
+    /// Leaks the box into a `JobRef`; executing it frees the box.
+    ///
+    /// # Safety
+    /// Everything `BODY` borrows must outlive the job's execution (the caller waits for it, e.g. with a
+    /// scope's count latch, or `BODY: 'static`). The reference must be executed exactly once or the box
+    /// leaks.
+    pub(crate) unsafe fn into_job_ref(self: Box<Self>) -> JobRef {
+        // SAFETY: forwarded to the caller; the box is live until `execute` reclaims it.
+        unsafe { JobRef::new(Box::into_raw(self)) }
+    }
+}
+
+impl<BODY: FnOnce() + Send> Job for HeapJob<BODY> {
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and is executed once.
+        let this = unsafe { Box::from_raw(this as *mut Self) };
+        (this.body)();
+    }
+}
+
+/// Moves a value across a `Send` boundary that the type system cannot see (e.g. a raw pointer whose
+/// target outlives the job, which the caller guarantees).
+pub(crate) struct SendPtr<T>(pub(crate) *const T, PhantomData<ManuallyDrop<T>>);
+
+impl<T> SendPtr<T> {
+    pub(crate) fn new(ptr: *const T) -> Self {
+        SendPtr(ptr, PhantomData)
+    }
+}
+
+// SAFETY: only created for pointers to `Sync` data that outlives the job carrying it (documented at each
+// use).
+unsafe impl<T: Sync> Send for SendPtr<T> {}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use crate::latch::CoreLatch;
+
+    #[test]
+    fn stack_job_executes_through_its_ref() {
+        let job = StackJob::new(|stolen: bool| (stolen, 40 + 2), CoreLatch::new());
+        // SAFETY: `job` outlives the reference, executed once below.
+        let r = unsafe { job.as_job_ref() };
+        assert_eq!(r.id(), &job as *const _ as *const ());
+        // SAFETY: executed once while `job` is live.
+        unsafe { r.execute() };
+        assert!(job.latch().probe());
+        assert_eq!(job.into_result(), (true, 42));
+    }
+
+    #[test]
+    fn stack_job_inline() {
+        let job = StackJob::new(|stolen: bool| stolen, CoreLatch::new());
+        assert!(!job.run_inline(false));
+    }
+
+    #[test]
+    fn stack_job_captures_panics() {
+        let job = StackJob::new(|_| -> u8 { panic!("inside job") }, CoreLatch::new());
+        // SAFETY: as above.
+        unsafe { job.as_job_ref().execute() };
+        assert!(job.latch().probe());
+        match job.into_job_result() {
+            JobResult::Panic(p) => assert_eq!(unwind::payload_message(&p), "inside job"),
+            _ => panic!("expected a panic"),
+        }
+    }
+
+    #[test]
+    fn heap_job_runs_and_frees() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let job = HeapJob::new(move || tx.send(7).unwrap());
+        // SAFETY: the closure is 'static; executed once.
+        unsafe { job.into_job_ref().execute() };
+        assert_eq!(rx.recv().unwrap(), 7);
+    }
+}

@@ -1,0 +1,318 @@
+//! Latches: one-shot "this happened" flags that a thread can wait on.
+//!
+//! * [`CoreLatch`] is the state machine every worker-side latch embeds: `UNSET → SET`, with a detour
+//!   `UNSET → SLEEPING → UNSET` while its waiter sleeps. The setter swaps in `SET`; if it finds `SLEEPING`,
+//!   the waiter is (or is about to be) blocked and must be woken **through the sleep module**
+//!   ([`Sleep::notify_worker_latch_is_set`]). Waiting workers never block on the latch itself: they keep
+//!   executing other jobs and only sleep through the pool's idle protocol.
+//! * [`SpinLatch`]: the latch of a `join`'s job b and of a cross-pool `install`; wakes one worker.
+//! * [`CountLatch`]: `scope`'s "all spawned jobs finished" counter.
+//! * [`LockLatch`]: for threads outside any pool, which block on a futex (no spinning).
+//!
+//! **Lifetime rule.** Setting a latch is the last thing a setter does with it: the waiter may return and
+//! free the latch the instant it observes `SET`. So a setter copies out everything it needs to wake the
+//! waiter *before* the swap, and what it needs must outlive the swap by other means (the executing worker
+//! holds its pool's registry; a cross-pool setter clones the waiter's `Arc<Sleep>`; an outside waiter's
+//! `LockLatch` is shared through an `Arc`).
+
+use crate::sleep::Sleep;
+use crate::sync::{Arc, AtomicU32, AtomicUsize, Futex, Ordering};
+
+/// Setting a latch.
+pub(crate) trait Latch {
+    /// Sets the latch, waking its waiter if needed.
+    ///
+    /// # Safety
+    /// `this` must point to a live latch. It may be freed by the waiter as soon as the latch is observed
+    /// set, so the implementation must not touch `*this` after the state change, and the caller must not
+    /// use `this` after the call.
+    unsafe fn set(this: *const Self);
+}
+
+const UNSET: u32 = 0;
+const SLEEPING: u32 = 1;
+const SET: u32 = 2;
+
+/// The state machine shared by worker-side latches.
+#[derive(Debug)]
+pub(crate) struct CoreLatch {
+    state: AtomicU32,
+}
+
+impl CoreLatch {
+    #[inline]
+    pub(crate) fn new() -> Self {
+        CoreLatch {
+            state: AtomicU32::new(UNSET),
+        }
+    }
+
+    /// True once the latch is set. Everything the setter wrote before setting is then visible.
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        // Acquire: pairs with the AcqRel swap in `set`.
+        self.state.load(Ordering::Acquire) == SET
+    }
+
+    /// The waiter is about to sleep: `UNSET → SLEEPING`. False if already set.
+    #[inline]
+    pub(crate) fn try_sleep(&self) -> bool {
+        // SeqCst: ordered after the waiter's SeqCst store of its sleep slot, so a setter that sees
+        // SLEEPING (via its swap) also finds the slot claimable.
+        self.state
+            .compare_exchange(UNSET, SLEEPING, Ordering::SeqCst, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// The waiter is awake again: `SLEEPING → UNSET` (no-op if the latch was set meanwhile).
+    #[inline]
+    pub(crate) fn wake_up(&self) {
+        // Relaxed suffices: the waiter re-probes with Acquire before trusting the state.
+        let _ = self
+            .state
+            .compare_exchange(SLEEPING, UNSET, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// Sets the latch; returns true if the waiter was sleeping and must be woken.
+    ///
+    /// # Safety
+    /// `this` must point to a live `CoreLatch`; it may be freed right after the swap.
+    #[inline]
+    unsafe fn set_core(this: *const Self) -> bool {
+        // SAFETY: the caller guarantees `this` is live until the swap completes.
+        let state = unsafe { &(*this).state };
+        // AcqRel: release publishes the job's result to the waiter's `probe`; acquire pairs with the
+        // waiter's `try_sleep` so we observe SLEEPING if it went first.
+        state.swap(SET, Ordering::AcqRel) == SLEEPING
+    }
+}
+
+impl CoreLatch {
+    /// Sets a latch that outlives this call by construction (e.g. one owned by the registry); returns
+    /// true if its waiter sleeps and must be woken.
+    pub(crate) fn set_owned(&self) -> bool {
+        // SAFETY: `&self` is live for the whole call by the caller's ownership.
+        unsafe { CoreLatch::set_core(self) }
+    }
+}
+
+impl Default for CoreLatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Latch for CoreLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: forwarded caller contract. A bare CoreLatch has no sleeper to wake (used only where the
+        // waiter polls, e.g. in tests).
+        unsafe {
+            CoreLatch::set_core(this);
+        }
+    }
+}
+
+/// A latch waited on by one worker (`target`) of the pool whose sleep state is `sleep`.
+pub(crate) struct SpinLatch<'r> {
+    core: CoreLatch,
+    sleep: &'r Arc<Sleep>,
+    target: usize,
+    /// Set when the setter may belong to another pool: it then keeps `sleep` alive with its own `Arc`.
+    cross: bool,
+}
+
+impl<'r> SpinLatch<'r> {
+    /// A latch for worker `target` whose setter runs in the same pool (which keeps `sleep` alive).
+    #[inline]
+    pub(crate) fn new(sleep: &'r Arc<Sleep>, target: usize) -> Self {
+        SpinLatch {
+            core: CoreLatch::new(),
+            sleep,
+            target,
+            cross: false,
+        }
+    }
+
+    /// A latch for worker `target` whose setter may run in another pool.
+    pub(crate) fn cross(sleep: &'r Arc<Sleep>, target: usize) -> Self {
+        SpinLatch {
+            cross: true,
+            ..SpinLatch::new(sleep, target)
+        }
+    }
+
+    #[inline]
+    pub(crate) fn core(&self) -> &CoreLatch {
+        &self.core
+    }
+
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.core.probe()
+    }
+}
+
+impl Latch for SpinLatch<'_> {
+    #[inline]
+    unsafe fn set(this: *const Self) {
+        // SAFETY: the caller guarantees `*this` is live until the swap inside `set_core`; we copy out
+        // everything needed afterwards first.
+        let (cross, target) = unsafe { ((*this).cross, (*this).target) };
+        // SAFETY: as above.
+        let sleep_ref: &Arc<Sleep> = unsafe { (*this).sleep };
+        // For a cross-pool setter nothing else keeps the waiter's pool alive once the waiter returns.
+        let keep_alive = if cross { Some(sleep_ref.clone()) } else { None };
+        let sleep: *const Sleep = &**sleep_ref;
+        // SAFETY: `this` is live until the swap.
+        if unsafe { CoreLatch::set_core(&(*this).core) } {
+            // SAFETY: `sleep` stays valid: either `keep_alive` holds it, or the setter runs on a worker of
+            // the waiter's own pool, whose registry (and thus its `Arc<Sleep>`) it keeps alive.
+            unsafe { (*sleep).notify_worker_latch_is_set(target) };
+        }
+        drop(keep_alive);
+    }
+}
+
+/// Counts outstanding jobs of a `scope`; set when the count reaches zero.
+pub(crate) struct CountLatch {
+    core: CoreLatch,
+    counter: AtomicUsize,
+    sleep: Arc<Sleep>,
+    owner: usize,
+}
+
+impl CountLatch {
+    /// A latch with count 1 (the scope body itself), waited on by worker `owner`.
+    pub(crate) fn new(sleep: Arc<Sleep>, owner: usize) -> Self {
+        CountLatch {
+            core: CoreLatch::new(),
+            counter: AtomicUsize::new(1),
+            sleep,
+            owner,
+        }
+    }
+
+    /// One more job to wait for.
+    #[inline]
+    pub(crate) fn increment(&self) {
+        // Relaxed: the increment happens before the job is published, and publication orders it.
+        let old = self.counter.fetch_add(1, Ordering::Relaxed);
+        debug_assert!(old != 0, "CountLatch incremented after it was set");
+    }
+
+    #[inline]
+    pub(crate) fn core(&self) -> &CoreLatch {
+        &self.core
+    }
+}
+
+impl Latch for CountLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: the caller guarantees `*this` is live; until our decrement reaches zero the owner cannot
+        // return, so reading fields before the decrement is fine.
+        let this_ref = unsafe { &*this };
+        // AcqRel: release our job's writes; the last decrementer acquires everyone's before setting.
+        if this_ref.counter.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Keep the sleep state alive past the swap, after which the owner may free the latch.
+            let sleep = this_ref.sleep.clone();
+            let owner = this_ref.owner;
+            // SAFETY: still live: the owner waits for the core latch we are about to set.
+            if unsafe { CoreLatch::set_core(&(*this).core) } {
+                sleep.notify_worker_latch_is_set(owner);
+            }
+        }
+    }
+}
+
+/// A latch for a thread outside the pool: blocks on a futex.
+///
+/// Shared through an `Arc` so the setter's futex wake never touches freed memory.
+pub(crate) struct LockLatch {
+    futex: Futex,
+}
+
+impl LockLatch {
+    pub(crate) fn new() -> Self {
+        LockLatch {
+            futex: Futex::new(0),
+        }
+    }
+
+    /// Blocks until set.
+    pub(crate) fn wait(&self) {
+        // Acquire: pairs with the Release store in `set`, publishing the job's result.
+        while self.futex.word().load(Ordering::Acquire) == 0 {
+            self.futex.wait(0);
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn probe(&self) -> bool {
+        // Acquire: pairs with the Release store in `set`.
+        self.futex.word().load(Ordering::Acquire) == 1
+    }
+}
+
+impl Latch for Arc<LockLatch> {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: `*this` is live until we have cloned the Arc; the clone keeps the futex alive.
+        let latch = unsafe { (*this).clone() };
+        // Release: pairs with the Acquire load in `wait`.
+        latch.futex.word().store(1, Ordering::Release);
+        latch.futex.wake(i32::MAX);
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn core_latch_transitions() {
+        let l = CoreLatch::new();
+        assert!(!l.probe());
+        assert!(l.try_sleep());
+        l.wake_up();
+        assert!(l.try_sleep());
+        assert!(l.set_owned(), "setter must see SLEEPING");
+        assert!(l.probe());
+        assert!(!l.try_sleep());
+        l.wake_up();
+        assert!(l.probe(), "wake_up must not unset a set latch");
+    }
+
+    #[test]
+    fn count_latch_sets_at_zero() {
+        let sleep = Arc::new(Sleep::new(1));
+        let l = CountLatch::new(sleep, 0);
+        l.increment();
+        l.increment();
+        for _ in 0..2 {
+            // SAFETY: `l` is live; the count stays above zero.
+            unsafe { Latch::set(&l as *const CountLatch) };
+            assert!(!l.core().probe());
+        }
+        // SAFETY: `l` is live and not used through the pointer afterwards.
+        unsafe { Latch::set(&l as *const CountLatch) };
+        assert!(l.core().probe());
+    }
+
+    #[test]
+    fn lock_latch_wakes_a_blocked_thread() {
+        let latch = Arc::new(LockLatch::new());
+        let (tx, rx) = mpsc::channel();
+        let l2 = latch.clone();
+        let t = std::thread::spawn(move || {
+            l2.wait();
+            tx.send(()).unwrap();
+        });
+        // SAFETY: `latch` is live and we only use it through our own Arc afterwards.
+        unsafe { Latch::set(&latch as *const Arc<LockLatch>) };
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("LockLatch waiter never woke");
+        t.join().unwrap();
+        assert!(latch.probe());
+    }
+}

@@ -1,0 +1,496 @@
+//! The shared state of one pool: every worker's stealer and share-request flag, the injector for work
+//! from outside, the sleep state, the handlers, and termination.
+//!
+//! **Entering a pool** ([`Registry::in_worker`]): a worker of this pool runs the operation inline; a
+//! plain thread injects a [`StackJob`] and blocks on a [`LockLatch`] (futex, no spinning); a worker of
+//! *another* pool injects the job and keeps executing its own pool's work until the job's
+//! [`SpinLatch`] is set — so neither pool loses a thread to the wait and no cycle of pools can deadlock.
+//!
+//! **Termination.** `terminate_count` starts at 1 for the `ThreadPool` handle and is incremented by every
+//! `spawn` until that job has finished. Dropping the handle and finishing a spawned job both decrement it;
+//! the decrement that reaches zero sets every worker's terminate latch (waking sleepers). Workers wait on
+//! that latch in their main loop, so they keep running jobs until then and exit afterwards, running the
+//! exit handler once each. Nothing else can be in flight at that point: `install`, `join` and `scope` all
+//! need either a pool handle or a running job of the pool.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::OnceLock;
+
+use crate::deque::{Stealer, Worker};
+use crate::error::ThreadPoolBuildError;
+use crate::job::{HeapJob, JobRef, StackJob};
+use crate::jobstack::JobStack;
+use crate::latch::{CoreLatch, LockLatch, SpinLatch};
+use crate::sleep::{Sleep, MAX_THREADS};
+use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::unwind::{self, Payload};
+use crate::util::CachePadded;
+use crate::worker::WorkerThread;
+
+/// User callback receiving a panic payload.
+pub(crate) type PanicHandler = dyn Fn(Payload) + Send + Sync;
+/// User callback receiving a worker index.
+pub(crate) type IndexHandler = dyn Fn(usize) + Send + Sync;
+/// User callback naming worker threads.
+pub(crate) type NameFn = dyn FnMut(usize) -> String;
+
+/// Everything needed to start a pool (the builder's options, resolved).
+#[derive(Default)]
+pub(crate) struct RegistryConfig {
+    pub(crate) num_threads: usize,
+    pub(crate) thread_name: Option<Box<NameFn>>,
+    pub(crate) stack_size: Option<usize>,
+    pub(crate) panic_handler: Option<Box<PanicHandler>>,
+    pub(crate) start_handler: Option<Box<IndexHandler>>,
+    pub(crate) exit_handler: Option<Box<IndexHandler>>,
+}
+
+/// Per-worker event counters. Written only by their worker (load + store, no read-modify-write), read by
+/// anyone with Relaxed loads: exact for the owner, a consistent-enough snapshot for `stats()`.
+#[derive(Debug, Default)]
+pub(crate) struct WorkerStats {
+    pub(crate) local_pops: AtomicU64,
+    pub(crate) steals: AtomicU64,
+    pub(crate) failed_steals: AtomicU64,
+    pub(crate) injector_pops: AtomicU64,
+    pub(crate) sleeps: AtomicU64,
+    pub(crate) published: AtomicU64,
+}
+
+/// Adds one to an owner-written counter.
+#[inline(always)]
+pub(crate) fn bump(counter: &AtomicU64) {
+    // Relaxed load + store: only the owning worker writes, so no increment can be lost.
+    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+}
+
+/// What thieves and wakers know about one worker.
+pub(crate) struct ThreadInfo {
+    pub(crate) stealer: Stealer<JobRef>,
+    /// Set by an idle thief that found every public deque empty; the owner publishes its oldest private
+    /// job on its next `join` and clears it. On its own cache line: the owner polls it on every join.
+    pub(crate) share_request: CachePadded<AtomicBool>,
+    pub(crate) stats: CachePadded<WorkerStats>,
+    /// The worker's owner-private job stack (thieves only use its heavy-steal operations).
+    pub(crate) jobs: JobStack,
+    /// Set once the pool terminates; the worker's main loop waits on it.
+    pub(crate) terminate: CoreLatch,
+}
+
+/// Queue of jobs from outside the pool (plain threads, other pools).
+struct Injector {
+    queue: Mutex<VecDeque<JobRef>>,
+    /// `queue.len()`, readable without the lock so idle workers can skip an empty injector.
+    len: AtomicUsize,
+}
+
+impl Injector {
+    fn push(&self, job: JobRef) {
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.push_back(job);
+        // SeqCst: read by `has_jobs` after the sleeper's fence (sleep README, rule 5).
+        self.len.store(q.len(), Ordering::SeqCst);
+    }
+
+    fn pop(&self) -> Option<JobRef> {
+        // Relaxed: a hint only; the lock orders the queue itself.
+        if self.len.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let job = q.pop_front();
+        self.len.store(q.len(), Ordering::SeqCst);
+        job
+    }
+
+    fn has_jobs(&self) -> bool {
+        // SeqCst: pairs with the store in `push` (see above).
+        self.len.load(Ordering::SeqCst) != 0
+    }
+}
+
+/// The shared state of one pool.
+pub(crate) struct Registry {
+    thread_infos: Box<[ThreadInfo]>,
+    sleep: Arc<Sleep>,
+    injector: Injector,
+    terminate_count: AtomicUsize,
+    panic_handler: Option<Box<PanicHandler>>,
+    start_handler: Option<Box<IndexHandler>>,
+    exit_handler: Option<Box<IndexHandler>>,
+    handles: Mutex<Vec<thread::JoinHandle<()>>>,
+}
+
+static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
+static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The global pool, started with the default configuration on first use.
+pub(crate) fn global_registry() -> &'static Arc<Registry> {
+    GLOBAL.get().unwrap_or_else(|| init_global_default())
+}
+
+#[cold]
+fn init_global_default() -> &'static Arc<Registry> {
+    let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(r) = GLOBAL.get() {
+        return r;
+    }
+    let num_threads = match default_num_threads() {
+        Ok(n) => n,
+        Err(err) => {
+            // Warn once (we hold the init lock and initialise exactly once).
+            let fallback = available_parallelism();
+            eprintln!("forkjoin: {err}; the global pool uses {fallback} threads instead");
+            fallback
+        }
+    };
+    let config = RegistryConfig {
+        num_threads,
+        ..RegistryConfig::default()
+    };
+    let registry = Registry::new(config)
+        .unwrap_or_else(|e| panic!("forkjoin: could not start the global thread pool: {e}"));
+    let _ = GLOBAL.set(registry);
+    GLOBAL.get().expect("just set")
+}
+
+/// Installs `config` as the global pool; an error if it already exists.
+pub(crate) fn init_global(config: RegistryConfig) -> Result<(), ThreadPoolBuildError> {
+    let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
+    if GLOBAL.get().is_some() {
+        return Err(ThreadPoolBuildError::global_already_initialized());
+    }
+    let registry = Registry::new(config).map_err(ThreadPoolBuildError::io)?;
+    let _ = GLOBAL.set(registry);
+    Ok(())
+}
+
+/// Name of the environment variable that sets the default thread count.
+pub(crate) const NUM_THREADS_ENV: &str = "FORKJOIN_NUM_THREADS";
+
+fn available_parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `FORKJOIN_NUM_THREADS` if set (an error if it is not a positive integer), else the machine's
+/// available parallelism.
+pub(crate) fn default_num_threads() -> Result<usize, ThreadPoolBuildError> {
+    match std::env::var_os(NUM_THREADS_ENV) {
+        None => Ok(available_parallelism().min(MAX_THREADS)),
+        Some(raw) => {
+            let text = raw.to_string_lossy();
+            match text.trim().parse::<usize>() {
+                Ok(n) if n > 0 => {
+                    if n > MAX_THREADS {
+                        Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS))
+                    } else {
+                        Ok(n)
+                    }
+                }
+                _ => Err(ThreadPoolBuildError::invalid_env(
+                    NUM_THREADS_ENV,
+                    text.into_owned(),
+                )),
+            }
+        }
+    }
+}
+
+/// The stack size std gives spawned threads by default.
+fn default_stack_size() -> usize {
+    std::env::var("RUST_MIN_STACK")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(2 << 20)
+}
+
+impl Registry {
+    /// Starts the worker threads.
+    pub(crate) fn new(mut config: RegistryConfig) -> io::Result<Arc<Registry>> {
+        let n = config.num_threads;
+        crate::sync::init_asymmetric_barriers();
+        assert!(
+            (1..=MAX_THREADS).contains(&n),
+            "thread count checked by the builder"
+        );
+        let workers: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new()).collect();
+        let registry = Arc::new(Registry {
+            thread_infos: workers
+                .iter()
+                .map(|w| ThreadInfo {
+                    stealer: w.stealer(),
+                    share_request: CachePadded::new(AtomicBool::new(false)),
+                    stats: CachePadded::new(WorkerStats::default()),
+                    jobs: JobStack::new(),
+                    terminate: CoreLatch::new(),
+                })
+                .collect(),
+            sleep: Arc::new(Sleep::new(n)),
+            injector: Injector {
+                queue: Mutex::new(VecDeque::new()),
+                len: AtomicUsize::new(0),
+            },
+            terminate_count: AtomicUsize::new(1),
+            panic_handler: config.panic_handler.take(),
+            start_handler: config.start_handler.take(),
+            exit_handler: config.exit_handler.take(),
+            handles: Mutex::new(Vec::with_capacity(n)),
+        });
+        let stack_size = config.stack_size.unwrap_or_else(default_stack_size);
+        for (index, deque) in workers.into_iter().enumerate() {
+            let mut builder = thread::Builder::new().stack_size(stack_size);
+            if let Some(name) = config.thread_name.as_mut() {
+                builder = builder.name(name(index));
+            }
+            let r = registry.clone();
+            match builder.spawn(move || crate::worker::main_loop(r, index, deque, stack_size)) {
+                Ok(handle) => registry.lock_handles().push(handle),
+                Err(e) => {
+                    // Stop the threads already started, and wait for them: no leak on error.
+                    registry.terminate();
+                    registry.join_threads();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(registry)
+    }
+
+    fn lock_handles(&self) -> crate::sync::MutexGuard<'_, Vec<thread::JoinHandle<()>>> {
+        self.handles.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for every worker thread to exit (after termination). Must not run on a worker of this pool.
+    pub(crate) fn join_threads(&self) {
+        let handles = std::mem::take(&mut *self.lock_handles());
+        for h in handles {
+            let _ = h.join();
+        }
+    }
+
+    #[inline]
+    pub(crate) fn num_threads(&self) -> usize {
+        self.thread_infos.len()
+    }
+
+    #[inline]
+    pub(crate) fn thread_info(&self, index: usize) -> &ThreadInfo {
+        &self.thread_infos[index]
+    }
+
+    #[inline]
+    pub(crate) fn thread_infos(&self) -> &[ThreadInfo] {
+        &self.thread_infos
+    }
+
+    #[inline]
+    pub(crate) fn sleep(&self) -> &Arc<Sleep> {
+        &self.sleep
+    }
+
+    /// True if the current thread is a worker of this registry; then returns it.
+    #[inline]
+    pub(crate) fn current_worker(&self) -> Option<&WorkerThread> {
+        let wt = WorkerThread::current();
+        if wt.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null current worker pointer is valid for the rest of this thread's job (the
+        // worker outlives every job it runs), and we only hand it out for the caller's use on this thread.
+        let wt = unsafe { &*wt };
+        if std::ptr::eq(&**wt.registry(), self) {
+            Some(wt)
+        } else {
+            None
+        }
+    }
+
+    /// Makes a job from outside the pool visible and wakes a worker for it.
+    pub(crate) fn inject(&self, job: JobRef) {
+        self.injector.push(job);
+        self.sleep.new_jobs();
+    }
+
+    pub(crate) fn pop_injected(&self) -> Option<JobRef> {
+        self.injector.pop()
+    }
+
+    pub(crate) fn has_injected_jobs(&self) -> bool {
+        self.injector.has_jobs()
+    }
+
+    /// Pushes a job on the current worker's public deque if it belongs to this pool, else injects it.
+    pub(crate) fn push_or_inject(&self, job: JobRef) {
+        match self.current_worker() {
+            Some(wt) => wt.push_public(job),
+            None => self.inject(job),
+        }
+    }
+
+    /// Runs `op` on a worker of this pool; the flag says whether it was injected from elsewhere.
+    #[inline]
+    pub(crate) fn in_worker<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let wt = WorkerThread::current();
+        if wt.is_null() {
+            self.in_worker_cold(op)
+        } else {
+            // SAFETY: see `current_worker`.
+            let wt = unsafe { &*wt };
+            if std::ptr::eq(&**wt.registry(), self) {
+                op(wt, false)
+            } else {
+                self.in_worker_cross(wt, op)
+            }
+        }
+    }
+
+    /// From a plain thread: inject and block (no spinning).
+    #[cold]
+    fn in_worker_cold<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let latch = Arc::new(LockLatch::new());
+        let job = StackJob::new(
+            |_stolen| {
+                let wt = WorkerThread::current();
+                assert!(!wt.is_null(), "injected job ran outside a worker");
+                // SAFETY: non-null current worker, valid during this job.
+                op(unsafe { &*wt }, true)
+            },
+            latch.clone(),
+        );
+        // SAFETY: `job` lives in this frame until its latch is set, which `latch.wait()` waits for; the
+        // closure and result are Send.
+        self.inject(unsafe { job.as_job_ref() });
+        latch.wait();
+        job.into_result()
+    }
+
+    /// From a worker of another pool: inject, and keep that worker busy with its own pool until done.
+    #[cold]
+    fn in_worker_cross<OP, R>(&self, current: &WorkerThread, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let latch = SpinLatch::cross(current.registry().sleep(), current.index());
+        let job = StackJob::new(
+            |_stolen| {
+                let wt = WorkerThread::current();
+                assert!(!wt.is_null(), "injected job ran outside a worker");
+                // SAFETY: non-null current worker, valid during this job.
+                op(unsafe { &*wt }, true)
+            },
+            latch,
+        );
+        // SAFETY: `job` lives in this frame until its latch is set (`wait_until` below).
+        self.inject(unsafe { job.as_job_ref() });
+        current.wait_until(job.latch().core());
+        job.into_result()
+    }
+
+    /// Fire-and-forget `func` in this pool; keeps the pool alive until it has run.
+    pub(crate) fn spawn<F>(this: &Arc<Self>, func: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        this.increment_terminate_count();
+        let registry = this.clone();
+        let job = HeapJob::new(move || {
+            if let Err(payload) = unwind::halt_unwinding(func) {
+                registry.handle_panic(payload);
+            }
+            registry.terminate();
+        });
+        // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); executed once.
+        let job_ref = unsafe { job.into_job_ref() };
+        this.push_or_inject(job_ref);
+    }
+
+    fn increment_terminate_count(&self) {
+        // Relaxed: the caller holds a live reference to the pool (count ≥ 1), so this cannot race with
+        // the final decrement.
+        let old = self.terminate_count.fetch_add(1, Ordering::Relaxed);
+        debug_assert!(old > 0, "spawn into a terminated pool");
+    }
+
+    /// Drops one reference on the pool's lifetime; the last one tells every worker to exit.
+    /// Returns true if this call terminated the pool.
+    pub(crate) fn terminate(&self) -> bool {
+        // AcqRel: the final decrement acquires every spawned job's completion.
+        if self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            for (i, info) in self.thread_infos.iter().enumerate() {
+                if info.terminate.set_owned() {
+                    self.sleep.notify_worker_latch_is_set(i);
+                }
+            }
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Routes a panic from spawned work to the user's handler, or prints it.
+    pub(crate) fn handle_panic(&self, payload: Payload) {
+        match &self.panic_handler {
+            Some(handler) => {
+                if let Err(p) = unwind::halt_unwinding(|| handler(payload)) {
+                    eprintln!(
+                        "forkjoin: the panic handler itself panicked ({}); ignoring",
+                        unwind::payload_message(&p)
+                    );
+                }
+            }
+            None => eprintln!(
+                "forkjoin: a spawned job panicked ({}); the worker keeps running",
+                unwind::payload_message(&payload)
+            ),
+        }
+    }
+
+    pub(crate) fn run_start_handler(&self, index: usize) {
+        if let Some(h) = &self.start_handler {
+            if let Err(p) = unwind::halt_unwinding(|| h(index)) {
+                self.handle_panic(p);
+            }
+        }
+    }
+
+    pub(crate) fn run_exit_handler(&self, index: usize) {
+        if let Some(h) = &self.exit_handler {
+            if let Err(p) = unwind::halt_unwinding(|| h(index)) {
+                self.handle_panic(p);
+            }
+        }
+    }
+
+    /// Per worker: `[local_pops, steals, failed_steals, injector_pops, sleeps, published]`.
+    pub(crate) fn worker_counters(&self) -> Vec<[u64; 6]> {
+        self.thread_infos
+            .iter()
+            .map(|info| {
+                let s = &info.stats;
+                [
+                    &s.local_pops,
+                    &s.steals,
+                    &s.failed_steals,
+                    &s.injector_pops,
+                    &s.sleeps,
+                    &s.published,
+                ]
+                .map(|c| c.load(Ordering::Relaxed))
+            })
+            .collect()
+    }
+
+    pub(crate) fn wakeups(&self) -> u64 {
+        self.sleep.wakeups()
+    }
+}

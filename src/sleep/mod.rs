@@ -1,0 +1,412 @@
+//! Idle workers: spin → yield → sleep, and the protocol that wakes them without ever losing a wake-up.
+//!
+//! The states, rules and the proof sketch live in `src/sleep/README.md`; the short version:
+//!
+//! * A worker that finds no work counts idle *rounds*. The first rounds spin, the next ones yield. Then it
+//!   **announces it is sleepy** by moving the global *jobs event counter* (JEC) from even ("active") to odd
+//!   ("sleepy") and remembers the value, searches once more, and finally **falls asleep** only if the JEC still
+//!   holds the remembered value (one CAS that also counts it as a sleeper).
+//! * Whoever makes new work visible (publishes to a deque, injects) then calls [`Sleep::new_jobs`]: a SeqCst
+//!   fence and a load of the counters; only if the JEC is odd does it bump it to even (so no sleepy thread can
+//!   complete its fall-asleep CAS), and only if some thread sleeps does it wake one. A busy pool therefore pays
+//!   one fence and one shared load per publication, and no read-modify-write.
+//! * A latch set for a specific sleeping worker wakes exactly that worker
+//!   ([`Sleep::notify_worker_latch_is_set`]).
+//!
+//! Each worker sleeps on its own futex word (its *slot*: `AWAKE` or `SLEEPING`). A waker claims a sleeper by
+//! CAS `SLEEPING → AWAKE` and then issues the futex wake, so two wakers never spend their wake on the same
+//! thread and the sleeper cannot miss it (the futex re-checks the word atomically). The sleeper removes itself
+//! from the sleeper count when it wakes.
+
+use crate::sync::{fence, yield_now, AtomicU64, Futex, Ordering};
+use crate::util::CachePadded;
+
+/// Rounds of `spin_loop` hints before yielding.
+const SPIN_ROUNDS: u32 = 8;
+/// Round at which the worker announces it is sleepy (after spinning and yielding).
+const ROUNDS_UNTIL_SLEEPY: u32 = 32;
+
+/// Slot word: the worker runs or searches.
+const AWAKE: u32 = 0;
+/// Slot word: the worker is (about to be) blocked on its futex and may be claimed by a waker.
+const SLEEPING: u32 = 1;
+
+/// Low half of the counters word: number of threads counted as sleeping.
+const SLEEPERS_MASK: u64 = 0xFFFF_FFFF;
+/// High half of the counters word: the jobs event counter (odd = some thread is sleepy).
+const JEC_SHIFT: u32 = 32;
+const JEC_ONE: u64 = 1 << JEC_SHIFT;
+
+/// The most workers one pool may have (the sleeper count must fit the low half of the counters).
+pub(crate) const MAX_THREADS: usize = 0xFFFF;
+
+/// The idle/sleep state of one pool.
+pub(crate) struct Sleep {
+    /// `[JEC: 32 bits][sleepers: 32 bits]`, one word so that "JEC unchanged" and "count me as a sleeper"
+    /// are decided by a single CAS.
+    counters: CachePadded<AtomicU64>,
+    /// One futex word per worker.
+    slots: Box<[CachePadded<Futex>]>,
+    /// Futex wakes issued (statistics; cold path only).
+    wakeups: AtomicU64,
+}
+
+/// A worker's progress through one idle period; create with [`Sleep::start_looking`].
+#[derive(Debug)]
+pub(crate) struct IdleState {
+    index: usize,
+    rounds: u32,
+    /// The JEC value observed when announcing sleepiness (valid once `rounds > ROUNDS_UNTIL_SLEEPY`).
+    jec: u64,
+}
+
+/// What [`Sleep::no_work_found`] did, for the caller's statistics.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Idled {
+    /// Spun, yielded or announced sleepiness.
+    Waited,
+    /// Tried to sleep but new work (or the latch) intervened.
+    Aborted,
+    /// Blocked on the futex and was woken.
+    Slept,
+}
+
+impl IdleState {
+    /// True if at least one search failed in this idle period.
+    #[inline]
+    pub(crate) fn has_idled(&self) -> bool {
+        self.rounds > 0
+    }
+
+    /// True once the worker has announced it is sleepy (its next failed search may put it to sleep).
+    #[inline]
+    pub(crate) fn is_sleepy(&self) -> bool {
+        self.rounds > ROUNDS_UNTIL_SLEEPY
+    }
+}
+
+impl Sleep {
+    pub(crate) fn new(num_threads: usize) -> Self {
+        assert!(num_threads <= MAX_THREADS);
+        Sleep {
+            counters: CachePadded::new(AtomicU64::new(0)),
+            slots: (0..num_threads)
+                .map(|_| CachePadded::new(Futex::new(AWAKE)))
+                .collect(),
+            wakeups: AtomicU64::new(0),
+        }
+    }
+
+    /// Begins an idle period for worker `index`.
+    #[inline]
+    pub(crate) fn start_looking(&self, index: usize) -> IdleState {
+        IdleState {
+            index,
+            rounds: 0,
+            jec: 0,
+        }
+    }
+
+    /// Called by an idle worker after a search that found nothing.
+    ///
+    /// `try_sleep` is the worker's latch's `UNSET → SLEEPING` transition: it runs after this worker's slot
+    /// is marked `SLEEPING`, so a latch setter that observes the latch's sleeping state finds the slot
+    /// claimable. If it returns false (latch set) the worker does not sleep. `has_injected_jobs` is the
+    /// last check before blocking (see README, "JEC wrap-around").
+    pub(crate) fn no_work_found(
+        &self,
+        idle: &mut IdleState,
+        try_sleep: impl FnOnce() -> bool,
+        has_injected_jobs: impl FnOnce() -> bool,
+    ) -> Idled {
+        if idle.rounds < SPIN_ROUNDS {
+            for _ in 0..(1u32 << idle.rounds.min(6)) {
+                crate::sync::spin_loop();
+            }
+            idle.rounds += 1;
+            Idled::Waited
+        } else if idle.rounds < ROUNDS_UNTIL_SLEEPY {
+            yield_now();
+            idle.rounds += 1;
+            Idled::Waited
+        } else if idle.rounds == ROUNDS_UNTIL_SLEEPY {
+            idle.jec = self.announce_sleepy();
+            idle.rounds += 1;
+            Idled::Waited
+        } else {
+            let slept = self.sleep(idle, try_sleep, has_injected_jobs);
+            // Whether woken or aborted: search in earnest again before the next attempt.
+            idle.rounds = 0;
+            if slept {
+                Idled::Slept
+            } else {
+                Idled::Aborted
+            }
+        }
+    }
+
+    /// Makes the JEC odd ("sleepy") unless it already is, and returns the odd value.
+    fn announce_sleepy(&self) -> u64 {
+        // SeqCst: this read-modify-write and the search that follows it are ordered against the
+        // publisher's fence in `new_jobs` (see README, rule 3).
+        let mut current = self.counters.load(Ordering::SeqCst);
+        let jec = loop {
+            let jec = current >> JEC_SHIFT;
+            if jec & 1 == 1 {
+                break jec;
+            }
+            match self.counters.compare_exchange_weak(
+                current,
+                current.wrapping_add(JEC_ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => break (jec + 1) & 0xFFFF_FFFF,
+                Err(now) => current = now,
+            }
+        };
+        // SeqCst fence: pairs with the fence in `new_jobs`; the next search sees every job published
+        // before a publisher read the counters as "active".
+        fence(Ordering::SeqCst);
+        jec
+    }
+
+    /// Blocks the worker until it is woken; returns false if it did not block.
+    fn sleep(
+        &self,
+        idle: &IdleState,
+        try_sleep: impl FnOnce() -> bool,
+        has_injected_jobs: impl FnOnce() -> bool,
+    ) -> bool {
+        let slot = &self.slots[idle.index];
+        // SeqCst: must be visible to any latch setter that observes the latch's SLEEPING state (set by
+        // `try_sleep` below), and to any waker that observes our sleeper count.
+        slot.word().store(SLEEPING, Ordering::SeqCst);
+        if !try_sleep() {
+            slot.word().store(AWAKE, Ordering::Relaxed);
+            return false;
+        }
+        let mut current = self.counters.load(Ordering::SeqCst);
+        loop {
+            if current >> JEC_SHIFT != idle.jec {
+                // New work since we announced sleepiness: search again instead. A waker that claimed our
+                // slot meanwhile is satisfied, because we are awake and about to search.
+                slot.word().store(AWAKE, Ordering::Relaxed);
+                return false;
+            }
+            debug_assert!(current & SLEEPERS_MASK < SLEEPERS_MASK);
+            // SeqCst: the decisive step; pairs with `new_jobs`' fence + load (rule 3 of the README).
+            match self.counters.compare_exchange_weak(
+                current,
+                current + 1,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => break,
+                Err(now) => current = now,
+            }
+        }
+        // SeqCst fence: pairs with the injector's push + `new_jobs` fence, for the wrap-around check.
+        fence(Ordering::SeqCst);
+        if has_injected_jobs() {
+            self.counters.fetch_sub(1, Ordering::Relaxed);
+            slot.word().store(AWAKE, Ordering::Relaxed);
+            return false;
+        }
+        // Acquire: pairs with the waker's CAS to AWAKE, so whatever it published before waking us is
+        // visible once we leave.
+        while slot.word().load(Ordering::Acquire) == SLEEPING {
+            slot.wait(SLEEPING);
+        }
+        // Relaxed: the count is only a hint for wakers; each sleeper removes exactly its own increment.
+        self.counters.fetch_sub(1, Ordering::Relaxed);
+        true
+    }
+
+    /// Announces that new work became visible (call *after* publishing it); wakes one sleeper if needed.
+    #[inline]
+    pub(crate) fn new_jobs(&self) {
+        // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a sleepy
+        // thread's search sees our job, or we see its odd JEC / its sleeper count below.
+        fence(Ordering::SeqCst);
+        let mut current = self.counters.load(Ordering::SeqCst);
+        loop {
+            if (current >> JEC_SHIFT) & 1 == 0 {
+                break;
+            }
+            // SeqCst: makes every pending fall-asleep CAS fail (it compares the whole word).
+            match self.counters.compare_exchange_weak(
+                current,
+                current.wrapping_add(JEC_ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => {
+                    current = current.wrapping_add(JEC_ONE);
+                    break;
+                }
+                Err(now) => current = now,
+            }
+        }
+        if current & SLEEPERS_MASK != 0 {
+            self.wake_any();
+        }
+    }
+
+    /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
+    /// calls this so parallelism spreads).
+    pub(crate) fn wake_one_if_sleeping(&self) {
+        // Relaxed: a heuristic; missing a sleeper here loses no work (the work is already taken).
+        if self.counters.load(Ordering::Relaxed) & SLEEPERS_MASK != 0 {
+            self.wake_any();
+        }
+    }
+
+    /// Wakes one sleeping worker, if any is still asleep.
+    #[cold]
+    fn wake_any(&self) {
+        for slot in self.slots.iter() {
+            if self.claim(slot) {
+                return;
+            }
+        }
+    }
+
+    /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.
+    pub(crate) fn notify_worker_latch_is_set(&self, index: usize) {
+        self.claim(&self.slots[index]);
+    }
+
+    fn claim(&self, slot: &Futex) -> bool {
+        // AcqRel: pairs with the sleeper's SeqCst store of SLEEPING (acquire) and its Acquire load in the
+        // wait loop (release), so work published before this call is visible to the woken thread.
+        if slot
+            .word()
+            .compare_exchange(SLEEPING, AWAKE, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            slot.wake(1);
+            // Relaxed: a statistic.
+            self.wakeups.fetch_add(1, Ordering::Relaxed);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Futex wakes issued so far.
+    pub(crate) fn wakeups(&self) -> u64 {
+        self.wakeups.load(Ordering::Relaxed)
+    }
+
+    /// Number of threads currently counted as sleeping (a snapshot).
+    #[cfg(test)]
+    pub(crate) fn num_sleeping(&self) -> usize {
+        (self.counters.load(Ordering::Relaxed) & SLEEPERS_MASK) as usize
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::mpsc;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// Drives one "worker" through the idle rounds until it sleeps or aborts.
+    fn idle_until_done(sleep: &Sleep, index: usize, has_work: &AtomicBool) -> Idled {
+        let mut idle = sleep.start_looking(index);
+        loop {
+            if has_work.load(Ordering::SeqCst) {
+                return Idled::Aborted;
+            }
+            match sleep.no_work_found(&mut idle, || true, || false) {
+                Idled::Waited => continue,
+                other => return other,
+            }
+        }
+    }
+
+    #[test]
+    fn new_jobs_wakes_a_sleeper() {
+        let sleep = Arc::new(Sleep::new(1));
+        let work = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let (s2, w2) = (sleep.clone(), work.clone());
+        let t = std::thread::spawn(move || {
+            let r = idle_until_done(&s2, 0, &w2);
+            tx.send(r).unwrap();
+        });
+        // Publish, then announce: whatever phase the sleeper is in, it must come back.
+        work.store(true, Ordering::SeqCst);
+        sleep.new_jobs();
+        let r = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("lost wake-up");
+        assert!(r == Idled::Slept || r == Idled::Aborted);
+        t.join().unwrap();
+        assert_eq!(sleep.num_sleeping(), 0);
+    }
+
+    #[test]
+    fn announce_then_new_jobs_aborts_the_fall_asleep() {
+        let sleep = Sleep::new(1);
+        let mut idle = sleep.start_looking(0);
+        while idle.rounds <= ROUNDS_UNTIL_SLEEPY {
+            assert_eq!(
+                sleep.no_work_found(&mut idle, || true, || false),
+                Idled::Waited
+            );
+        }
+        sleep.new_jobs(); // JEC moves on: the sleep attempt must not block
+        assert_eq!(
+            sleep.no_work_found(&mut idle, || true, || false),
+            Idled::Aborted
+        );
+        assert_eq!(sleep.num_sleeping(), 0);
+    }
+
+    #[test]
+    fn latch_refusal_and_injected_jobs_prevent_sleep() {
+        let sleep = Sleep::new(1);
+        for (latch_ok, injected) in [(false, false), (true, true)] {
+            let mut idle = sleep.start_looking(0);
+            while idle.rounds <= ROUNDS_UNTIL_SLEEPY {
+                sleep.no_work_found(&mut idle, || true, || false);
+            }
+            assert_eq!(
+                sleep.no_work_found(&mut idle, || latch_ok, || injected),
+                Idled::Aborted
+            );
+            assert_eq!(sleep.num_sleeping(), 0);
+        }
+    }
+
+    #[test]
+    fn targeted_wake_reaches_the_sleeper() {
+        let sleep = Arc::new(Sleep::new(2));
+        let (tx, rx) = mpsc::channel();
+        let s2 = sleep.clone();
+        let t = std::thread::spawn(move || {
+            let never = AtomicBool::new(false);
+            loop {
+                if idle_until_done(&s2, 1, &never) == Idled::Slept {
+                    tx.send(()).unwrap();
+                    return;
+                }
+            }
+        });
+        // Keep poking until the thread has really slept and been woken by the targeted call (the poll
+        // interval is not a synchronisation assumption: any interleaving ends with a received message).
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            sleep.notify_worker_latch_is_set(1);
+            if rx.recv_timeout(Duration::from_millis(10)).is_ok() {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "sleeper never woken");
+        }
+        t.join().unwrap();
+    }
+}

@@ -1,0 +1,77 @@
+//! Panic capture and propagation.
+//!
+//! Jobs run on threads other than the one that will observe their result, so a panic is caught where it
+//! happens ([`halt_unwinding`]), carried as a payload, and re-raised where the result is consumed
+//! ([`resume_unwinding`]). [`AbortIfPanic`] guards the few regions where unwinding would leave shared
+//! state inconsistent (e.g. between taking a job and setting its latch).
+
+use std::any::Any;
+use std::panic::{self, AssertUnwindSafe};
+
+/// A caught panic payload.
+pub(crate) type Payload = Box<dyn Any + Send + 'static>;
+
+/// Runs `f`, returning its panic payload instead of unwinding.
+///
+/// The closure is asserted unwind-safe: every caller either re-raises the payload after the shared
+/// state is consistent again, or hands it to the user's panic handler.
+#[inline]
+pub(crate) fn halt_unwinding<F, R>(f: F) -> Result<R, Payload>
+where
+    F: FnOnce() -> R,
+{
+    panic::catch_unwind(AssertUnwindSafe(f))
+}
+
+/// Re-raises a payload caught by [`halt_unwinding`] without invoking the panic hook again.
+pub(crate) fn resume_unwinding(payload: Payload) -> ! {
+    panic::resume_unwind(payload)
+}
+
+/// The message carried by a panic payload, if it is a string.
+pub(crate) fn payload_message(payload: &Payload) -> &str {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "<non-string panic payload>"
+    }
+}
+
+/// Aborts the process if dropped during a panic: for code that must never unwind because a waiter
+/// would otherwise hang or memory would be freed twice.
+pub(crate) struct AbortIfPanic;
+
+impl Drop for AbortIfPanic {
+    fn drop(&mut self) {
+        eprintln!("forkjoin: a runtime invariant was broken by an unexpected panic; aborting");
+        std::process::abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halt_then_resume_round_trips_the_payload() {
+        let caught = halt_unwinding(|| -> u32 { panic!("boom {}", 7) }).unwrap_err();
+        assert_eq!(payload_message(&caught), "boom 7");
+        let again = halt_unwinding(|| resume_unwinding(caught)).unwrap_err();
+        assert_eq!(payload_message(&again), "boom 7");
+    }
+
+    #[test]
+    fn halt_passes_values_through() {
+        assert_eq!(halt_unwinding(|| 41 + 1).unwrap(), 42);
+    }
+
+    #[test]
+    fn static_str_payloads_are_readable() {
+        let caught = halt_unwinding(|| std::panic::panic_any("plain")).unwrap_err();
+        assert_eq!(payload_message(&caught), "plain");
+        let other = halt_unwinding(|| std::panic::panic_any(5u8)).unwrap_err();
+        assert_eq!(payload_message(&other), "<non-string panic payload>");
+    }
+}

@@ -1,0 +1,49 @@
+// Shared helpers for the iter tests (`mod iter_common;`).
+#![allow(dead_code)]
+
+use std::sync::OnceLock;
+
+use forkjoin::{ThreadPool, ThreadPoolBuilder};
+
+/// Lengths that hit the edge cases: empty, one, odd and prime lengths, and lengths around the powers
+/// of two where the splitter cuts.
+pub const LENGTHS: &[usize] = &[
+    0, 1, 2, 3, 5, 7, 31, 63, 64, 65, 127, 128, 129, 1000, 1023, 1024, 1025, 4099, 65_537, 100_003,
+];
+
+/// Deterministic pseudo-random numbers (SplitMix64).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn vec(&mut self, len: usize, modulo: u64) -> Vec<u64> {
+        (0..len).map(|_| self.next_u64() % modulo).collect()
+    }
+}
+
+fn pool4() -> &'static ThreadPool {
+    static POOL: OnceLock<ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| ThreadPoolBuilder::new().num_threads(4).build().unwrap())
+}
+
+fn pool1() -> &'static ThreadPool {
+    static POOL: OnceLock<ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| ThreadPoolBuilder::new().num_threads(1).build().unwrap())
+}
+
+/// Runs `f` outside any pool (global pool), inside a 4-thread pool (more threads than the machine's 2
+/// cores) and inside a 1-thread pool.
+pub fn everywhere(f: impl Fn() + Sync + Send) {
+    f();
+    pool4().install(&f);
+    pool1().install(&f);
+}
