@@ -102,7 +102,6 @@ fn one_million_joins_in_pools_of_1_2_and_16_threads() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn join_from_outside_runs_both_closures_in_the_global_pool() {
     let (a, b) = join(
         forkjoin::current_thread_index,
@@ -116,7 +115,6 @@ fn join_from_outside_runs_both_closures_in_the_global_pool() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn every_closure_runs_on_a_worker_of_the_installing_pool() {
     fn walk(depth: u32, n: usize, seen: &[AtomicUsize]) {
         let i = forkjoin::current_thread_index().expect("inside the pool");
@@ -134,7 +132,6 @@ fn every_closure_runs_on_a_worker_of_the_installing_pool() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn join_context_on_one_thread_never_migrates() {
     let p = pool(1);
     for _ in 0..100 {
@@ -150,7 +147,6 @@ fn join_context_on_one_thread_never_migrates() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn join_context_b_migrates_when_stolen() {
     let p = pool(2);
     for round in 0..20 {
@@ -181,7 +177,6 @@ fn join_context_b_migrates_when_stolen() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn b_is_stolen_while_a_blocks_without_joining() {
     // A user's `a` that blocks (here: on a channel b feeds) must not starve b when another worker is
     // idle: b has to become stealable without a's cooperation.
