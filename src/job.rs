@@ -51,6 +51,25 @@ impl JobRef {
         }
     }
 
+    /// The two words of the reference, for storage in atomics.
+    #[inline(always)]
+    pub(crate) fn into_raw(self) -> (usize, usize) {
+        (self.pointer as usize, self.execute_fn as usize)
+    }
+
+    /// Rebuilds a reference from [`into_raw`](Self::into_raw)'s words.
+    ///
+    /// # Safety
+    /// The words must come from `into_raw` of a live, not yet executed `JobRef`.
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(data: usize, execute: usize) -> JobRef {
+        JobRef {
+            pointer: data as *const (),
+            // SAFETY: `execute` is the address of an `unsafe fn(*const ())`, per the contract.
+            execute_fn: unsafe { std::mem::transmute::<usize, unsafe fn(*const ())>(execute) },
+        }
+    }
+
     /// The identity of the job (its data pointer).
     #[inline]
     pub(crate) fn id(&self) -> *const () {

@@ -22,6 +22,7 @@ pub mod deque;
 mod unwind;
 
 mod job;
+mod jobstack;
 mod latch;
 mod sleep;
 

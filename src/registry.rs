@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 use crate::deque::{Stealer, Worker};
 use crate::error::ThreadPoolBuildError;
 use crate::job::{HeapJob, JobRef, StackJob};
+use crate::jobstack::JobStack;
 use crate::latch::{CoreLatch, LockLatch, SpinLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
 use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
@@ -71,6 +72,8 @@ pub(crate) struct ThreadInfo {
     /// job on its next `join` and clears it. On its own cache line: the owner polls it on every join.
     pub(crate) share_request: CachePadded<AtomicBool>,
     pub(crate) stats: CachePadded<WorkerStats>,
+    /// The worker's owner-private job stack (thieves only use its heavy-steal operations).
+    pub(crate) jobs: JobStack,
     /// Set once the pool terminates; the worker's main loop waits on it.
     pub(crate) terminate: CoreLatch,
 }
@@ -206,6 +209,7 @@ impl Registry {
     /// Starts the worker threads.
     pub(crate) fn new(mut config: RegistryConfig) -> io::Result<Arc<Registry>> {
         let n = config.num_threads;
+        crate::sync::init_asymmetric_barriers();
         assert!(
             (1..=MAX_THREADS).contains(&n),
             "thread count checked by the builder"
@@ -218,6 +222,7 @@ impl Registry {
                     stealer: w.stealer(),
                     share_request: CachePadded::new(AtomicBool::new(false)),
                     stats: CachePadded::new(WorkerStats::default()),
+                    jobs: JobStack::new(),
                     terminate: CoreLatch::new(),
                 })
                 .collect(),

@@ -160,3 +160,94 @@ impl Futex {
 pub(crate) fn yield_now() {
     thread::yield_now();
 }
+
+/// Asymmetric barriers for the owner-private job stack (`crate::jobstack`): the owner's frequent side
+/// pays only a compiler fence ([`light_barrier`]), a thief's rare side pays a process-wide barrier
+/// ([`heavy_barrier`], Linux `membarrier(PRIVATE_EXPEDITED)`), which forces a full fence on every running
+/// thread of the process. Together they order "owner: store; load" against "thief: store/load; load" like
+/// a pair of SeqCst fences would. Where `membarrier` is unavailable (other systems, old kernels, loom)
+/// both sides fall back to `fence(SeqCst)`.
+#[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+mod asym {
+    use super::{fence, AtomicBool, Ordering};
+    use std::sync::Once;
+
+    const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
+    const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
+
+    /// True once this process registered for private expedited membarriers.
+    static ENABLED: AtomicBool = AtomicBool::new(false);
+    static INIT: Once = Once::new();
+
+    /// Registers the process for `membarrier`; call before any thread relies on [`light_barrier`].
+    pub(crate) fn init_asymmetric_barriers() {
+        INIT.call_once(|| {
+            // SAFETY: a plain syscall with integer arguments; failure is reported through the result.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_membarrier,
+                    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+                    0,
+                    0,
+                )
+            };
+            // Relaxed: read by threads started after this (thread spawn synchronises), or by threads
+            // that then take the conservative path until they see it.
+            ENABLED.store(r == 0, Ordering::Relaxed);
+        });
+    }
+
+    /// The owner's side: a compiler fence if the thieves use `membarrier`, else a full fence.
+    #[inline(always)]
+    pub(crate) fn light_barrier() {
+        // Relaxed: the flag only ever goes false → true, before any pool thread exists.
+        if ENABLED.load(Ordering::Relaxed) {
+            std::sync::atomic::compiler_fence(Ordering::SeqCst);
+        } else {
+            // SeqCst fence: pairs with the thief's fence in `heavy_barrier`.
+            fence(Ordering::SeqCst);
+        }
+    }
+
+    /// The thief's side: a process-wide barrier (or a full fence, pairing with `light_barrier`'s).
+    pub(crate) fn heavy_barrier() {
+        // Relaxed: see `light_barrier`.
+        if ENABLED.load(Ordering::Relaxed) {
+            // SAFETY: a plain syscall with integer arguments.
+            let r = unsafe {
+                libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0)
+            };
+            if r == 0 {
+                return;
+            }
+            // Cannot happen after a successful registration; owners keep using compiler fences, so
+            // continuing would be unsound.
+            eprintln!("forkjoin: membarrier failed after registration; aborting");
+            std::process::abort();
+        }
+        // SeqCst fence: pairs with the owner's fence in `light_barrier`.
+        fence(Ordering::SeqCst);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", not(forkjoin_loom))))]
+mod asym {
+    use super::{fence, Ordering};
+
+    pub(crate) fn init_asymmetric_barriers() {}
+
+    /// The owner's side (portable: a full fence).
+    #[inline(always)]
+    pub(crate) fn light_barrier() {
+        // SeqCst fence: pairs with the fence in `heavy_barrier`.
+        fence(Ordering::SeqCst);
+    }
+
+    /// The thief's side (portable: a full fence).
+    pub(crate) fn heavy_barrier() {
+        // SeqCst fence: pairs with the fence in `light_barrier`.
+        fence(Ordering::SeqCst);
+    }
+}
+
+pub(crate) use asym::{heavy_barrier, init_asymmetric_barriers, light_barrier};

@@ -27,22 +27,15 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::deque::{Steal, Worker};
 use crate::job::JobRef;
+use crate::jobstack::JobStack;
 use crate::latch::CoreLatch;
 use crate::registry::{bump, Registry, WorkerStats};
 use crate::sleep::Idled;
-use crate::sync::{Arc, AtomicBool, Ordering, UnsafeCell};
+use crate::sync::{heavy_barrier, Arc, AtomicBool, Ordering};
 
 thread_local! {
     /// The worker running on this thread, or null. Const-initialised: reading it is a plain TLS load.
     static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
-}
-
-/// The owner-only job stack above the public deque.
-///
-/// Entries `jobs[base..]` are private (newest last); entries below `base` were published and are stale.
-struct PrivateStack {
-    jobs: Vec<JobRef>,
-    base: usize,
 }
 
 /// True when the calling thread is a pool worker and an idle worker has asked it to share work.
@@ -62,7 +55,9 @@ pub(crate) fn is_work_requested() -> bool {
 
 /// The state of one worker thread; lives on that thread's stack for its whole life.
 pub(crate) struct WorkerThread {
-    private: UnsafeCell<PrivateStack>,
+    /// Points into `registry.thread_infos[index]` (kept alive by `registry`). Owner operations only
+    /// happen on this thread.
+    jobs: *const JobStack,
     /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
     share_request: *const AtomicBool,
     /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
@@ -111,35 +106,35 @@ impl WorkerThread {
         bump(&self.stats().local_pops);
     }
 
+    #[inline(always)]
+    fn jobs(&self) -> &JobStack {
+        // SAFETY: points into the registry, which `self.registry` keeps alive.
+        unsafe { &*self.jobs }
+    }
+
     /// Pushes a `join` job b on the private stack; publishes the oldest private job if a thief asked.
     #[inline(always)]
     pub(crate) fn push_private(&self, job: JobRef) {
-        self.private.with_mut(|p| {
-            // SAFETY: the private stack is only touched by this thread, and never re-entrantly.
-            unsafe { (*p).jobs.push(job) }
-        });
+        // SAFETY: this is the owning worker's thread (a WorkerThread never leaves its thread).
+        if !unsafe { self.jobs().push(job) } {
+            // Nested deeper than the private stack: share the job right away.
+            self.push_public(job);
+            return;
+        }
         // SAFETY: `share_request` points into the live registry.
-        // Relaxed: a hint; the publication itself is ordered by the deque and `Sleep::new_jobs`.
+        // Relaxed: ordered after the push by `push`'s light barrier, against the thief's heavy barrier.
         if unsafe { (*self.share_request).load(Ordering::Relaxed) } {
             self.share_cold();
         }
     }
 
-    /// Pops the top private job if it is `id`; false if the private stack's top is something else (then
-    /// `id` was published: the private stack holds no job of this frame or its callers any more).
+    /// Pops the top private job if it is `id`. False if `id` is not on top — then it was published or
+    /// stolen (and the private stack holds no job of this frame or its callers any more), or never pushed
+    /// here (private stack full).
     #[inline(always)]
     pub(crate) fn pop_private_if(&self, id: *const ()) -> bool {
-        self.private.with_mut(|p| {
-            // SAFETY: owner-only, non-re-entrant access as in `push_private`.
-            let p = unsafe { &mut *p };
-            match p.jobs.last() {
-                Some(top) if p.jobs.len() > p.base && top.id() == id => {
-                    p.jobs.pop();
-                    true
-                }
-                _ => false,
-            }
-        })
+        // SAFETY: owner thread, as in `push_private`.
+        unsafe { self.jobs().pop_if(id) }
     }
 
     /// A thief asked: publish the oldest private job.
@@ -155,21 +150,19 @@ impl WorkerThread {
 
     /// Moves up to `max` of the oldest private jobs to the public deque; returns how many moved.
     fn publish(&self, max: usize) -> usize {
-        self.private.with_mut(|p| {
-            // SAFETY: owner-only, non-re-entrant access as in `push_private`.
-            let p = unsafe { &mut *p };
-            let n = (p.jobs.len() - p.base).min(max);
-            for i in p.base..p.base + n {
-                self.deque.push(p.jobs[i]);
-                bump(&self.stats().published);
+        let mut n = 0;
+        while n < max {
+            // SAFETY: owner thread.
+            match unsafe { self.jobs().take_oldest() } {
+                Some(job) => {
+                    self.deque.push(job);
+                    bump(&self.stats().published);
+                    n += 1;
+                }
+                None => break,
             }
-            p.base += n;
-            if p.base == p.jobs.len() {
-                p.jobs.clear();
-                p.base = 0;
-            }
-            n
-        })
+        }
+        n
     }
 
     /// Makes every private job stealable (before this worker waits and runs other work).
@@ -226,9 +219,23 @@ impl WorkerThread {
         let mut idle = sleep.start_looking(self.index);
         while !latch.probe() {
             if let Some(job) = self.find_work() {
+                if idle.has_idled() {
+                    // Back to work after idling: if others sleep, wake one to look for more (it will
+                    // raise share requests), so parallelism spreads one thread at a time.
+                    sleep.wake_one_if_sleeping();
+                }
                 self.execute(job);
                 idle = sleep.start_looking(self.index);
                 continue;
+            }
+            if idle.is_sleepy() {
+                // Last chance before sleeping: jobs hidden on other workers' private stacks.
+                if let Some(job) = self.steal_private() {
+                    sleep.wake_one_if_sleeping();
+                    self.execute(job);
+                    idle = sleep.start_looking(self.index);
+                    continue;
+                }
             }
             self.request_work();
             match sleep.no_work_found(
@@ -292,6 +299,33 @@ impl WorkerThread {
         }
     }
 
+    /// Heavy steal from the private stacks (see `crate::jobstack`): raises every share flag, then one
+    /// process-wide barrier, then tries each victim's oldest private job. Afterwards any private job is
+    /// either taken or its owner will see the flag on its next push (and publish, and wake sleepers).
+    #[cold]
+    fn steal_private(&self) -> Option<JobRef> {
+        if !self.may_steal() {
+            return None;
+        }
+        self.request_work();
+        let infos = self.registry.thread_infos();
+        let bases: Vec<u64> = infos
+            .iter()
+            .map(|info| info.jobs.base_before_barrier())
+            .collect();
+        heavy_barrier();
+        for (i, (info, base)) in infos.iter().zip(bases).enumerate() {
+            if i == self.index {
+                continue;
+            }
+            if let Some(job) = info.jobs.steal_after_barrier(base) {
+                bump(&self.stats().steals);
+                return Some(job);
+            }
+        }
+        None
+    }
+
     /// Every public deque is empty: ask the other workers to publish.
     fn request_work(&self) {
         if !self.may_steal() {
@@ -316,10 +350,7 @@ pub(crate) fn main_loop(
     let base = approx_stack_pointer();
     let info = registry.thread_info(index);
     let worker = WorkerThread {
-        private: UnsafeCell::new(PrivateStack {
-            jobs: Vec::with_capacity(64),
-            base: 0,
-        }),
+        jobs: &info.jobs,
         share_request: &*info.share_request,
         stats: &*info.stats,
         deque,

@@ -71,6 +71,20 @@ pub(crate) enum Idled {
     Slept,
 }
 
+impl IdleState {
+    /// True if at least one search failed in this idle period.
+    #[inline]
+    pub(crate) fn has_idled(&self) -> bool {
+        self.rounds > 0
+    }
+
+    /// True once the worker has announced it is sleepy (its next failed search may put it to sleep).
+    #[inline]
+    pub(crate) fn is_sleepy(&self) -> bool {
+        self.rounds > ROUNDS_UNTIL_SLEEPY
+    }
+}
+
 impl Sleep {
     pub(crate) fn new(num_threads: usize) -> Self {
         assert!(num_threads <= MAX_THREADS);
@@ -239,6 +253,15 @@ impl Sleep {
         }
     }
 
+    /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
+    /// calls this so parallelism spreads).
+    pub(crate) fn wake_one_if_sleeping(&self) {
+        // Relaxed: a heuristic; missing a sleeper here loses no work (the work is already taken).
+        if self.counters.load(Ordering::Relaxed) & SLEEPERS_MASK != 0 {
+            self.wake_any();
+        }
+    }
+
     /// Wakes one sleeping worker, if any is still asleep.
     #[cold]
     fn wake_any(&self) {
@@ -276,8 +299,8 @@ impl Sleep {
         self.wakeups.load(Ordering::Relaxed)
     }
 
-    /// Number of threads currently counted as sleeping (a snapshot, for tests and stats).
-    #[allow(dead_code)]
+    /// Number of threads currently counted as sleeping (a snapshot).
+    #[cfg(test)]
     pub(crate) fn num_sleeping(&self) -> usize {
         (self.counters.load(Ordering::Relaxed) & SLEEPERS_MASK) as usize
     }
