@@ -102,7 +102,6 @@ fn one_million_joins_in_pools_of_1_2_and_16_threads() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn join_from_outside_runs_both_closures_in_the_global_pool() {
     let (a, b) = join(
         forkjoin::current_thread_index,
@@ -116,7 +115,6 @@ fn join_from_outside_runs_both_closures_in_the_global_pool() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn every_closure_runs_on_a_worker_of_the_installing_pool() {
     fn walk(depth: u32, n: usize, seen: &[AtomicUsize]) {
         let i = forkjoin::current_thread_index().expect("inside the pool");
@@ -134,7 +132,6 @@ fn every_closure_runs_on_a_worker_of_the_installing_pool() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn join_context_on_one_thread_never_migrates() {
     let p = pool(1);
     for _ in 0..100 {
@@ -150,7 +147,6 @@ fn join_context_on_one_thread_never_migrates() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn join_context_b_migrates_when_stolen() {
     let p = pool(2);
     for round in 0..20 {
@@ -181,7 +177,6 @@ fn join_context_b_migrates_when_stolen() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn b_is_stolen_while_a_blocks_without_joining() {
     // A user's `a` that blocks (here: on a channel b feeds) must not starve b when another worker is
     // idle: b has to become stealable without a's cooperation.
@@ -202,6 +197,53 @@ fn b_is_stolen_while_a_blocks_without_joining() {
             "round {round}: b never ran while a was blocked (b was not stealable)"
         );
         assert!(b_migrated, "round {round}");
+    }
+}
+
+/// Both closures announce they started and wait for the other's announcement: passes only if a and b
+/// run at the same time. Neither closure calls `join`, so b must be published at the push itself.
+fn handshake_join(join2: impl FnOnce(Box<dyn FnOnce() + Send>, Box<dyn FnOnce() + Send>)) {
+    let (a_tx, a_rx) = mpsc::channel::<()>();
+    let (b_tx, b_rx) = mpsc::channel::<()>();
+    join2(
+        Box::new(move || {
+            a_tx.send(()).unwrap();
+            b_rx.recv_timeout(TIMEOUT)
+                .expect("a: b never started while a ran (join did not run them in parallel)");
+        }),
+        Box::new(move || {
+            b_tx.send(()).unwrap();
+            a_rx.recv_timeout(TIMEOUT)
+                .expect("b: a never started while b ran");
+        }),
+    );
+}
+
+#[test]
+fn join_of_two_long_closures_runs_them_in_parallel() {
+    // A fresh pool each round: its other worker is idle (and maybe asleep) when join pushes b.
+    for _ in 0..20 {
+        let p = pool(2);
+        p.install(|| {
+            handshake_join(|a, b| {
+                let ((), ()) = join(a, b);
+            })
+        });
+    }
+    for _ in 0..20 {
+        let p = pool(2);
+        handshake_join(|a, b| {
+            let ((), ()) = p.join(a, b);
+        });
+    }
+    // And in a pool that has been busy and went idle again.
+    let p = pool(2);
+    for _ in 0..20 {
+        p.install(|| {
+            handshake_join(|a, b| {
+                let ((), ()) = join(a, b);
+            })
+        });
     }
 }
 

@@ -91,7 +91,6 @@ fn nested_scopes_and_joins_inside_spawns() {
 }
 
 #[test]
-#[ignore = "STUB: needs the real runtime (main has the sequential stub)"]
 fn spawned_jobs_run_on_pool_workers() {
     let n = 3;
     let seen = Mutex::new(Vec::new());

@@ -78,6 +78,21 @@ fn thief_sees_items_pushed_after_it_started() {
 }
 
 #[test]
+fn two_thieves_see_items_pushed_after_they_started() {
+    loom::model(|| {
+        let w = Worker::new();
+        let a = spawn_thief(w.stealer(), 2);
+        let b = spawn_thief(w.stealer(), 1);
+        w.push(0);
+        w.push(1);
+        w.push(2);
+        let mut got: Vec<usize> = a.join().unwrap();
+        got.extend(b.join().unwrap());
+        assert_exactly_once(&w, got, 3);
+    });
+}
+
+#[test]
 fn push_grows_while_thief_steals() {
     loom::model(|| {
         let w = Worker::new();

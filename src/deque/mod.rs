@@ -27,7 +27,8 @@
 //! * `pop()`: announce `bottom - 1` *before* looking at `top`. If more than one item remains, the
 //!   item at the new `bottom` is the owner's. If exactly one remains, owner and thieves race for it
 //!   with the same CAS on `top`, and the owner then restores `bottom` to `top`.
-//! * `steal()`: read `top`, then `bottom`; if non-empty, read the slot at `top` into a
+//! * `steal()`: a fence-free pre-check returns `Empty` cheaply. Otherwise pin, read `top`, fence, read
+//!   `bottom`; if non-empty, read the slot at `top` into a
 //!   `MaybeUninit` copy and CAS `top` to `top + 1`. Only a thief whose CAS succeeds (and whose buffer
 //!   was still current) turns its copy into an item; losers discard the bits and report `Retry`.
 //!
@@ -40,6 +41,7 @@
 //! | `pop` | `fence(SeqCst)` between the `bottom` store and the `top` load | `steal`: `fence(SeqCst)` between its `top` and `bottom` loads | owner and thief cannot both miss each other: one of them sees the other's move |
 //! | `pop` | `Acquire` load of `top` | `steal`: the winning CAS | keeps the owner's cached `top` safe for slot reuse |
 //! | `pop`, last item | CAS `top` (`SeqCst`) | `steal`: CAS `top` | exactly one of owner/thief wins the last item |
+//! | `steal` pre-check | `Acquire` loads of `top` and `bottom` | as below | only decides `Empty`, which takes nothing |
 //! | `steal` | `Acquire` load of `top` | the previous winner's CAS | starts from the latest item taken |
 //! | `steal` | `fence(SeqCst)` between the loads of `top` and `bottom` | `pop`'s `fence(SeqCst)` | see `pop` |
 //! | `steal` | `Acquire` load of `bottom` | `push`'s `fence(Release)` | see `push` |

@@ -46,6 +46,17 @@ impl<T> Stealer<T> {
     #[inline]
     pub fn steal(&self) -> Steal<T> {
         let inner = &*self.inner;
+        // Cheap pre-check, no fence and no pin: an idle thief scanning empty deques stops here.
+        // Returning `Empty` takes nothing, so a stale view only costs a missed chance, exactly like a
+        // steal that ran a moment earlier. Acquire on both, for the same pairings as below.
+        let t = inner.top.load(Ordering::Acquire);
+        if inner.bottom.load(Ordering::Acquire).wrapping_sub(t) <= 0 {
+            return Steal::Empty;
+        }
+        // Pin before the protocol below, so the pin's own cost is outside the window between our
+        // `top` load and our CAS (a wider window means more lost races), and before loading the buffer
+        // pointer: the owner cannot free any buffer we load from now on.
+        let guard = inner.reclaim.pin();
         // Acquire: pairs with the CAS on `top` of the thief (or owner) that took the previous item.
         let t = inner.top.load(Ordering::Acquire);
         // SeqCst: pairs with the SeqCst fence in `pop` (between its `bottom` store and `top` load):
@@ -58,8 +69,6 @@ impl<T> Stealer<T> {
         if b.wrapping_sub(t) <= 0 {
             return Steal::Empty;
         }
-        // Pin before loading the buffer pointer: the owner cannot free any buffer we load from now on.
-        let guard = inner.reclaim.pin();
         // Acquire: pairs with the Release store in `resize`: the copied slots are visible.
         let buffer = inner.buffer.load(Ordering::Acquire);
         // SAFETY: `buffer` is protected by `guard`; `t < b`, so position `t` was written into every

@@ -1,0 +1,129 @@
+//! `FORKJOIN_NUM_THREADS`: valid, unparsable and zero values. Each case runs in a child process (this
+//! test binary re-executed on one ignored "probe" test) so the environment never races other tests.
+
+use std::process::Command;
+
+const VAR: &str = "FORKJOIN_NUM_THREADS";
+/// Set only in the child processes: the probes do nothing in a normal `--ignored` run.
+const PROBE: &str = "FORKJOIN_TEST_ENV_PROBE";
+
+/// Runs probe test `name` in a child with `VAR=value`; returns its stderr; fails if the child failed.
+fn run_probe(name: &str, value: &str) -> String {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            name,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(VAR, value)
+        .env(PROBE, "1")
+        .output()
+        .expect("the test binary re-executes");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "probe {name} with {VAR}={value:?} failed:\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    stderr
+}
+
+fn probing() -> bool {
+    std::env::var_os(PROBE).is_some()
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().unwrap().get()
+}
+
+#[test]
+fn invalid_values_are_build_errors_naming_the_variable() {
+    for value in ["abc", "0", "-3", "", "2.5", "99999999999999999999999"] {
+        run_probe("probe_build_rejects", value);
+        run_probe("probe_build_global_rejects", value);
+    }
+}
+
+#[test]
+fn invalid_value_for_the_implicit_global_pool_falls_back_and_warns_once() {
+    for value in ["abc", "0"] {
+        let stderr = run_probe("probe_implicit_global_falls_back", value);
+        let warnings = stderr.lines().filter(|l| l.contains(VAR)).count();
+        assert_eq!(
+            warnings, 1,
+            "one warning naming {VAR} for {value:?}; stderr:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_valid_value_sets_the_default_thread_count() {
+    run_probe("probe_valid_value_is_used", "3");
+}
+
+#[test]
+#[ignore = "probe: run in a child process by the tests above"]
+fn probe_build_rejects() {
+    if !probing() {
+        return;
+    }
+    let value = std::env::var(VAR).unwrap();
+    let err = match forkjoin::ThreadPoolBuilder::new().build() {
+        Err(e) => e,
+        Ok(p) => panic!(
+            "{VAR}={value:?} built a pool of {} threads",
+            p.current_num_threads()
+        ),
+    };
+    let msg = err.to_string();
+    assert!(msg.contains(VAR), "error must name {VAR}: {msg:?}");
+    // An explicit thread count does not consult the variable.
+    let p = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("explicit count");
+    assert_eq!(p.current_num_threads(), 2);
+}
+
+#[test]
+#[ignore = "probe: run in a child process by the tests above"]
+fn probe_build_global_rejects() {
+    if !probing() {
+        return;
+    }
+    let err = forkjoin::ThreadPoolBuilder::new()
+        .build_global()
+        .expect_err("invalid value must fail build_global");
+    assert!(
+        err.to_string().contains(VAR),
+        "error must name {VAR}: {err}"
+    );
+}
+
+#[test]
+#[ignore = "probe: run in a child process by the tests above"]
+fn probe_implicit_global_falls_back() {
+    if !probing() {
+        return;
+    }
+    let (a, b) = forkjoin::join(forkjoin::current_num_threads, || 1);
+    assert_eq!((a, b), (default_threads(), 1));
+    assert_eq!(forkjoin::current_num_threads(), default_threads());
+    let (tx, rx) = std::sync::mpsc::channel();
+    forkjoin::spawn(move || tx.send(()).unwrap());
+    rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+}
+
+#[test]
+#[ignore = "probe: run in a child process by the tests above"]
+fn probe_valid_value_is_used() {
+    if !probing() {
+        return;
+    }
+    let p = forkjoin::ThreadPoolBuilder::new().build().unwrap();
+    assert_eq!(p.current_num_threads(), 3);
+    assert_eq!(forkjoin::current_num_threads(), 3, "the global pool too");
+    assert_eq!(forkjoin::join(forkjoin::current_num_threads, || 0).0, 3);
+}

@@ -1,0 +1,113 @@
+//! Sleep/wake: no lost wake-up. Work submitted from outside at random moments — often exactly while
+//! workers are going to sleep — must always be picked up. Each submission is awaited with a generous
+//! timeout, so a lost wake-up fails the test instead of hanging it.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use forkjoin::{join, ThreadPool, ThreadPoolBuilder};
+
+/// Bounded waits fail the test instead of hanging it.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+fn pool(n: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("pool builds")
+}
+
+/// Marsaglia xorshift: deterministic burst sizes and pauses.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// A short busy pause of a random length: spreads submissions over the workers' spin → yield → sleep
+/// transition without using sleeps.
+fn busy_pause(rng: &mut XorShift) {
+    let spins = rng.next() % 20_000;
+    for _ in 0..spins {
+        std::hint::spin_loop();
+    }
+}
+
+#[test]
+fn ten_thousand_bursty_spawns_are_all_picked_up() {
+    for n in [1, 3] {
+        let p = pool(n);
+        let mut rng = XorShift(0x2545_F491_4F6C_DD1D + n as u64);
+        let (tx, rx) = mpsc::channel();
+        let mut submitted = 0usize;
+        while submitted < 10_000 {
+            let burst = (1 + rng.next() % 8) as usize;
+            for _ in 0..burst {
+                let tx = tx.clone();
+                p.spawn(move || tx.send(()).unwrap());
+            }
+            for k in 0..burst {
+                rx.recv_timeout(TIMEOUT).unwrap_or_else(|e| {
+                    panic!("{n} threads: job {k} of a burst after {submitted} jobs never ran: {e}")
+                });
+            }
+            submitted += burst;
+            busy_pause(&mut rng);
+        }
+    }
+}
+
+#[test]
+fn ten_thousand_installs_from_concurrent_plain_threads() {
+    // 4 outside threads × 2,500 round trips into a 2-thread pool: the waiting callers must be woken
+    // (latch) and the workers must be woken (new work) every single time.
+    let p: &'static ThreadPool = Box::leak(Box::new(pool(2)));
+    let (tx, rx) = mpsc::channel();
+    for t in 0..4u64 {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 + t);
+            for i in 0..2_500u64 {
+                let r = p.install(|| {
+                    if i % 16 == 0 {
+                        join(|| i, || 1).0 + 1
+                    } else {
+                        i + 1
+                    }
+                });
+                assert_eq!(r, i + 1);
+                busy_pause(&mut rng);
+            }
+            tx.send(t).unwrap();
+        });
+    }
+    for _ in 0..4 {
+        rx.recv_timeout(TIMEOUT)
+            .expect("an installing thread finished its 2,500 round trips (lost wake-up?)");
+    }
+}
+
+#[test]
+fn wakeups_after_the_pool_went_fully_idle() {
+    // Each round waits until the single job of the previous round finished, so the pool is often
+    // entirely asleep when the next job arrives; the job itself forks so a second sleeper is needed.
+    let p = pool(4);
+    let (tx, rx) = mpsc::channel();
+    for round in 0..2_000u64 {
+        let tx = tx.clone();
+        p.spawn(move || {
+            let (a, b) = join(|| round, || round * 2);
+            tx.send(a + b).unwrap();
+        });
+        assert_eq!(
+            rx.recv_timeout(TIMEOUT),
+            Ok(round * 3),
+            "round {round}: the spawned job never completed"
+        );
+    }
+}
