@@ -326,3 +326,35 @@ fn zero_sized_elements() {
     v.par_sort_unstable();
     assert_eq!(v.len(), 100_000);
 }
+
+#[test]
+fn inconsistent_comparator_still_permutes() {
+    // A comparator that is not an order at all: the result is unspecified (std may even panic), but
+    // the slice must still hold every element exactly once.
+    pool(4).install(|| {
+        for len in [1000, 100_000] {
+            for stable in [true, false] {
+                let input: Vec<u64> = (0..len).collect();
+                let calls = AtomicUsize::new(0);
+                let cmp = |a: &u64, b: &u64| {
+                    let c = calls.fetch_add(1, AtOrd::Relaxed) as u64;
+                    match (a ^ b ^ c).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62 {
+                        0 => std::cmp::Ordering::Less,
+                        1 => std::cmp::Ordering::Greater,
+                        _ => std::cmp::Ordering::Equal,
+                    }
+                };
+                let mut v = input.clone();
+                let _ = catch_unwind(AssertUnwindSafe(|| {
+                    if stable {
+                        v.par_sort_by(cmp);
+                    } else {
+                        v.par_sort_unstable_by(cmp);
+                    }
+                }));
+                v.sort_unstable();
+                assert_eq!(v, input, "stable: {stable}, len {len}");
+            }
+        }
+    });
+}

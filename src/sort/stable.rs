@@ -16,7 +16,7 @@ use std::mem::{self, size_of, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use super::{initial_run, join_catch};
+use super::{initial_run, join_catch, share_pending_work};
 
 /// Below this many elements the sort is sequential (std's stable sort).
 const SEQ_LEN: usize = 1 << 14;
@@ -26,8 +26,11 @@ const MIN_LEAF: usize = 1 << 12;
 /// on 10^7 u64 with one thread: 16 leaves (4 merge passes) beat 2 (a copy and a merge) because the
 /// smaller leaves sort in cache, and the bidirectional merge makes a pass cheap (~1.7 ns/element).
 const LEAVES_PER_THREAD: usize = 8;
-/// Merges of at most this many elements run sequentially.
+/// Merges of at most this many elements run sequentially...
 const MERGE_SEQ_LEN: usize = 1 << 14;
+/// ...and so do merges of at most `len / (threads * MERGE_PIECES_PER_THREAD)`: plenty of pieces to
+/// balance, few enough that the binary searches that cut them (cache misses) cost nothing.
+const MERGE_PIECES_PER_THREAD: usize = 32;
 
 /// Sorts `v` stably and in parallel by `compare`.
 pub(super) fn par_merge_sort<T, F>(v: &mut [T], compare: &F)
@@ -55,7 +58,8 @@ where
     while depth > 0 && v.len() >> depth < MIN_LEAF {
         depth -= 2;
     }
-    sort_with_depth(v, compare, depth, MERGE_SEQ_LEN);
+    let merge_seq_len = (v.len() / (threads * MERGE_PIECES_PER_THREAD)).max(MERGE_SEQ_LEN);
+    sort_with_depth(v, compare, depth, merge_seq_len);
 }
 
 /// The parallel merge sort with explicit cut-offs (unit tests use tiny ones to exercise every path):
@@ -98,6 +102,7 @@ fn sort_rec<T, F>(
     if depth == 0 || len < 2 {
         // SAFETY: by this function's precondition `v` owns all its elements, so it is initialised.
         let s = unsafe { assume_init_mut(v) };
+        share_pending_work();
         // If `compare` panics, std's sort leaves `s` a permutation: the unwind contract holds.
         s.sort_by(compare);
         if into_buf {

@@ -235,3 +235,36 @@ fn unstable_comparator_panic_keeps_every_element() {
         }
     }
 }
+
+#[test]
+fn inconsistent_comparator_still_permutes() {
+    // Not an order at all: the merges must still take every element exactly once.
+    for len in [5, 100, 1000, 5000] {
+        for (depth, merge_seq) in [(12, 2), (4, 100)] {
+            let calls = AtomicUsize::new(0);
+            let cmp = |a: &u64, b: &u64| {
+                let c = calls.fetch_add(1, AtOrd::Relaxed) as u64;
+                [
+                    Ordering::Less,
+                    Ordering::Greater,
+                    Ordering::Equal,
+                    Ordering::Less,
+                ][((a ^ b ^ c).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62) as usize]
+            };
+            let input: Vec<u64> = (0..len).collect();
+            let mut v = input.clone();
+            // std's leaf sort may detect the violation and panic; either way nothing is lost.
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                stable::sort_with_depth(&mut v, &cmp, depth, merge_seq)
+            }));
+            v.sort_unstable();
+            assert_eq!(v, input, "stable, len {len}");
+            let mut v = input.clone();
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                unstable::sort_with_leaf(&mut v, &cmp, 1)
+            }));
+            v.sort_unstable();
+            assert_eq!(v, input, "unstable, len {len}");
+        }
+    }
+}

@@ -15,7 +15,7 @@
 use std::cmp::Ordering;
 use std::mem::{self, size_of};
 
-use super::initial_run;
+use super::{initial_run, share_pending_work};
 
 /// Below this many elements the whole sort is sequential (std's `sort_unstable_by`).
 const SEQ_LEN: usize = 1 << 14;
@@ -71,6 +71,7 @@ fn recurse<'a, T, F>(
     let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
     loop {
         let len = v.len();
+        share_pending_work();
         if len <= leaf_len || len < 8 || budget == 0 {
             v.sort_unstable_by(compare);
             return;
