@@ -117,7 +117,8 @@ impl<T: Send> Consumer<T> for CollectConsumer<'_, T> {
     type Reducer = CollectReducer;
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
-        for item in iter {
+        // Internal iteration (`for_each` → `fold`): chained and mapped sources run as tight loops.
+        iter.for_each(|item| {
             assert!(
                 self.initialized < self.len,
                 "parallel collect: the iterator produced more items than its length"
@@ -126,7 +127,7 @@ impl<T: Send> Consumer<T> for CollectConsumer<'_, T> {
             // it is uninitialised by the field invariant, so nothing is overwritten without a drop.
             unsafe { self.start.add(self.initialized).write(item) };
             self.initialized += 1;
-        }
+        });
         self
     }
 
@@ -193,7 +194,8 @@ impl<T: Send> Consumer<T> for ListVecConsumer<T> {
     type Reducer = ListReducer;
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
-        self.vec.extend(iter);
+        self.vec.reserve(iter.size_hint().0);
+        iter.for_each(|item| self.vec.push(item));
         self
     }
     fn split_off(self, _keep: usize) -> (Self, Self, ListReducer) {

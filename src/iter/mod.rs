@@ -72,7 +72,7 @@ pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMut
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
 pub use map::{Map, MapConsumer, MapProducer};
 pub use parallel_iterator::ParallelIterator;
-pub use range::{RangeInteger, RangeIter, RangeProducer};
+pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
 pub use reduce::{ReduceConsumer, ReduceReducer};
 pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,

@@ -1,6 +1,5 @@
 //! Parallel iteration over integer ranges: `(a..b).into_par_iter()` and `(a..=b).into_par_iter()`.
 
-use std::iter::Chain;
 use std::ops::{Range, RangeInclusive};
 
 use super::bridge::BridgeCallback;
@@ -38,13 +37,6 @@ pub trait RangeInteger: Copy + Send + Sync + 'static {
     /// The value as an `i128`.
     #[doc(hidden)]
     fn to_i128(self) -> i128;
-    /// The sequential iterator type.
-    #[doc(hidden)]
-    type Seq: Iterator<Item = Self>;
-    /// The sequential iterator over `len` values starting at `start`, built so that a range ending
-    /// at the type's maximum never overflows.
-    #[doc(hidden)]
-    fn seq(start: Self, len: usize) -> Self::Seq;
 }
 
 macro_rules! range_integer {
@@ -61,15 +53,6 @@ macro_rules! range_integer {
             }
             fn to_i128(self) -> i128 {
                 self as i128
-            }
-            type Seq = Chain<Range<$t>, std::option::IntoIter<$t>>;
-            #[inline]
-            fn seq(start: Self, len: usize) -> Self::Seq {
-                if len == 0 {
-                    return (start..start).chain(None);
-                }
-                let last = start.offset(len - 1);
-                (start..last).chain(Some(last))
             }
         }
 
@@ -139,7 +122,7 @@ impl<T: RangeInteger> IndexedParallelIterator for RangeIter<T> {
 
 impl<T: RangeInteger> Producer for RangeProducer<T> {
     type Item = T;
-    type IntoIter = T::Seq;
+    type IntoIter = RangeSeq<T>;
 
     fn len(&self) -> usize {
         self.len
@@ -160,7 +143,55 @@ impl<T: RangeInteger> Producer for RangeProducer<T> {
         )
     }
 
-    fn into_iter(self) -> Self::IntoIter {
-        T::seq(self.start, self.len)
+    fn into_iter(self) -> RangeSeq<T> {
+        RangeSeq {
+            start: self.start,
+            offsets: 0..self.len,
+        }
+    }
+}
+
+/// Sequential iterator over a [`RangeProducer`]: `start + i` for the offsets `i` in `0..len`.
+///
+/// Counting offsets in a `Range<usize>` (instead of iterating `start..end` directly) never overflows,
+/// even for a range that ends at the type's maximum, and compiles to the same tight loop.
+#[derive(Debug, Clone)]
+pub struct RangeSeq<T> {
+    start: T,
+    offsets: Range<usize>,
+}
+
+impl<T: RangeInteger> Iterator for RangeSeq<T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        let i = self.offsets.next()?;
+        Some(self.start.offset(i))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.offsets.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, T) -> B>(self, init: B, mut f: F) -> B {
+        let start = self.start;
+        let mut acc = init;
+        for i in self.offsets {
+            acc = f(acc, start.offset(i));
+        }
+        acc
+    }
+}
+
+impl<T: RangeInteger> ExactSizeIterator for RangeSeq<T> {}
+
+impl<T: RangeInteger> DoubleEndedIterator for RangeSeq<T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        let i = self.offsets.next_back()?;
+        Some(self.start.offset(i))
     }
 }
