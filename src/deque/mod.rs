@@ -27,10 +27,10 @@
 //! * `pop()`: announce `bottom - 1` *before* looking at `top`. If more than one item remains, the
 //!   item at the new `bottom` is the owner's. If exactly one remains, owner and thieves race for it
 //!   with the same CAS on `top`, and the owner then restores `bottom` to `top`.
-//! * `steal()`: a fence-free pre-check returns `Empty` cheaply. Otherwise pin, read `top`, fence, read
-//!   `bottom`; if non-empty, read the slot at `top` into a
-//!   `MaybeUninit` copy and CAS `top` to `top + 1`. Only a thief whose CAS succeeds (and whose buffer
-//!   was still current) turns its copy into an item; losers discard the bits and report `Retry`.
+//! * `steal()`: a fence-free pre-check returns `Empty` cheaply. Otherwise pin, read `top`, fence,
+//!   read `bottom`; if non-empty, copy the slot at `top` into a `MaybeUninit`, re-check the buffer
+//!   pointer and CAS `top` to `top + 1`. Only a thief whose CAS succeeds (and whose buffer was still
+//!   current) turns its copy into an item; losers discard the bits and report `Retry`.
 //!
 //! # Orderings
 //!

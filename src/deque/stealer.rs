@@ -106,6 +106,7 @@ impl<T> Stealer<T> {
     /// w.push(1);
     /// assert!(!s.is_empty());
     /// ```
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -118,6 +119,7 @@ impl<T> Stealer<T> {
     /// w.push(2);
     /// assert_eq!(w.stealer().len(), 2);
     /// ```
+    #[inline]
     pub fn len(&self) -> usize {
         // Acquire on both: pairs with the thieves' CAS and the owner's push fence, so the snapshot
         // is no older than what this thread already observed.

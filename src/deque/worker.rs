@@ -243,6 +243,7 @@ impl<T> Worker<T> {
     /// w.push(2);
     /// assert_eq!(w.len(), 2);
     /// ```
+    #[inline]
     pub fn len(&self) -> usize {
         let t = self.inner.top.load(Ordering::Relaxed);
         self.bottom.get().wrapping_sub(t).max(0) as usize
@@ -254,6 +255,7 @@ impl<T> Worker<T> {
     /// let w = forkjoin::deque::Worker::<u8>::new();
     /// assert!(w.is_empty());
     /// ```
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
