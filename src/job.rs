@@ -20,7 +20,7 @@ use crate::unwind::{self, Payload};
 
 /// A type-erased pointer to a job and the function that executes it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct JobRef {
+pub struct JobRef {
     pointer: *const (),
     execute_fn: unsafe fn(*const ()),
 }
@@ -32,7 +32,7 @@ unsafe impl Send for JobRef {}
 unsafe impl Sync for JobRef {}
 
 /// Something a [`JobRef`] can point to.
-pub(crate) trait Job {
+pub trait Job {
     /// Runs the job.
     ///
     /// # Safety
@@ -72,7 +72,7 @@ impl JobRef {
 
     /// The identity of the job (its data pointer).
     #[inline]
-    pub(crate) fn id(&self) -> *const () {
+    pub fn id(&self) -> *const () {
         self.pointer
     }
 
@@ -81,7 +81,7 @@ impl JobRef {
     /// # Safety
     /// Each `JobRef` is executed at most once, while its data is live (see [`JobRef::new`]).
     #[inline]
-    pub(crate) unsafe fn execute(self) {
+    pub unsafe fn execute(self) {
         // SAFETY: forwarded caller contract; `execute_fn` was instantiated for this pointer's type.
         unsafe { (self.execute_fn)(self.pointer) }
     }
@@ -125,15 +125,16 @@ impl<T> JobResult<T> {
 ///
 /// The closure receives `true` when the job was executed through its [`JobRef`] (taken from a queue)
 /// and `false` when its creator ran it inline.
-pub(crate) struct StackJob<L, F, R> {
+pub struct StackJob<L, F, R> {
     latch: L,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<JobResult<R>>,
 }
 
 impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
+    /// A job running `func`, signalling `latch` when executed through its [`JobRef`].
     #[inline]
-    pub(crate) fn new(func: F, latch: L) -> Self {
+    pub fn new(func: F, latch: L) -> Self {
         StackJob {
             latch,
             func: UnsafeCell::new(Some(func)),
@@ -148,13 +149,14 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// discarded (e.g. popped back by its creator); its closure and result must be `Send` if another
     /// thread may execute it.
     #[inline]
-    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+    pub unsafe fn as_job_ref(&self) -> JobRef {
         // SAFETY: forwarded to the caller.
         unsafe { JobRef::new(self) }
     }
 
+    /// The latch set after the job ran through its [`JobRef`].
     #[inline]
-    pub(crate) fn latch(&self) -> &L {
+    pub fn latch(&self) -> &L {
         &self.latch
     }
 
@@ -162,7 +164,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     ///
     /// Must only be called if the job was not executed through its `JobRef`.
     #[inline]
-    pub(crate) fn run_inline(&self, stolen: bool) -> R {
+    pub fn run_inline(&self, stolen: bool) -> R {
         let func = self.func.with_mut(|f| {
             // SAFETY: only the creator calls this, after taking the JobRef back, so no other thread
             // touches `func`.
@@ -183,7 +185,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// The latch must have been observed set (so the executing thread is done with the job), and the
     /// result must not have been taken before.
     #[inline]
-    pub(crate) unsafe fn take_result(&self) -> R {
+    pub unsafe fn take_result(&self) -> R {
         // SAFETY: per the contract, no other thread accesses `result` any more.
         let result = self
             .result

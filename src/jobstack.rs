@@ -34,7 +34,7 @@
 //! what the thief did before it — the two cases the SeqCst-fence proof of Chase-Lev needs.
 
 use crate::job::JobRef;
-use crate::sync::{light_barrier, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{asymmetric_barriers_enabled, light_barrier, AtomicU64, AtomicUsize, Ordering};
 use crate::util::CachePadded;
 
 /// Slots per worker; deeper nesting goes straight to the public deque.
@@ -52,26 +52,39 @@ struct Slot {
     execute: AtomicUsize,
 }
 
-/// The owner-private job stack of one worker (see the module docs).
-pub(crate) struct JobStack {
+/// The owner's cache line: what push and pop read and write.
+struct OwnerLine {
     /// One past the newest job. Written only by the owner.
-    top: CachePadded<AtomicUsize>,
+    top: AtomicUsize,
+    /// Copy of [`asymmetric_barriers_enabled`] (fixed before any stack exists), kept next to `top` so
+    /// the owner's barrier choice costs no extra cache line.
+    asymmetric: bool,
+}
+
+/// The owner-private job stack of one worker (see the module docs).
+pub struct JobStack {
+    owner: CachePadded<OwnerLine>,
     /// `[generation: 32][index of the oldest live job: 32]`.
     base: CachePadded<AtomicU64>,
-    slots: Box<[Slot]>,
+    slots: Box<[Slot; CAPACITY]>,
 }
 
 impl JobStack {
-    pub(crate) fn new() -> Self {
+    /// An empty stack.
+    pub fn new() -> Self {
+        let slots: Box<[Slot]> = (0..CAPACITY)
+            .map(|_| Slot {
+                data: AtomicUsize::new(0),
+                execute: AtomicUsize::new(0),
+            })
+            .collect();
         JobStack {
-            top: CachePadded::new(AtomicUsize::new(0)),
+            owner: CachePadded::new(OwnerLine {
+                top: AtomicUsize::new(0),
+                asymmetric: asymmetric_barriers_enabled(),
+            }),
             base: CachePadded::new(AtomicU64::new(0)),
-            slots: (0..CAPACITY)
-                .map(|_| Slot {
-                    data: AtomicUsize::new(0),
-                    execute: AtomicUsize::new(0),
-                })
-                .collect(),
+            slots: slots.try_into().unwrap_or_else(|_| unreachable!()),
         }
     }
 
@@ -83,9 +96,9 @@ impl JobStack {
     /// # Safety
     /// Only the owning worker may call the owner operations (`push`, `pop_if`, `take_oldest`).
     #[inline(always)]
-    pub(crate) unsafe fn push(&self, job: JobRef) -> bool {
+    pub unsafe fn push(&self, job: JobRef) -> bool {
         // Relaxed: only the owner writes `top`.
-        let t = self.top.load(Ordering::Relaxed);
+        let t = self.owner.top.load(Ordering::Relaxed);
         if t == CAPACITY {
             return false;
         }
@@ -95,8 +108,8 @@ impl JobStack {
         slot.data.store(data, Ordering::Relaxed);
         slot.execute.store(execute, Ordering::Relaxed);
         // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
-        self.top.store(t + 1, Ordering::Release);
-        light_barrier();
+        self.owner.top.store(t + 1, Ordering::Release);
+        light_barrier(self.owner.asymmetric);
         true
     }
 
@@ -107,17 +120,17 @@ impl JobStack {
     /// # Safety
     /// Owner only (see [`JobStack::push`]).
     #[inline(always)]
-    pub(crate) unsafe fn pop_if(&self, id: *const ()) -> bool {
+    pub unsafe fn pop_if(&self, id: *const ()) -> bool {
         // Relaxed: only the owner writes `top` and the slots.
-        let t = self.top.load(Ordering::Relaxed);
+        let t = self.owner.top.load(Ordering::Relaxed);
         if t == 0 || self.slots[t - 1].data.load(Ordering::Relaxed) != id as usize {
             return false;
         }
         let idx = t - 1;
         // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
         // heavy barrier).
-        self.top.store(idx, Ordering::Relaxed);
-        light_barrier();
+        self.owner.top.store(idx, Ordering::Relaxed);
+        light_barrier(self.owner.asymmetric);
         // Acquire: pairs with a thief's CAS of `base`.
         let base = self.base.load(Ordering::Acquire);
         let b = (base & INDEX_MASK) as usize;
@@ -155,7 +168,7 @@ impl JobStack {
     unsafe fn rewind(&self) {
         // Relaxed store: a thief that still sees the old `top` also sees base ≥ top (empty); one that sees
         // the new generation acquires this store through the CAS below.
-        self.top.store(0, Ordering::Relaxed);
+        self.owner.top.store(0, Ordering::Relaxed);
         // Acquire: to see the latest base (a thief may have just moved it).
         let current = self.base.load(Ordering::Acquire);
         let next = (current & !INDEX_MASK).wrapping_add(GENERATION_ONE);
@@ -167,13 +180,13 @@ impl JobStack {
     ///
     /// # Safety
     /// Owner only.
-    pub(crate) unsafe fn take_oldest(&self) -> Option<JobRef> {
+    pub unsafe fn take_oldest(&self) -> Option<JobRef> {
         loop {
             // Acquire: pairs with thieves' CAS of `base`.
             let base = self.base.load(Ordering::Acquire);
             let b = (base & INDEX_MASK) as usize;
             // Relaxed: own field.
-            let t = self.top.load(Ordering::Relaxed);
+            let t = self.owner.top.load(Ordering::Relaxed);
             if b >= t {
                 if t != 0 {
                     // SAFETY: owner only; empty.
@@ -212,7 +225,7 @@ impl JobStack {
     /// Thief, first half of a heavy steal: the `base` to pass to
     /// [`steal_after_barrier`](Self::steal_after_barrier) once the caller has run `heavy_barrier()`.
     #[inline]
-    pub(crate) fn base_before_barrier(&self) -> u64 {
+    pub fn base_before_barrier(&self) -> u64 {
         // Acquire: pairs with the owner's rewind store and other thieves' CAS.
         self.base.load(Ordering::Acquire)
     }
@@ -220,10 +233,10 @@ impl JobStack {
     /// Thief, second half: tries to take the oldest job. `None` if empty or if the race was lost.
     ///
     /// The caller must have executed [`crate::sync::heavy_barrier`] after reading `base`.
-    pub(crate) fn steal_after_barrier(&self, base: u64) -> Option<JobRef> {
+    pub fn steal_after_barrier(&self, base: u64) -> Option<JobRef> {
         let b = (base & INDEX_MASK) as usize;
         // Acquire: pairs with the owner's Release store in `push`, making slot `b` readable.
-        let t = self.top.load(Ordering::Acquire);
+        let t = self.owner.top.load(Ordering::Acquire);
         if b >= t {
             return None;
         }
@@ -241,7 +254,7 @@ impl JobStack {
     #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         let b = (self.base.load(Ordering::Acquire) & INDEX_MASK) as usize;
-        b >= self.top.load(Ordering::Relaxed)
+        b >= self.owner.top.load(Ordering::Relaxed)
     }
 }
 

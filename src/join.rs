@@ -146,31 +146,34 @@ where
 }
 
 /// Brings b to completion if `a` unwinds (see the module docs).
-struct JoinGuard<'a, 'r, F, R>
+///
+/// Holds a single pointer so that arming it costs one store on the fast path.
+struct JoinGuard<'r, F, R>
 where
     F: FnOnce(bool) -> R,
 {
-    wt: &'a WorkerThread,
     job_b: *const StackJob<SpinLatch<'r>, F, R>,
-    job_b_id: *const (),
 }
 
-impl<F, R> Drop for JoinGuard<'_, '_, F, R>
+impl<F, R> Drop for JoinGuard<'_, F, R>
 where
     F: FnOnce(bool) -> R,
 {
+    #[cold]
     fn drop(&mut self) {
-        // Only reached while `a` unwinds (the guard is forgotten otherwise).
+        // Only reached while `a` unwinds (the guard is forgotten otherwise), on the thread that pushed b.
+        // SAFETY: that thread is a worker, which outlives the join frame.
+        let wt = unsafe { &*WorkerThread::current() };
         // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
         let job_b = unsafe { &*self.job_b };
-        if self.wt.pop_private_if(self.job_b_id) {
-            self.wt.count_local_pop();
+        let job_b_id = self.job_b.cast::<()>();
+        if wt.pop_private_if(job_b_id) {
+            wt.count_local_pop();
             // b's panic, if any, is dropped: a's panic wins.
             let _ = unwind::halt_unwinding(|| job_b.run_inline(false));
         } else {
             // Published: pop it back or wait for the thief. Its result (or panic) is dropped with job_b.
-            let _ =
-                unwind::halt_unwinding(|| finish_published(self.wt, job_b, self.job_b_id, false));
+            let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id, false));
         }
     }
 }
@@ -209,11 +212,7 @@ where
     let job_b_id = job_b_ref.id();
     wt.push_private(job_b_ref);
 
-    let guard = JoinGuard {
-        wt,
-        job_b: &job_b,
-        job_b_id,
-    };
+    let guard = JoinGuard { job_b: &job_b };
     let result_a = oper_a(FnContext::new(injected));
     std::mem::forget(guard);
 

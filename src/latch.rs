@@ -19,7 +19,7 @@ use crate::sleep::Sleep;
 use crate::sync::{Arc, AtomicU32, AtomicUsize, Futex, Ordering};
 
 /// Setting a latch.
-pub(crate) trait Latch {
+pub trait Latch {
     /// Sets the latch, waking its waiter if needed.
     ///
     /// # Safety
@@ -35,13 +35,14 @@ const SET: u32 = 2;
 
 /// The state machine shared by worker-side latches.
 #[derive(Debug)]
-pub(crate) struct CoreLatch {
+pub struct CoreLatch {
     state: AtomicU32,
 }
 
 impl CoreLatch {
+    /// An unset latch.
     #[inline]
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         CoreLatch {
             state: AtomicU32::new(UNSET),
         }
@@ -49,14 +50,14 @@ impl CoreLatch {
 
     /// True once the latch is set. Everything the setter wrote before setting is then visible.
     #[inline]
-    pub(crate) fn probe(&self) -> bool {
+    pub fn probe(&self) -> bool {
         // Acquire: pairs with the AcqRel swap in `set`.
         self.state.load(Ordering::Acquire) == SET
     }
 
     /// The waiter is about to sleep: `UNSET → SLEEPING`. False if already set.
     #[inline]
-    pub(crate) fn try_sleep(&self) -> bool {
+    pub fn try_sleep(&self) -> bool {
         // SeqCst: ordered after the waiter's SeqCst store of its sleep slot, so a setter that sees
         // SLEEPING (via its swap) also finds the slot claimable.
         self.state
@@ -66,7 +67,7 @@ impl CoreLatch {
 
     /// The waiter is awake again: `SLEEPING → UNSET` (no-op if the latch was set meanwhile).
     #[inline]
-    pub(crate) fn wake_up(&self) {
+    pub fn wake_up(&self) {
         // Relaxed suffices: the waiter re-probes with Acquire before trusting the state.
         let _ = self
             .state
@@ -113,7 +114,7 @@ impl Latch for CoreLatch {
 }
 
 /// A latch waited on by one worker (`target`) of the pool whose sleep state is `sleep`.
-pub(crate) struct SpinLatch<'r> {
+pub struct SpinLatch<'r> {
     core: CoreLatch,
     sleep: &'r Arc<Sleep>,
     target: usize,
@@ -124,7 +125,7 @@ pub(crate) struct SpinLatch<'r> {
 impl<'r> SpinLatch<'r> {
     /// A latch for worker `target` whose setter runs in the same pool (which keeps `sleep` alive).
     #[inline]
-    pub(crate) fn new(sleep: &'r Arc<Sleep>, target: usize) -> Self {
+    pub fn new(sleep: &'r Arc<Sleep>, target: usize) -> Self {
         SpinLatch {
             core: CoreLatch::new(),
             sleep,
@@ -141,13 +142,15 @@ impl<'r> SpinLatch<'r> {
         }
     }
 
+    /// The state machine inside (what a waiting worker sleeps on).
     #[inline]
-    pub(crate) fn core(&self) -> &CoreLatch {
+    pub fn core(&self) -> &CoreLatch {
         &self.core
     }
 
+    /// True once set.
     #[inline]
-    pub(crate) fn probe(&self) -> bool {
+    pub fn probe(&self) -> bool {
         self.core.probe()
     }
 }

@@ -52,5 +52,10 @@ pub use spawn::spawn;
 #[doc(hidden)]
 pub mod __loom {
     pub use crate::deque::Reclaimer;
+    pub use crate::job::{JobRef, StackJob};
+    pub use crate::jobstack::JobStack;
+    pub use crate::latch::{CoreLatch, Latch, SpinLatch};
+    pub use crate::sleep::{IdleState, Idled, Sleep};
+    pub use crate::sync::heavy_barrier;
     pub use crossbeam_epoch::Collector;
 }

@@ -151,6 +151,9 @@ impl ThreadPoolBuilder {
 
     /// Called on each worker thread, with its index, when it starts.
     ///
+    /// [`build`](Self::build) returns only after every start handler has returned, so a start handler
+    /// must not wait for the thread that calls `build`. A panic in it goes to the panic handler.
+    ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// use std::sync::Arc;
@@ -206,7 +209,8 @@ impl ThreadPoolBuilder {
         Ok(self.config)
     }
 
-    /// Starts the pool's threads.
+    /// Starts the pool's threads and returns once every worker runs (its start handler has returned
+    /// and it is looking for work), so work submitted right away finds every worker ready.
     ///
     /// Fails if `FORKJOIN_NUM_THREADS` is consulted (thread count 0) and is not a positive integer, if the
     /// thread count is too large, or if a thread cannot be spawned (no thread is leaked then).

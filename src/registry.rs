@@ -21,7 +21,7 @@ use crate::deque::{Stealer, Worker};
 use crate::error::ThreadPoolBuildError;
 use crate::job::{HeapJob, JobRef, StackJob};
 use crate::jobstack::JobStack;
-use crate::latch::{CoreLatch, LockLatch, SpinLatch};
+use crate::latch::{CoreLatch, Latch, LockLatch, SpinLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
 use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::unwind::{self, Payload};
@@ -120,6 +120,10 @@ pub(crate) struct Registry {
     start_handler: Option<Box<IndexHandler>>,
     exit_handler: Option<Box<IndexHandler>>,
     handles: Mutex<Vec<thread::JoinHandle<()>>>,
+    /// Workers that have not finished starting (TLS set, start handler run) yet.
+    starting: AtomicUsize,
+    /// Set by the last worker to finish starting; `Registry::new` waits for it.
+    started: Arc<LockLatch>,
 }
 
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
@@ -236,6 +240,8 @@ impl Registry {
             start_handler: config.start_handler.take(),
             exit_handler: config.exit_handler.take(),
             handles: Mutex::new(Vec::with_capacity(n)),
+            starting: AtomicUsize::new(n),
+            started: Arc::new(LockLatch::new()),
         });
         let stack_size = config.stack_size.unwrap_or_else(default_stack_size);
         for (index, deque) in workers.into_iter().enumerate() {
@@ -254,7 +260,19 @@ impl Registry {
                 }
             }
         }
+        // Return only once every worker runs its main loop: a `join` right after `build` then finds
+        // the other workers already idle and looking for work, and tests see a settled pool.
+        registry.started.wait();
         Ok(registry)
+    }
+
+    /// Called by each worker once it has started (after its start handler).
+    pub(crate) fn worker_started(&self) {
+        // AcqRel: the last decrement sees every worker's start (release by each, acquire by the last).
+        if self.starting.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // SAFETY: `started` is owned by the registry, which outlives this call.
+            unsafe { Latch::set(&self.started as *const Arc<LockLatch>) };
+        }
     }
 
     fn lock_handles(&self) -> crate::sync::MutexGuard<'_, Vec<thread::JoinHandle<()>>> {

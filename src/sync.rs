@@ -197,11 +197,18 @@ mod asym {
         });
     }
 
-    /// The owner's side: a compiler fence if the thieves use `membarrier`, else a full fence.
-    #[inline(always)]
-    pub(crate) fn light_barrier() {
+    /// True if thieves use `membarrier` (fixed by [`init_asymmetric_barriers`]); owners pass it to
+    /// [`light_barrier`].
+    pub(crate) fn asymmetric_barriers_enabled() -> bool {
         // Relaxed: the flag only ever goes false → true, before any pool thread exists.
-        if ENABLED.load(Ordering::Relaxed) {
+        ENABLED.load(Ordering::Relaxed)
+    }
+
+    /// The owner's side: a compiler fence if the thieves use `membarrier` (`asymmetric`, the value of
+    /// [`asymmetric_barriers_enabled`]), else a full fence.
+    #[inline(always)]
+    pub(crate) fn light_barrier(asymmetric: bool) {
+        if asymmetric {
             std::sync::atomic::compiler_fence(Ordering::SeqCst);
         } else {
             // SeqCst fence: pairs with the thief's fence in `heavy_barrier`.
@@ -210,7 +217,7 @@ mod asym {
     }
 
     /// The thief's side: a process-wide barrier (or a full fence, pairing with `light_barrier`'s).
-    pub(crate) fn heavy_barrier() {
+    pub fn heavy_barrier() {
         // Relaxed: see `light_barrier`.
         if ENABLED.load(Ordering::Relaxed) {
             // SAFETY: a plain syscall with integer arguments.
@@ -236,18 +243,25 @@ mod asym {
 
     pub(crate) fn init_asymmetric_barriers() {}
 
+    /// Always false here: both sides use full fences.
+    pub(crate) fn asymmetric_barriers_enabled() -> bool {
+        false
+    }
+
     /// The owner's side (portable: a full fence).
     #[inline(always)]
-    pub(crate) fn light_barrier() {
+    pub(crate) fn light_barrier(_asymmetric: bool) {
         // SeqCst fence: pairs with the fence in `heavy_barrier`.
         fence(Ordering::SeqCst);
     }
 
     /// The thief's side (portable: a full fence).
-    pub(crate) fn heavy_barrier() {
+    pub fn heavy_barrier() {
         // SeqCst fence: pairs with the fence in `light_barrier`.
         fence(Ordering::SeqCst);
     }
 }
 
-pub(crate) use asym::{heavy_barrier, init_asymmetric_barriers, light_barrier};
+pub(crate) use asym::{asymmetric_barriers_enabled, init_asymmetric_barriers, light_barrier};
+// `pub` only so the loom models can reach it through `crate::__loom`; the module itself is private.
+pub use asym::heavy_barrier;

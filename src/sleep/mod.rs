@@ -22,9 +22,16 @@ use crate::sync::{fence, yield_now, AtomicU64, Futex, Ordering};
 use crate::util::CachePadded;
 
 /// Rounds of `spin_loop` hints before yielding.
+#[cfg(not(forkjoin_loom))]
 const SPIN_ROUNDS: u32 = 8;
 /// Round at which the worker announces it is sleepy (after spinning and yielding).
+#[cfg(not(forkjoin_loom))]
 const ROUNDS_UNTIL_SLEEPY: u32 = 32;
+// Under loom the rounds only multiply interleavings: go straight to the protocol.
+#[cfg(forkjoin_loom)]
+const SPIN_ROUNDS: u32 = 0;
+#[cfg(forkjoin_loom)]
+const ROUNDS_UNTIL_SLEEPY: u32 = 0;
 
 /// Slot word: the worker runs or searches.
 const AWAKE: u32 = 0;
@@ -41,7 +48,7 @@ const JEC_ONE: u64 = 1 << JEC_SHIFT;
 pub(crate) const MAX_THREADS: usize = 0xFFFF;
 
 /// The idle/sleep state of one pool.
-pub(crate) struct Sleep {
+pub struct Sleep {
     /// `[JEC: 32 bits][sleepers: 32 bits]`, one word so that "JEC unchanged" and "count me as a sleeper"
     /// are decided by a single CAS.
     counters: CachePadded<AtomicU64>,
@@ -53,7 +60,7 @@ pub(crate) struct Sleep {
 
 /// A worker's progress through one idle period; create with [`Sleep::start_looking`].
 #[derive(Debug)]
-pub(crate) struct IdleState {
+pub struct IdleState {
     index: usize,
     rounds: u32,
     /// The JEC value observed when announcing sleepiness (valid once `rounds > ROUNDS_UNTIL_SLEEPY`).
@@ -62,7 +69,7 @@ pub(crate) struct IdleState {
 
 /// What [`Sleep::no_work_found`] did, for the caller's statistics.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Idled {
+pub enum Idled {
     /// Spun, yielded or announced sleepiness.
     Waited,
     /// Tried to sleep but new work (or the latch) intervened.
@@ -86,7 +93,8 @@ impl IdleState {
 }
 
 impl Sleep {
-    pub(crate) fn new(num_threads: usize) -> Self {
+    /// Sleep state for a pool of `num_threads` workers.
+    pub fn new(num_threads: usize) -> Self {
         assert!(num_threads <= MAX_THREADS);
         Sleep {
             counters: CachePadded::new(AtomicU64::new(0)),
@@ -99,7 +107,7 @@ impl Sleep {
 
     /// Begins an idle period for worker `index`.
     #[inline]
-    pub(crate) fn start_looking(&self, index: usize) -> IdleState {
+    pub fn start_looking(&self, index: usize) -> IdleState {
         IdleState {
             index,
             rounds: 0,
@@ -113,7 +121,7 @@ impl Sleep {
     /// is marked `SLEEPING`, so a latch setter that observes the latch's sleeping state finds the slot
     /// claimable. If it returns false (latch set) the worker does not sleep. `has_injected_jobs` is the
     /// last check before blocking (see README, "JEC wrap-around").
-    pub(crate) fn no_work_found(
+    pub fn no_work_found(
         &self,
         idle: &mut IdleState,
         try_sleep: impl FnOnce() -> bool,
@@ -225,7 +233,7 @@ impl Sleep {
 
     /// Announces that new work became visible (call *after* publishing it); wakes one sleeper if needed.
     #[inline]
-    pub(crate) fn new_jobs(&self) {
+    pub fn new_jobs(&self) {
         // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a sleepy
         // thread's search sees our job, or we see its odd JEC / its sleeper count below.
         fence(Ordering::SeqCst);
@@ -273,7 +281,7 @@ impl Sleep {
     }
 
     /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.
-    pub(crate) fn notify_worker_latch_is_set(&self, index: usize) {
+    pub fn notify_worker_latch_is_set(&self, index: usize) {
         self.claim(&self.slots[index]);
     }
 

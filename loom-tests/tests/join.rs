@@ -1,0 +1,155 @@
+//! loom models of `join`'s pop-vs-steal of job b: the owner pushes b on its private job stack, runs a,
+//! then pops b back or — if a thief took it (heavy steal after its process-wide barrier, or the owner's
+//! own publication) — waits on b's latch. b must run exactly once and its result reach the owner.
+#![cfg(forkjoin_loom)]
+
+use forkjoin::__loom::{heavy_barrier, Idled, JobRef, JobStack, Sleep, SpinLatch, StackJob};
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::Arc;
+use loom::thread;
+
+fn leak_sleep(n: usize) -> &'static Arc<Sleep> {
+    Box::leak(Box::new(Arc::new(Sleep::new(n))))
+}
+
+fn free_sleep(sleep: &'static Arc<Sleep>) {
+    // SAFETY: produced by `leak_sleep`; no thread uses it any more.
+    drop(unsafe { Box::from_raw(sleep as *const Arc<Sleep> as *mut Arc<Sleep>) });
+}
+
+/// The owner's wait for a stolen b (no other work to run).
+fn wait(sleep: &Sleep, latch: &SpinLatch<'_>) {
+    let mut idle = sleep.start_looking(0);
+    while !latch.probe() {
+        match sleep.no_work_found(&mut idle, || latch.core().try_sleep(), || false) {
+            Idled::Waited => {}
+            Idled::Aborted | Idled::Slept => latch.core().wake_up(),
+        }
+    }
+}
+
+/// The owner's step 3 for one job: pop it back and run it, or wait for the thief's latch.
+///
+/// # Safety
+/// Owner thread of `stack` only; `job_ref` is `job`'s reference, pushed once.
+unsafe fn pop_or_wait<F: FnOnce(bool) -> u32>(
+    sleep: &Sleep,
+    stack: &JobStack,
+    job: &StackJob<SpinLatch<'_>, F, u32>,
+    job_ref: JobRef,
+) -> u32 {
+    // SAFETY: owner, per the contract.
+    if unsafe { stack.pop_if(job_ref.id()) } {
+        job.run_inline(false)
+    } else {
+        wait(sleep, job.latch());
+        // SAFETY: the latch is set, so the thief is done with the job.
+        unsafe { job.take_result() }
+    }
+}
+
+/// One thief attempt: read base, barrier, steal, run.
+fn thief(stack: &JobStack, runs: &AtomicUsize) {
+    let base = stack.base_before_barrier();
+    heavy_barrier();
+    if let Some(job) = stack.steal_after_barrier(base) {
+        runs.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the job was taken exactly once from the stack; its owner waits for its latch.
+        unsafe { job.execute() };
+    }
+}
+
+#[test]
+fn pop_vs_heavy_steal_of_b() {
+    loom::model(|| {
+        let sleep = leak_sleep(2);
+        let stack = Arc::new(JobStack::new());
+        let thief_runs = Arc::new(AtomicUsize::new(0));
+        let job_b = StackJob::new(|_stolen: bool| 7u32, SpinLatch::new(sleep, 0));
+        // SAFETY: `job_b` outlives every use of the reference: we pop it back or wait for its latch.
+        let job_ref = unsafe { job_b.as_job_ref() };
+        // SAFETY: this thread is the stack's owner.
+        assert!(unsafe { stack.push(job_ref) });
+        let (s2, r2) = (stack.clone(), thief_runs.clone());
+        let t = thread::spawn(move || thief(&s2, &r2));
+        // ... a runs here ...
+        // SAFETY: owner.
+        let result = if unsafe { stack.pop_if(job_ref.id()) } {
+            job_b.run_inline(false)
+        } else {
+            wait(sleep, job_b.latch());
+            // SAFETY: the latch is set.
+            unsafe { job_b.take_result() }
+        };
+        assert_eq!(result, 7);
+        t.join().unwrap();
+        let stolen = thief_runs.load(Ordering::Relaxed);
+        assert!(stolen <= 1, "b ran twice");
+        drop(job_b);
+        free_sleep(sleep);
+    });
+}
+
+#[test]
+fn nested_push_pop_vs_steal_of_the_oldest() {
+    // The owner pushes b, then a nested b2 and pops b2 (the nested join), then pops b; a thief steals
+    // once. Every job runs exactly once whatever the interleaving.
+    loom::model(|| {
+        let sleep = leak_sleep(2);
+        let stack = Arc::new(JobStack::new());
+        let runs = Arc::new(AtomicUsize::new(0));
+        let job_b = StackJob::new(|_| 1u32, SpinLatch::new(sleep, 0));
+        let job_b2 = StackJob::new(|_| 2u32, SpinLatch::new(sleep, 0));
+        // SAFETY: both jobs outlive their references (popped back or latch awaited below).
+        let (rb, rb2) = unsafe { (job_b.as_job_ref(), job_b2.as_job_ref()) };
+        // SAFETY: owner.
+        unsafe { assert!(stack.push(rb)) };
+        let (s2, r2) = (stack.clone(), runs.clone());
+        let t = thread::spawn(move || thief(&s2, &r2));
+        // SAFETY: owner.
+        unsafe { assert!(stack.push(rb2)) };
+        // SAFETY: owner; each job is popped once and its latch awaited if it was taken.
+        let total = unsafe {
+            pop_or_wait(sleep, &stack, &job_b2, rb2) + pop_or_wait(sleep, &stack, &job_b, rb)
+        };
+        assert_eq!(total, 3);
+        t.join().unwrap();
+        drop((job_b, job_b2));
+        free_sleep(sleep);
+    });
+}
+
+#[test]
+fn publication_vs_heavy_steal() {
+    // The owner publishes its oldest job (as on a share request) while a thief heavy-steals: exactly
+    // one of them gets it.
+    loom::model(|| {
+        let sleep = leak_sleep(2);
+        let stack = Arc::new(JobStack::new());
+        let runs = Arc::new(AtomicUsize::new(0));
+        let job_b = StackJob::new(|_| 5u32, SpinLatch::new(sleep, 0));
+        // SAFETY: `job_b` outlives the reference (run below or latch awaited).
+        let rb = unsafe { job_b.as_job_ref() };
+        // SAFETY: owner.
+        unsafe { assert!(stack.push(rb)) };
+        let (s2, r2) = (stack.clone(), runs.clone());
+        let t = thread::spawn(move || thief(&s2, &r2));
+        // SAFETY: owner.
+        let result = match unsafe { stack.take_oldest() } {
+            // Published (here: run by the owner itself, as if popped back from its public deque).
+            Some(job) => {
+                assert_eq!(job.id(), rb.id());
+                job_b.run_inline(false)
+            }
+            None => {
+                wait(sleep, job_b.latch());
+                // SAFETY: the latch is set.
+                unsafe { job_b.take_result() }
+            }
+        };
+        assert_eq!(result, 5);
+        t.join().unwrap();
+        drop(job_b);
+        free_sleep(sleep);
+    });
+}
