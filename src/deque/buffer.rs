@@ -13,15 +13,31 @@ use std::mem::MaybeUninit;
 #[cfg(forkjoin_loom)]
 use crate::sync::{AtomicPtr, Ordering};
 
+/// One slot: plain memory in production, a `Relaxed` atomic pointer to a boxed item under loom.
+#[cfg(not(forkjoin_loom))]
+type Slot<T> = MaybeUninit<T>;
+#[cfg(forkjoin_loom)]
+type Slot<T> = AtomicPtr<T>;
+
 /// A power-of-two ring of item slots.
+///
+/// A `Buffer` is a two-word handle (`Copy`), so the owner keeps its own copy next to its other
+/// private state and reaches a slot with one load less than through the shared pointer. The slots
+/// are freed explicitly, once, by [`Buffer::free`].
 pub(crate) struct Buffer<T> {
     /// `cap - 1`: position `i` lives in slot `i & mask`.
     mask: usize,
-    #[cfg(not(forkjoin_loom))]
-    slots: *mut MaybeUninit<T>,
-    #[cfg(forkjoin_loom)]
-    slots: Box<[AtomicPtr<T>]>,
+    /// `cap` slots, from `Box::into_raw` in `alloc`.
+    slots: *mut Slot<T>,
 }
+
+impl<T> Clone for Buffer<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Buffer<T> {}
 
 /// A copy of a slot read by a thief before it has won the item. Dropping it drops nothing: the bits
 /// become an item only through [`Speculative::assume_owned`].
@@ -65,18 +81,36 @@ impl<T> Buffer<T> {
     pub(crate) fn alloc(cap: usize) -> Buffer<T> {
         debug_assert!(cap.is_power_of_two());
         #[cfg(not(forkjoin_loom))]
-        let slots = {
-            let boxed: Box<[MaybeUninit<T>]> = (0..cap).map(|_| MaybeUninit::uninit()).collect();
-            Box::into_raw(boxed).cast::<MaybeUninit<T>>()
-        };
+        let boxed: Box<[Slot<T>]> = (0..cap).map(|_| MaybeUninit::uninit()).collect();
         #[cfg(forkjoin_loom)]
-        let slots = (0..cap)
+        let boxed: Box<[Slot<T>]> = (0..cap)
             .map(|_| AtomicPtr::new(std::ptr::null_mut()))
             .collect();
         Buffer {
             mask: cap - 1,
-            slots,
+            slots: Box::into_raw(boxed).cast::<Slot<T>>(),
         }
+    }
+
+    /// Frees the slots (not the items in them: those belong to whoever takes them).
+    ///
+    /// # Safety
+    /// Called once per `alloc`, when no copy of this handle will be used again.
+    pub(crate) unsafe fn free(self) {
+        let slice = std::ptr::slice_from_raw_parts_mut(self.slots, self.cap());
+        // SAFETY: `slots` came from `Box::into_raw` of exactly `cap` slots in `alloc`, and per the
+        // contract this is its only release. Dropping a slot drops no item.
+        drop(unsafe { Box::from_raw(slice) });
+    }
+
+    /// Frees a boxed handle (as published through the deque's buffer pointer) and its slots.
+    ///
+    /// # Safety
+    /// `boxed` came from `Box::into_raw(Box::new(buffer))`; neither it nor any copy of the handle is
+    /// used again.
+    pub(crate) unsafe fn free_boxed(boxed: *mut Buffer<T>) {
+        // SAFETY: per the contract, this is the only release of the box and of its slots.
+        unsafe { Box::from_raw(boxed).free() }
     }
 
     /// The number of slots.
@@ -85,10 +119,13 @@ impl<T> Buffer<T> {
         self.mask + 1
     }
 
-    #[cfg(not(forkjoin_loom))]
+    /// The slot of `pos`.
+    ///
+    /// # Safety
+    /// The buffer must not have been freed.
     #[inline]
-    fn at(&self, pos: isize) -> *mut MaybeUninit<T> {
-        // SAFETY: `pos & mask < cap`, so the offset stays inside the allocation.
+    unsafe fn at(&self, pos: isize) -> *mut Slot<T> {
+        // SAFETY: `pos & mask < cap`, so the offset stays inside the live allocation.
         unsafe { self.slots.add(pos as usize & self.mask) }
     }
 
@@ -97,16 +134,19 @@ impl<T> Buffer<T> {
     /// # Safety
     /// Only the owner writes, and only into a slot no thief can still win: `pos - cap` must be below a
     /// `top` the owner loaded with `Acquire` (so every read of the old occupant happened before).
+    /// The buffer must not have been freed.
     #[inline]
     pub(crate) unsafe fn write(&self, pos: isize, value: T) {
         #[cfg(not(forkjoin_loom))]
-        // SAFETY: the slot is in bounds and, per the contract, nobody may take its previous bits.
+        // SAFETY: the slot is live and, per the contract, nobody may take its previous bits.
         unsafe {
             self.at(pos).write(MaybeUninit::new(value));
         }
         #[cfg(forkjoin_loom)]
-        self.slots[pos as usize & self.mask]
-            .store(Box::into_raw(Box::new(value)), Ordering::Relaxed);
+        // SAFETY: the slot is live.
+        unsafe {
+            (*self.at(pos)).store(Box::into_raw(Box::new(value)), Ordering::Relaxed);
+        }
     }
 
     /// Reads the slot of `pos` without taking ownership: the copy may be torn or stale if the owner
@@ -119,45 +159,39 @@ impl<T> Buffer<T> {
     pub(crate) unsafe fn read(&self, pos: isize) -> Speculative<T> {
         #[cfg(not(forkjoin_loom))]
         {
-            // SAFETY: in bounds; a volatile read of `MaybeUninit` asserts nothing about the bits, and the
-            // caller discards them unless it wins the item (the read then raced with no write).
+            // SAFETY: the slot is live; a volatile read of `MaybeUninit` asserts nothing about the
+            // bits, and the caller discards them unless it wins the item (the read then raced with
+            // no write).
             Speculative(unsafe { self.at(pos).read_volatile() })
         }
         #[cfg(forkjoin_loom)]
         {
-            Speculative(self.slots[pos as usize & self.mask].load(Ordering::Relaxed))
+            // SAFETY: the slot is live.
+            Speculative(unsafe { (*self.at(pos)).load(Ordering::Relaxed) })
         }
     }
 
     /// Copies positions `from..to` into `dst`, which must be large enough to hold `to - from` items.
     ///
     /// # Safety
-    /// Only the owner calls this, on positions it wrote into `self`; `dst` is not yet shared.
+    /// Only the owner calls this, on positions it wrote into `self`; `dst` is not yet shared; neither
+    /// buffer has been freed.
     pub(crate) unsafe fn copy_to(&self, dst: &Buffer<T>, from: isize, to: isize) {
         let mut pos = from;
         while pos != to {
             #[cfg(not(forkjoin_loom))]
-            // SAFETY: both slots are in bounds; `dst` is private, and a thief only reads `self` (a
+            // SAFETY: both slots are live; `dst` is private, and a thief only reads `self` (a
             // read-read overlap), so this copy races with no write.
             unsafe {
                 std::ptr::copy_nonoverlapping(self.at(pos), dst.at(pos), 1);
             }
             #[cfg(forkjoin_loom)]
-            {
-                let item = self.slots[pos as usize & self.mask].load(Ordering::Relaxed);
-                dst.slots[pos as usize & dst.mask].store(item, Ordering::Relaxed);
+            // SAFETY: both slots are live.
+            unsafe {
+                let item = (*self.at(pos)).load(Ordering::Relaxed);
+                (*dst.at(pos)).store(item, Ordering::Relaxed);
             }
             pos = pos.wrapping_add(1);
         }
-    }
-}
-
-#[cfg(not(forkjoin_loom))]
-impl<T> Drop for Buffer<T> {
-    fn drop(&mut self) {
-        let slice = std::ptr::slice_from_raw_parts_mut(self.slots, self.cap());
-        // SAFETY: `slots` came from `Box::into_raw` of a slice of exactly `cap` slots in `alloc`;
-        // dropping `MaybeUninit` slots drops no items.
-        drop(unsafe { Box::from_raw(slice) });
     }
 }

@@ -63,6 +63,6 @@ impl<T> Drop for Inner<T> {
             }
         }
         // SAFETY: the current buffer was never retired and nothing else can reach it now.
-        drop(unsafe { Box::from_raw(buffer) });
+        unsafe { Buffer::free_boxed(buffer) };
     }
 }

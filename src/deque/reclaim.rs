@@ -50,7 +50,7 @@ impl Reclaimer {
         let bytes = unsafe {
             let bytes = (*buffer).cap() * std::mem::size_of::<T>();
             let buffer = SendPtr(buffer);
-            guard.defer_unchecked(move || drop(Box::from_raw(buffer.into_inner())));
+            guard.defer_unchecked(move || Buffer::free_boxed(buffer.into_inner()));
             bytes
         };
         if bytes >= FLUSH_THRESHOLD_BYTES {
@@ -88,8 +88,8 @@ mod loom_impl {
     /// # Safety
     /// `ptr` must come from `Box::<Buffer<T>>::into_raw` and be freed once.
     unsafe fn free_buffer<T>(ptr: *mut u8) {
-        // SAFETY: per the contract, `ptr` is an unfreed `Box<Buffer<T>>`.
-        drop(unsafe { Box::from_raw(ptr.cast::<Buffer<T>>()) });
+        // SAFETY: per the contract, `ptr` is an unfreed boxed buffer handle.
+        unsafe { Buffer::free_boxed(ptr.cast::<Buffer<T>>()) };
     }
 
     enum Mode {
@@ -147,8 +147,7 @@ mod loom_impl {
                     // SAFETY: `buffer` is unlinked, so the collector frees it after every guard that
                     // could have loaded it is gone; dropping a `Buffer` drops no item.
                     unsafe {
-                        guard
-                            .defer_unchecked(move || drop(Box::from_raw(buffer as *mut Buffer<T>)));
+                        guard.defer_unchecked(move || Buffer::free_boxed(buffer as *mut Buffer<T>));
                     }
                     guard.flush();
                 }

@@ -40,8 +40,12 @@ use crate::sync::{fence, Arc, Ordering};
 /// ```
 pub struct Worker<T> {
     inner: Arc<Inner<T>>,
-    /// The owner's copy of `inner.buffer`; only the owner replaces the buffer.
+    /// The owner's copy of `inner.buffer` (the boxed handle, needed to retire it); only the owner
+    /// replaces the buffer.
     buffer: Cell<*mut Buffer<T>>,
+    /// The owner's copy of the handle itself, so push and pop reach a slot without going through
+    /// the shared box.
+    view: Cell<Buffer<T>>,
     /// The owner's copy of `inner.bottom`; only the owner writes `bottom`.
     bottom: Cell<isize>,
     /// A value of `top` loaded with `Acquire` (or written by the owner's own CAS). `top` only grows,
@@ -86,9 +90,12 @@ impl<T> Worker<T> {
 
     fn from_inner(inner: Inner<T>) -> Self {
         let buffer = inner.buffer.load(Ordering::Relaxed);
+        // SAFETY: `buffer` was just boxed by `Inner::new` and is alive until `inner` drops.
+        let view = unsafe { *buffer };
         Worker {
             inner: Arc::new(inner),
             buffer: Cell::new(buffer),
+            view: Cell::new(view),
             bottom: Cell::new(0),
             top_cache: Cell::new(0),
         }
@@ -104,15 +111,14 @@ impl<T> Worker<T> {
     #[inline]
     pub fn push(&self, value: T) {
         let b = self.bottom.get();
-        let mut buffer = self.buffer.get();
-        // SAFETY: the owner's buffer is live: only the owner retires buffers, after replacing its copy.
-        let cap = unsafe { (*buffer).cap() };
-        if b.wrapping_sub(self.top_cache.get()) >= cap as isize {
+        let mut buffer = self.view.get();
+        if b.wrapping_sub(self.top_cache.get()) >= buffer.cap() as isize {
             buffer = self.make_room(b);
         }
-        // SAFETY: `make_room` (or the cached bound) ensures `b - cap < top_cache`: the slot's previous
-        // occupant was taken by a CAS we acquired, so no winning read of it is still in flight.
-        unsafe { (*buffer).write(b, value) };
+        // SAFETY: the owner's buffer is live (only the owner retires buffers, after replacing its
+        // copy), and `make_room` (or the cached bound) ensures `b - cap < top_cache`: the slot's
+        // previous occupant was taken by a CAS we acquired, so no winning read of it is in flight.
+        unsafe { buffer.write(b, value) };
         // Release: pairs with the Acquire load of `bottom` in `steal` (and with the later `bottom`
         // stores of `pop`, which carry it): a thief that sees position `b` also sees its slot and the
         // buffer pointer stored by any earlier resize.
@@ -125,14 +131,13 @@ impl<T> Worker<T> {
     /// Reloads `top`; grows the buffer if it really is full. Returns the buffer to write into.
     #[cold]
     #[inline(never)]
-    fn make_room(&self, b: isize) -> *mut Buffer<T> {
+    fn make_room(&self, b: isize) -> Buffer<T> {
         // Acquire: pairs with the successful CAS on `top` in `steal`, so each thief's read of a slot
         // below `t` happens before we overwrite that slot.
         let t = self.inner.top.load(Ordering::Acquire);
         self.top_cache.set(t);
-        let buffer = self.buffer.get();
-        // SAFETY: the owner's buffer is live (see `push`).
-        let cap = unsafe { (*buffer).cap() };
+        let buffer = self.view.get();
+        let cap = buffer.cap();
         if b.wrapping_sub(t) < cap as isize {
             return buffer;
         }
@@ -173,14 +178,13 @@ impl<T> Worker<T> {
             inner.bottom.store(b.wrapping_add(1), Ordering::Relaxed);
             return None;
         }
-        let buffer = self.buffer.get();
+        let buffer = self.view.get();
         // SAFETY: `t <= b < bottom`, so position `b` was written into the owner's (live) buffer.
-        let item = unsafe { (*buffer).read(b) };
+        let item = unsafe { buffer.read(b) };
         if len > 0 {
             // Another item lies below `b`: thieves can only win positions below `b` (see the fence above).
             self.bottom.set(b);
-            // SAFETY: as above.
-            let cap = unsafe { (*buffer).cap() };
+            let cap = buffer.cap();
             if cap > MIN_CAP && len as usize <= cap / 4 {
                 self.resize(cap / 2, t, b);
             }
@@ -208,19 +212,21 @@ impl<T> Worker<T> {
     /// Moves positions `t..b` into a new buffer of `new_cap` slots, publishes it and retires the old.
     #[cold]
     #[inline(never)]
-    fn resize(&self, new_cap: usize, t: isize, b: isize) -> *mut Buffer<T> {
+    fn resize(&self, new_cap: usize, t: isize, b: isize) -> Buffer<T> {
         let old = self.buffer.get();
-        let new = Box::into_raw(Box::new(Buffer::alloc(new_cap)));
-        // SAFETY: the owner wrote positions `t..b` into `old` (some may be taken by thieves meanwhile:
-        // copying their bits is harmless, nobody reads them from `new`); `new` is still private.
-        unsafe { (*old).copy_to(&*new, t, b) };
+        let view = Buffer::alloc(new_cap);
+        // SAFETY: the owner wrote positions `t..b` into its live buffer (some may be taken by thieves
+        // meanwhile: copying their bits is harmless, nobody reads them from `new`); `new` is private.
+        unsafe { self.view.get().copy_to(&view, t, b) };
+        let new = Box::into_raw(Box::new(view));
         // Release: pairs with the Acquire load of `buffer` in `steal`, so a thief that sees `new` also
         // sees the copied slots.
         self.inner.buffer.store(new, Ordering::Release);
         self.buffer.set(new);
+        self.view.set(view);
         // SAFETY: `old` came from `Box::into_raw`, is no longer the current buffer, and is retired once.
         unsafe { self.inner.reclaim.retire(old) };
-        new
+        view
     }
 
     /// Creates a [`Stealer`] for this deque. Stealers can be cloned and sent to other threads.
