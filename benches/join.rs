@@ -57,12 +57,19 @@ struct Node {
 }
 
 impl Node {
-    fn tree(layers: u32) -> Node {
-        Node {
+    /// A full tree of `layers` levels, allocated in pre-order (parent, left subtree, right subtree),
+    /// so the left-first traversal every contender does below walks memory in address order.
+    fn tree(layers: u32) -> Box<Node> {
+        let mut node = Box::new(Node {
             val: 1,
-            left: (layers > 1).then(|| Box::new(Node::tree(layers - 1))),
-            right: (layers > 1).then(|| Box::new(Node::tree(layers - 1))),
+            left: None,
+            right: None,
+        });
+        if layers > 1 {
+            node.left = Some(Node::tree(layers - 1));
+            node.right = Some(Node::tree(layers - 1));
         }
+        node
     }
 }
 
@@ -86,10 +93,13 @@ fn sum_rayon(n: &Node) -> u64 {
     n.val + l + r
 }
 
+/// chili's join runs its second closure first when it does not share the work (its common path), so
+/// the subtrees are passed swapped: chili then walks left-first like the others. Same memory order for
+/// every contender; otherwise the traversal order, not the join, dominates the difference.
 fn sum_chili(s: &mut chili::Scope<'_>, n: &Node) -> u64 {
-    let (l, r) = s.join(
-        |s| n.left.as_deref().map_or(0, |c| sum_chili(s, c)),
+    let (r, l) = s.join(
         |s| n.right.as_deref().map_or(0, |c| sum_chili(s, c)),
+        |s| n.left.as_deref().map_or(0, |c| sum_chili(s, c)),
     );
     n.val + l + r
 }
