@@ -11,7 +11,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 const SUM_N: u64 = 100_000_000;
-const COLLECT_N: u64 = 10_000_000;
+const COLLECT_N: usize = 10_000_000;
 const SKEW_N: u64 = 10_000;
 const FILTER_N: u64 = 100_000_000;
 
@@ -40,8 +40,8 @@ mod seq {
     pub fn sum_vec(v: &[u64]) -> u64 {
         v.iter().sum()
     }
-    pub fn map_collect(n: u64) -> Vec<u64> {
-        (0..n).map(|x| x * 3 + 1).collect()
+    pub fn map_collect(n: usize) -> Vec<u64> {
+        (0..n).map(|x| x as u64 * 3 + 1).collect()
     }
     pub fn skewed(n: u64) {
         (0..n).for_each(|i| {
@@ -64,8 +64,10 @@ macro_rules! parallel_impl {
             pub fn sum_vec(v: &[u64]) -> u64 {
                 v.par_iter().sum()
             }
-            pub fn map_collect(n: u64) -> Vec<u64> {
-                (0..n).into_par_iter().map(|x| x * 3 + 1).collect()
+            // A `usize` range: indexed in both libraries (rayon's `u64` ranges are not), so both
+            // write straight into the destination.
+            pub fn map_collect(n: usize) -> Vec<u64> {
+                (0..n).into_par_iter().map(|x| x as u64 * 3 + 1).collect()
             }
             pub fn skewed(n: u64) {
                 (0..n).into_par_iter().for_each(|i| {

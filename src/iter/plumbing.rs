@@ -2,7 +2,7 @@
 //!
 //! A [`Producer`] is a splittable, sequentially iterable piece of the input (a sub-range, a sub-slice),
 //! counted in *positions*. A [`Consumer`] is a splittable accumulator (a running sum, a slice of the
-//! destination vector). [`bridge`](super::bridge) cuts both at the same positions, feeds every producer
+//! destination vector). The bridge (the splitting policy, `src/iter/bridge.rs`) cuts both at the same positions, feeds every producer
 //! piece into its consumer piece sequentially, and joins the results back in order with a [`Reducer`].
 //!
 //! Only [`IndexedParallelIterator`](super::IndexedParallelIterator)s expose producers; every parallel

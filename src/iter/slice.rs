@@ -188,7 +188,7 @@ impl<T: Sync> ParallelSlice<T> for [T] {
 }
 
 /// Parallel methods on exclusive slices (and, by auto-deref, `Vec`s and arrays). The parallel sorts
-/// live in their own trait, [`ParallelSortMut`](crate::prelude), also in the prelude.
+/// live in their own trait, [`ParallelSortMut`](crate::prelude::ParallelSortMut), also in the prelude.
 ///
 /// ```
 /// use forkjoin::prelude::*;
