@@ -358,3 +358,21 @@ fn inconsistent_comparator_still_permutes() {
         }
     });
 }
+
+#[test]
+fn elements_need_not_be_sync() {
+    // Only `T: Send` is required, as in rayon: no element is ever shared between threads.
+    use std::cell::Cell;
+    let mut rng = Rng(5);
+    let keys: Vec<u32> = (0..50_000).map(|_| rng.next() as u32).collect();
+    let mut expected = keys.clone();
+    expected.sort_unstable();
+    pool(4).install(|| {
+        let mut v: Vec<Cell<u32>> = keys.iter().map(|&k| Cell::new(k)).collect();
+        v.par_sort_by_key(|c| c.get());
+        assert!(v.iter().map(Cell::get).eq(expected.iter().copied()));
+        let mut v: Vec<Cell<u32>> = keys.iter().map(|&k| Cell::new(k)).collect();
+        v.par_sort_unstable_by_key(|c| c.get());
+        assert!(v.iter().map(Cell::get).eq(expected.iter().copied()));
+    });
+}

@@ -3,8 +3,10 @@
 //! Layout: the slice `v` and one scratch buffer `buf` of the same length. The recursion halves both in
 //! step down to a fixed depth; a leaf is sorted in `v` with std's stable sort, and each inner node
 //! merges its two sorted halves from one array into the other, alternating so that the root ends in
-//! `v`. An even depth puts the leaves' output where the first merges read it, saving a copy pass. Merges split recursively: cut the longer run at its middle, binary-search the cut's
-//! partner position in the other run, merge both pairs in parallel.
+//! `v`. An even depth puts the leaves' output where the first merges read it, saving a copy pass.
+//! Merges split recursively: cut the longer run at its middle, binary-search the cut's partner
+//! position in the other run, merge both pairs in parallel. The sequential merge is branch-free and
+//! bidirectional (see [`merge_seq`]).
 //!
 //! Panic safety (a comparator may panic anywhere). While the sort runs, elements are moved bitwise
 //! between `v` and `buf`, so at any moment every element has exactly one *owning* slot. Each function
@@ -57,6 +59,10 @@ where
     depth += depth % 2;
     while depth > 0 && v.len() >> depth < MIN_LEAF {
         depth -= 2;
+    }
+    if depth == 0 {
+        v.sort_by(compare);
+        return;
     }
     let merge_seq_len = (v.len() / (threads * MERGE_PIECES_PER_THREAD)).max(MERGE_SEQ_LEN);
     sort_with_depth(v, compare, depth, merge_seq_len);
