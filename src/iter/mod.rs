@@ -4,7 +4,8 @@
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain
 //! adaptors (`map`, `filter`, `filter_map`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`,
 //! `with_max_len`) into a consumer (`for_each`, `sum`, `product`, `reduce`, `fold`, `min`, `max`,
-//! `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect`).
+//! `min_by`, `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect` into a
+//! `Vec`, `String`, `VecDeque`, or a hash or B-tree map or set).
 //!
 //! ```
 //! use forkjoin::prelude::*;

@@ -241,6 +241,48 @@ pub trait ParallelIterator: Sized + Send {
         )
     }
 
+    /// The smallest item according to `compare`, or `None` if empty; the first among equals.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(v.par_iter().min_by(|a, b| a.total_cmp(b)), Some(&-1.0));
+    /// ```
+    fn min_by<F>(self, compare: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering + Sync + Send,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(if compare(&b, &a).is_lt() { b } else { a }),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
+    /// The largest item according to `compare`, or `None` if empty; the last among equals.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(v.par_iter().max_by(|a, b| a.total_cmp(b)), Some(&7.0));
+    /// ```
+    fn max_by<F>(self, compare: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering + Sync + Send,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(if compare(&b, &a).is_ge() { b } else { a }),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
     /// The item with the smallest key (`f` is called once per item); the first among equals.
     ///
     /// ```
