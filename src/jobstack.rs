@@ -99,7 +99,7 @@ impl JobStack {
     pub unsafe fn push(&self, job: JobRef) -> bool {
         // Relaxed: only the owner writes `top`.
         let t = self.owner.top.load(Ordering::Relaxed);
-        if t == CAPACITY {
+        if t >= CAPACITY {
             return false;
         }
         let (data, execute) = job.into_raw();
@@ -123,10 +123,15 @@ impl JobStack {
     pub unsafe fn pop_if(&self, id: *const ()) -> bool {
         // Relaxed: only the owner writes `top` and the slots.
         let t = self.owner.top.load(Ordering::Relaxed);
-        if t == 0 || self.slots[t - 1].data.load(Ordering::Relaxed) != id as usize {
+        if t == 0 {
             return false;
         }
         let idx = t - 1;
+        // SAFETY: `top <= CAPACITY` always (push stops at CAPACITY), so `idx < CAPACITY`.
+        let slot = unsafe { self.slots.get_unchecked(idx) };
+        if slot.data.load(Ordering::Relaxed) != id as usize {
+            return false;
+        }
         // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
         // heavy barrier).
         self.owner.top.store(idx, Ordering::Relaxed);

@@ -1,13 +1,15 @@
 //! A worker thread: its two-level job stack, its main loop, its search for work, and waiting by working.
 //!
-//! **Two levels.** `join` pushes its job b on a *private* stack that only the owner touches (a `Vec`, no
-//! atomics, no fences) and pops it back after running a — the common case shares nothing with other
-//! threads. Below it sits the *public* Chase-Lev deque that thieves steal from. Jobs move from the private
-//! stack to the public deque only on demand: an idle thief that finds every public deque empty sets the
-//! victims' *share-request* flags; the owner checks its flag (a Relaxed load) on each push and, if set,
-//! publishes its **oldest** private job (the biggest subtree) and tells the sleep module. Because the
-//! oldest go first, every job `join` might be waiting for is either still on top of the private stack or
-//! already public (see `join.rs`).
+//! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStack`]) whose owner operations use
+//! no locked instruction and no hardware fence, and pops it back after running a — the common case
+//! shares nothing with other threads. Below it sits the *public* Chase-Lev deque that thieves steal
+//! from cheaply. Jobs move from the private stack to the public deque on demand: an idle thief that finds
+//! every public deque empty sets the victims' *share-request* flags; the owner checks its flag (a Relaxed
+//! load) on each push and, if set, publishes its **oldest** private job (the biggest subtree) and tells
+//! the sleep module. An idle worker about to sleep also tries a *heavy steal* of the oldest private job
+//! of every worker (see `crate::jobstack`), so a job whose owner is blocked in user code still runs.
+//! Because jobs leave the private stack oldest first, every job `join` might be waiting for is either
+//! still on top of the private stack or already taken (see `join.rs`).
 //!
 //! **Search order** (idle or waiting): own public deque (LIFO, hot in cache) → injector (work from outside
 //! the pool) → random victims (FIFO end, the oldest and largest jobs). Finding nothing, the worker sets the

@@ -200,6 +200,47 @@ fn b_is_stolen_while_a_blocks_without_joining() {
     }
 }
 
+#[test]
+fn b_pushed_while_every_worker_was_busy_is_stolen_once_one_frees_up() {
+    // Worker Y is held by a spawned job while the other worker pushes b and blocks in a; then Y is
+    // released and must find b (still unpublished) on its own: a depends on b to finish.
+    let p = pool(2);
+    for round in 0..10 {
+        let (gate_tx, gate_rx) = mpsc::channel::<()>();
+        let (held_tx, held_rx) = mpsc::channel::<()>();
+        p.spawn(move || {
+            held_tx.send(()).unwrap();
+            gate_rx.recv_timeout(TIMEOUT).expect("gate opened");
+        });
+        held_rx
+            .recv_timeout(TIMEOUT)
+            .expect("the spawned job holds a worker");
+        let (a_started_tx, a_started_rx) = mpsc::channel::<()>();
+        let ((), b_migrated) = std::thread::scope(|s| {
+            s.spawn(move || {
+                a_started_rx.recv_timeout(TIMEOUT).expect("a started");
+                gate_tx.send(()).unwrap(); // free the other worker only now
+            });
+            p.install(|| {
+                let (b_tx, b_rx) = mpsc::channel::<()>();
+                join_context(
+                    move |_| {
+                        a_started_tx.send(()).unwrap();
+                        b_rx.recv_timeout(TIMEOUT).unwrap_or_else(|_| {
+                            panic!("round {round}: b was never taken by the freed worker")
+                        });
+                    },
+                    move |c| {
+                        b_tx.send(()).unwrap();
+                        c.migrated()
+                    },
+                )
+            })
+        });
+        assert!(b_migrated, "round {round}");
+    }
+}
+
 /// Both closures announce they started and wait for the other's announcement: passes only if a and b
 /// run at the same time. Neither closure calls `join`, so b must be published at the push itself.
 fn handshake_join(join2: impl FnOnce(Box<dyn FnOnce() + Send>, Box<dyn FnOnce() + Send>)) {
