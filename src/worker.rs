@@ -306,7 +306,7 @@ impl WorkerThread {
     /// either taken or its owner will see the flag on its next push (and publish, and wake sleepers).
     #[cold]
     fn steal_private(&self) -> Option<JobRef> {
-        if !self.may_steal() {
+        if self.registry.num_threads() == 1 || !self.may_steal() {
             return None;
         }
         self.request_work();
