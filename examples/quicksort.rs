@@ -13,6 +13,11 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+// The sequential quicksort, partition and input generator timed by `benches/join.rs` too.
+#[path = "common/workloads.rs"]
+mod workloads;
+use workloads::{partition, qs_seq, random_data};
+
 const USAGE: &str = "usage: quicksort [--len n] [--threads k] [--cutoff c] [--seed s] [--runs r]
   --len n      number of u32 to sort, 1..=1_000_000_000 (default 10_000_000)
   --threads k  run forkjoin on 1..=k threads (default: available parallelism)
@@ -81,18 +86,6 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// Marsaglia's xorshift64: small, seeded, good enough for test data.
-fn random_data(len: usize, mut seed: u64) -> Vec<u32> {
-    (0..len)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 32) as u32
-        })
-        .collect()
-}
-
 /// An order-independent checksum of a multiset: a sum of mixed values (splitmix64 finalizer) and a
 /// plain sum, so a sort that loses, duplicates or corrupts an element is caught with high probability.
 fn checksum(v: &[u32]) -> (u64, u64) {
@@ -105,55 +98,9 @@ fn checksum(v: &[u32]) -> (u64, u64) {
     })
 }
 
-fn insertion_sort(v: &mut [u32]) {
-    for i in 1..v.len() {
-        let x = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1] > x {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = x;
-    }
-}
-
-/// Hoare partition around the median of three; returns `mid` with `v[..mid] <= pivot <= v[mid..]`,
-/// both sides non-empty. Equal keys split evenly, so duplicates do not degrade it.
-fn partition(v: &mut [u32]) -> usize {
-    let len = v.len();
-    let (a, b, c) = (v[0], v[len / 2], v[len - 1]);
-    let pivot = a.max(b).min(a.min(b).max(c));
-    let (mut i, mut j) = (0usize, len - 1);
-    loop {
-        while v[i] < pivot {
-            i += 1;
-        }
-        while v[j] > pivot {
-            j -= 1;
-        }
-        if i >= j {
-            return j + 1;
-        }
-        v.swap(i, j);
-        i += 1;
-        j -= 1;
-    }
-}
-
-fn quicksort_seq(v: &mut [u32]) {
-    if v.len() <= 16 {
-        insertion_sort(v);
-        return;
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    quicksort_seq(lo);
-    quicksort_seq(hi);
-}
-
 fn quicksort_par(v: &mut [u32], cutoff: usize) {
     if v.len() < cutoff.max(17) {
-        quicksort_seq(v);
+        qs_seq(v);
         return;
     }
     let mid = partition(v);
@@ -214,7 +161,7 @@ fn main() -> ExitCode {
     println!();
     println!("{:>8}  {:>11}  {:>8}", "threads", "time", "speedup");
 
-    let t_seq = match run(&input, expected, args.runs, quicksort_seq) {
+    let t_seq = match run(&input, expected, args.runs, qs_seq) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: sequential sort: {e}");

@@ -427,3 +427,29 @@ fn min_by_and_max_by_match_std() {
         }
     });
 }
+
+#[test]
+fn items_run_on_the_installing_pool() {
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .thread_name(|i| format!("iter-test-pool-{i}"))
+        .build()
+        .unwrap();
+    let names: Vec<String> = pool.install(|| {
+        (0..10_000u32)
+            .into_par_iter()
+            .map(|_| std::thread::current().name().unwrap_or("").to_string())
+            .collect()
+    });
+    assert!(
+        names.iter().all(|n| n.starts_with("iter-test-pool-")),
+        "an item ran outside the pool"
+    );
+    let indices: Vec<Option<usize>> = pool.install(|| {
+        (0..1000u32)
+            .into_par_iter()
+            .map(|_| forkjoin::current_thread_index())
+            .collect()
+    });
+    assert!(indices.iter().all(|i| matches!(i, Some(0..=2))));
+}

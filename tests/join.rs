@@ -3,19 +3,12 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use forkjoin::{join, join_context, ThreadPool, ThreadPoolBuilder};
+use forkjoin::{join, join_context};
 
-/// Bounded waits fail the test instead of hanging it.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("pool builds")
-}
+mod common;
+use common::{pool, TIMEOUT};
 
 /// Waits until `flag` is set, calling tiny `join`s meanwhile: a runtime that publishes private work
 /// only when its owner next pushes (demand-driven splitting) still lets a thief take the pending `b`.

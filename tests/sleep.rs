@@ -5,17 +5,10 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use forkjoin::{join, ThreadPool, ThreadPoolBuilder};
+use forkjoin::{join, ThreadPool};
 
-/// Bounded waits fail the test instead of hanging it.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("pool builds")
-}
+mod common;
+use common::{pool, TIMEOUT};
 
 /// Marsaglia xorshift: deterministic burst sizes and pauses.
 struct XorShift(u64);
