@@ -23,7 +23,7 @@ use crate::job::{HeapJob, JobRef, StackJob};
 use crate::jobstack::JobStack;
 use crate::latch::{CoreLatch, Latch, LockLatch, SpinLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
-use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{thread, Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::unwind::{self, Payload};
 use crate::util::CachePadded;
 use crate::worker::WorkerThread;
@@ -68,9 +68,6 @@ pub(crate) fn bump(counter: &AtomicU64) {
 /// What thieves and wakers know about one worker.
 pub(crate) struct ThreadInfo {
     pub(crate) stealer: Stealer<JobRef>,
-    /// Set by an idle thief that found every public deque empty; the owner publishes its oldest private
-    /// job on its next `join` and clears it. On its own cache line: the owner polls it on every join.
-    pub(crate) share_request: CachePadded<AtomicBool>,
     pub(crate) stats: CachePadded<WorkerStats>,
     /// The worker's owner-private job stack (thieves only use its heavy-steal operations).
     pub(crate) jobs: JobStack,
@@ -224,7 +221,6 @@ impl Registry {
                 .iter()
                 .map(|w| ThreadInfo {
                     stealer: w.stealer(),
-                    share_request: CachePadded::new(AtomicBool::new(false)),
                     stats: CachePadded::new(WorkerStats::default()),
                     jobs: JobStack::new(),
                     terminate: CoreLatch::new(),
@@ -327,7 +323,7 @@ impl Registry {
     /// Makes a job from outside the pool visible and wakes a worker for it.
     pub(crate) fn inject(&self, job: JobRef) {
         self.injector.push(job);
-        self.sleep.new_jobs();
+        self.sleep.new_injected_jobs();
     }
 
     pub(crate) fn pop_injected(&self) -> Option<JobRef> {
