@@ -6,8 +6,8 @@
 //! ([`heavy_barrier`], Linux `membarrier`): the asymmetric-fence variant of the Chase-Lev deque.
 //!
 //! Jobs leave the stack from the bottom (oldest first) in two ways:
-//! * **publication** by the owner ([`JobStack::take_oldest`], when a thief raised its share-request flag)
-//!   moves them to the public deque, where thieves steal them cheaply;
+//! * **publication** by the owner ([`JobStack::take_oldest`], when it sees the pool's idle-worker count
+//!   non-zero on a push) moves them to the public deque, where thieves steal them cheaply;
 //! * a **heavy steal** ([`JobStack::steal_after_barrier`]) by a thief that is about to sleep and found
 //!   nothing else. This is what makes a job reachable when its owner is blocked in user code (e.g. `a`
 //!   waits on a channel that only b feeds) and will never look at its flag again.
@@ -25,9 +25,9 @@
 //! | pop: store `top = t-1`; light barrier;  | load `base = b`; heavy barrier; load `top`;    |
 //! | load `base`: `< t-1` → mine, no CAS;    | `b < top` → read slot b; CAS `base b → b+1`    |
 //! | `== t-1` → CAS race for the last one     | (fails if the owner or another thief won)      |
-//! | push: write slot; store `top` (Release); | share request: store flag; heavy barrier;      |
-//! | light barrier; load share flag          | load `top` (so: steal it, or the owner sees    |
-//! |                                         | the flag on its next push — never neither)     |
+//! | push: write slot; store `top` (Release); | idle: increment idle count; heavy barrier;     |
+//! | light barrier; load idle count          | load `top` (so: steal it, or the owner sees    |
+//! |                                         | the count on its next push — never neither)    |
 //!
 //! The heavy barrier runs a full fence on every thread of the process, so each owner operation is
 //! either entirely before it (its stores are visible to the thief's later loads) or its later loads see
@@ -90,7 +90,7 @@ impl JobStack {
 
     /// Owner: pushes `job`; false if the stack is full.
     ///
-    /// Ends with the owner's light barrier, so a share-request flag loaded right after is ordered after
+    /// Ends with the owner's light barrier, so the idle-worker count loaded right after is ordered after
     /// the push (see the module docs).
     ///
     /// # Safety

@@ -6,8 +6,9 @@
 //!  caller frame                          private stack        public deque        thieves
 //!  ───────────────────────────────────   ──────────────       ────────────        ───────
 //!  1. job_b = StackJob(b, latch)          push b  ─────┐
-//!     (if a thief raised our share flag,              │ oldest first ───► push ─► steal (FIFO end)
-//!      the oldest private job is published)           │                           run b, set latch
+//!     (if some worker is idle and our public      │ oldest first ───► push ─► steal (FIFO end)
+//!      deque is empty, the oldest private job is      │                           run b, set latch
+//!      published)                                     │
 //!  2. ra = a()                             (nested joins push/pop above b)
 //!  3. top == b ?  pop it, rb = b() inline  ◄───┘            (fast path: no atomics, no fence)
 //!     else b was published:

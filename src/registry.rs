@@ -1,4 +1,4 @@
-//! The shared state of one pool: every worker's stealer and share-request flag, the injector for work
+//! The shared state of one pool: every worker's stealer and private job stack, the injector for work
 //! from outside, the sleep state, the handlers, and termination.
 //!
 //! **Entering a pool** ([`Registry::in_worker`]): a worker of this pool runs the operation inline; a

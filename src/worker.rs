@@ -3,23 +3,26 @@
 //! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStack`]) whose owner operations use
 //! no locked instruction and no hardware fence, and pops it back after running a — the common case
 //! shares nothing with other threads. Below it sits the *public* Chase-Lev deque that thieves steal
-//! from cheaply. Jobs move from the private stack to the public deque on demand: an idle thief that finds
-//! every public deque empty sets the victims' *share-request* flags; the owner checks its flag (a Relaxed
-//! load) on each push and, if set, publishes its **oldest** private job (the biggest subtree) and tells
-//! the sleep module. An idle worker about to sleep also tries a *heavy steal* of the oldest private job
+//! from cheaply. Jobs move from the private stack to the public deque on demand: a worker that runs out
+//! of work joins the pool's *idle count* (and stays in it while it searches, spins, yields and sleeps,
+//! until it finds a job); an owner reads the count (a Relaxed load of a line written only on idle ↔ busy
+//! transitions) on each push and, while it is non-zero and its public deque is empty, publishes its
+//! **oldest** private job (the biggest subtree) and tells the sleep module. An idle worker about to sleep also tries a *heavy steal* of the oldest private job
 //! of every worker (see `crate::jobstack`), so a job whose owner is blocked in user code still runs.
 //! Because jobs leave the private stack oldest first, every job `join` might be waiting for is either
 //! still on top of the private stack or already taken (see `join.rs`).
 //!
 //! **Search order** (idle or waiting): own public deque (LIFO, hot in cache) → injector (work from outside
-//! the pool) → random victims (FIFO end, the oldest and largest jobs). Finding nothing, the worker sets the
-//! share-request flags, then spins, yields and finally sleeps through [`crate::sleep`].
+//! the pool) → random victims (FIFO end, the oldest and largest jobs). Finding nothing, the worker joins
+//! the idle count, then spins, yields, heavy-steals once and finally sleeps through [`crate::sleep`].
 //!
 //! **Stack guard** (rayon #854). A worker that waits for a stolen job executes other jobs on top of its
 //! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each
 //! worker records its stack's base and size at start; while more than half of it is in use, a waiting
 //! worker only pops its *own* deque (jobs its own frames pushed, which the sequential program would also
-//! have run at this depth) and neither steals nor takes injected work.
+//! have run at this depth) and the injector (which may hold the very job it waits for), never steals,
+//! is not counted idle, and sleeps in a state that wakes for publications skip (only its latch or
+//! injected work wake it).
 
 use std::cell::{Cell, RefCell};
 use std::ptr;

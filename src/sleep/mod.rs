@@ -136,7 +136,7 @@ impl Sleep {
 
     /// Begins an idle period for worker `index`; `guarded`: it is past its stack guard (cannot steal).
     #[inline]
-    pub(crate) fn start_looking_as(&self, index: usize, guarded: bool) -> IdleState {
+    pub fn start_looking_as(&self, index: usize, guarded: bool) -> IdleState {
         IdleState {
             index,
             rounds: 0,
