@@ -8,7 +8,7 @@ use std::time::Instant;
 use forkjoin::{join, join_context};
 
 mod common;
-use common::{pool, TIMEOUT};
+use common::{fib, pool, TIMEOUT};
 
 /// Waits until `flag` is set, calling tiny `join`s meanwhile: a runtime that publishes private work
 /// only when its owner next pushes (demand-driven splitting) still lets a thief take the pending `b`.
@@ -284,13 +284,6 @@ fn join_of_two_long_closures_runs_them_in_parallel() {
 #[test]
 fn join_in_oversubscribed_pools_from_many_threads() {
     // 4 pools of 8 threads each on a 2-core machine, driven concurrently.
-    fn fib(n: u32) -> u64 {
-        if n < 2 {
-            return n as u64;
-        }
-        let (a, b) = join(|| fib(n - 1), || fib(n - 2));
-        a + b
-    }
     let handles: Vec<_> = (0..4)
         .map(|_| {
             std::thread::spawn(|| {
