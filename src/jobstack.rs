@@ -15,7 +15,7 @@
 //! **Indices.** `top` (owner-written) is one past the newest job; `base` (CAS'd by thieves and by the
 //! owner when it races them) is the oldest job not yet taken. `slots[base..top]` are the live jobs. Slot
 //! positions are not reused while jobs below them were taken: when the stack becomes empty the owner
-//! rewinds both to 0, bumping a generation in the upper half of `base` so a thief's stale CAS fails (no
+//! rewinds both to 0, bumping a generation in the upper bits of `base` so a thief's stale CAS fails (no
 //! ABA). A full stack makes [`JobStack::push`] fail and the caller publishes the job directly.
 //!
 //! **Orderings** (the Chase-Lev argument with the owner's fence made asymmetric):
@@ -43,8 +43,11 @@ const CAPACITY: usize = 1024;
 #[cfg(forkjoin_loom)]
 const CAPACITY: usize = 4;
 
-const INDEX_MASK: u64 = 0xFFFF_FFFF;
-const GENERATION_ONE: u64 = 1 << 32;
+/// `base` = `[generation: 52 bits][index: 12 bits]`: the index never exceeds `CAPACITY` (≤ 4095), and
+/// 2^52 generations cannot wrap while a thief sits between its load of `base` and its CAS.
+const INDEX_MASK: u64 = 0xFFF;
+const GENERATION_ONE: u64 = 1 << 12;
+const _: () = assert!(CAPACITY < INDEX_MASK as usize);
 
 /// One job reference, stored as two words that a thief may read while the owner writes others.
 struct Slot {
@@ -64,7 +67,7 @@ struct OwnerLine {
 /// The owner-private job stack of one worker (see the module docs).
 pub struct JobStack {
     owner: CachePadded<OwnerLine>,
-    /// `[generation: 32][index of the oldest live job: 32]`.
+    /// `[generation: 52][index of the oldest live job: 12]`.
     base: CachePadded<AtomicU64>,
     slots: Box<[Slot; CAPACITY]>,
 }

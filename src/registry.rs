@@ -97,6 +97,7 @@ impl Injector {
         }
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         let job = q.pop_front();
+        // SeqCst: like the store in `push` (read by `has_jobs` after the sleeper's fence).
         self.len.store(q.len(), Ordering::SeqCst);
         job
     }
@@ -142,7 +143,9 @@ fn init_global_default() -> &'static Arc<Registry> {
         Err(err) => {
             // Warn once (we hold the init lock and initialise exactly once).
             let fallback = available_parallelism();
-            eprintln!("forkjoin: {err}; the global pool uses {fallback} threads instead");
+            unwind::report(format_args!(
+                "{err}; the global pool uses {fallback} threads instead"
+            ));
             fallback
         }
     };
@@ -419,7 +422,9 @@ impl Registry {
         let registry = this.clone();
         let job = HeapJob::new(move || {
             if let Err(payload) = unwind::halt_unwinding(func) {
-                registry.handle_panic(payload);
+                // Nothing may unwind out of a job into the worker loop (not even a panicking payload
+                // drop), or the worker would die and the pool never terminate.
+                let _ = unwind::halt_unwinding(|| registry.handle_panic(payload));
             }
             registry.terminate();
         });
@@ -456,16 +461,16 @@ impl Registry {
         match &self.panic_handler {
             Some(handler) => {
                 if let Err(p) = unwind::halt_unwinding(|| handler(payload)) {
-                    eprintln!(
-                        "forkjoin: the panic handler itself panicked ({}); ignoring",
+                    unwind::report(format_args!(
+                        "the panic handler itself panicked ({}); ignoring",
                         unwind::payload_message(&p)
-                    );
+                    ));
                 }
             }
-            None => eprintln!(
-                "forkjoin: a spawned job panicked ({}); the worker keeps running",
+            None => unwind::report(format_args!(
+                "a spawned job panicked ({}); the worker keeps running",
                 unwind::payload_message(&payload)
-            ),
+            )),
         }
     }
 

@@ -243,6 +243,7 @@ impl Sleep {
             give_up(idle);
             return false;
         }
+        // SeqCst: part of the fall-asleep step below; pairs with `announce_jobs`' fence + load.
         let mut current = self.counters.load(Ordering::SeqCst);
         loop {
             if current >> JEC_SHIFT != idle.jec {
