@@ -453,3 +453,12 @@ fn items_run_on_the_installing_pool() {
     });
     assert!(indices.iter().all(|i| matches!(i, Some(0..=2))));
 }
+
+#[test]
+fn copied_and_cloned_keep_their_debug_names() {
+    let v = vec![1u64, 2, 3];
+    let copied = format!("{:?}", v.par_iter().copied());
+    let cloned = format!("{:?}", v.par_iter().cloned());
+    assert!(copied.starts_with("Copied { base: "), "{copied}");
+    assert!(cloned.starts_with("Cloned { base: "), "{cloned}");
+}

@@ -40,12 +40,11 @@ mod range;
 mod slice;
 mod vec;
 
-mod cloned;
-mod copied;
 mod enumerate;
 mod filter;
 mod filter_map;
 mod fold;
+mod from_ref;
 mod len_bounds;
 mod map;
 mod zip;
@@ -57,17 +56,18 @@ mod reduce;
 mod sum;
 
 pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
-pub use cloned::{Cloned, ClonedConsumer, ClonedProducer};
 pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
-pub use copied::{Copied, CopiedConsumer, CopiedProducer};
 pub use enumerate::{Enumerate, EnumerateProducer};
 pub use filter::{Filter, FilterConsumer};
 pub use filter_map::{FilterMap, FilterMapConsumer};
 pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
 pub use fold::{Fold, FoldConsumer};
 pub use for_each::ForEachConsumer;
+pub use from_ref::{
+    Cloned, ClonedConsumer, ClonedProducer, Copied, CopiedConsumer, CopiedProducer,
+};
 pub use indexed::IndexedParallelIterator;
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};

@@ -2,14 +2,13 @@
 
 use std::iter::{Product, Sum};
 
-use super::cloned::Cloned;
 use super::collect::FromParallelIterator;
-use super::copied::Copied;
 use super::filter::Filter;
 use super::filter_map::FilterMap;
 use super::find::{AnyConsumer, FindAnyConsumer};
 use super::fold::Fold;
 use super::for_each::ForEachConsumer;
+use super::from_ref::{Cloned, Copied};
 use super::map::Map;
 use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
