@@ -12,6 +12,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+// A plain identifier for `impl_deque!` (a macro cannot append `::Worker` to a path fragment).
+use forkjoin::deque as fj_deque;
 
 /// Stand-in for the runtime's `JobRef`: two words, `Copy`.
 #[derive(Clone, Copy)]
@@ -32,63 +34,44 @@ trait Thief: Send + 'static {
     fn steal(&self) -> Option<Job>;
 }
 
-struct Fj(forkjoin::deque::Worker<Job>);
-struct FjThief(forkjoin::deque::Stealer<Job>);
+/// Implements `Owner`/`Thief` for one deque: both crates name the operations alike (`push`, `pop`,
+/// `stealer`, `steal().success()`), so only the types, the name and the constructor differ.
+macro_rules! impl_deque {
+    ($owner:ident, $thief:ident, $name:literal, $krate:ident, $new:ident) => {
+        struct $owner($krate::Worker<Job>);
+        struct $thief($krate::Stealer<Job>);
 
-impl Owner for Fj {
-    type Thief = FjThief;
-    const NAME: &'static str = "forkjoin";
-    fn new() -> Self {
-        Fj(forkjoin::deque::Worker::new())
-    }
-    #[inline]
-    fn push(&self, job: Job) {
-        self.0.push(job)
-    }
-    #[inline]
-    fn pop(&self) -> Option<Job> {
-        self.0.pop()
-    }
-    fn thief(&self) -> FjThief {
-        FjThief(self.0.stealer())
-    }
+        impl Owner for $owner {
+            type Thief = $thief;
+            const NAME: &'static str = $name;
+            fn new() -> Self {
+                $owner($krate::Worker::$new())
+            }
+            #[inline]
+            fn push(&self, job: Job) {
+                self.0.push(job)
+            }
+            #[inline]
+            fn pop(&self) -> Option<Job> {
+                self.0.pop()
+            }
+            fn thief(&self) -> $thief {
+                $thief(self.0.stealer())
+            }
+        }
+
+        impl Thief for $thief {
+            #[inline]
+            fn steal(&self) -> Option<Job> {
+                self.0.steal().success()
+            }
+        }
+    };
 }
 
-impl Thief for FjThief {
-    #[inline]
-    fn steal(&self) -> Option<Job> {
-        self.0.steal().success()
-    }
-}
-
-struct Cb(crossbeam_deque::Worker<Job>);
-struct CbThief(crossbeam_deque::Stealer<Job>);
-
-impl Owner for Cb {
-    type Thief = CbThief;
-    const NAME: &'static str = "crossbeam";
-    fn new() -> Self {
-        Cb(crossbeam_deque::Worker::new_lifo())
-    }
-    #[inline]
-    fn push(&self, job: Job) {
-        self.0.push(job)
-    }
-    #[inline]
-    fn pop(&self) -> Option<Job> {
-        self.0.pop()
-    }
-    fn thief(&self) -> CbThief {
-        CbThief(self.0.stealer())
-    }
-}
-
-impl Thief for CbThief {
-    #[inline]
-    fn steal(&self) -> Option<Job> {
-        self.0.steal().success()
-    }
-}
+impl_deque!(Fj, FjThief, "forkjoin", fj_deque, new);
+// crossbeam's LIFO flavour: the owner pops the newest item, as a work-stealing worker does.
+impl_deque!(Cb, CbThief, "crossbeam", crossbeam_deque, new_lifo);
 
 fn push_pop_pairs<W: Owner>(c: &mut Criterion) {
     let mut g = c.benchmark_group("1_push_pop_pair");

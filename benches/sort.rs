@@ -6,7 +6,8 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion};
 
 const LEN: usize = 10_000_000;
 
@@ -22,6 +23,18 @@ fn input() -> Vec<u64> {
             z ^ (z >> 31)
         })
         .collect()
+}
+
+/// One row of a group: each sample sorts a fresh copy of `data` with `sort` (the copy is not timed).
+fn row(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    data: &[u64],
+    sort: impl Fn(&mut [u64]),
+) {
+    group.bench_function(name, |b| {
+        b.iter_batched_ref(|| data.to_vec(), |v| sort(v), BatchSize::LargeInput)
+    });
 }
 
 fn bench_sorts(c: &mut Criterion) {
@@ -54,44 +67,31 @@ fn bench_sorts(c: &mut Criterion) {
             .sample_size(10)
             .warm_up_time(Duration::from_millis(500))
             .measurement_time(Duration::from_secs(5));
-        let batch = || data.clone();
-        group.bench_function("std", |b| {
-            b.iter_batched_ref(
-                batch,
-                |v| if stable { v.sort() } else { v.sort_unstable() },
-                BatchSize::LargeInput,
-            )
+        row(&mut group, "std", &data, |v| {
+            if stable {
+                v.sort()
+            } else {
+                v.sort_unstable()
+            }
         });
         for (t, fj, ry) in &pools {
-            group.bench_function(format!("rayon-{t}t"), |b| {
-                b.iter_batched_ref(
-                    batch,
-                    |v| {
-                        ry.install(|| {
-                            if stable {
-                                ParallelSliceMut::par_sort(&mut v[..])
-                            } else {
-                                ParallelSliceMut::par_sort_unstable(&mut v[..])
-                            }
-                        })
-                    },
-                    BatchSize::LargeInput,
-                )
+            row(&mut group, &format!("rayon-{t}t"), &data, |v| {
+                ry.install(|| {
+                    if stable {
+                        ParallelSliceMut::par_sort(v)
+                    } else {
+                        ParallelSliceMut::par_sort_unstable(v)
+                    }
+                })
             });
-            group.bench_function(format!("forkjoin-{t}t"), |b| {
-                b.iter_batched_ref(
-                    batch,
-                    |v| {
-                        fj.install(|| {
-                            if stable {
-                                ParallelSortMut::par_sort(&mut v[..])
-                            } else {
-                                ParallelSortMut::par_sort_unstable(&mut v[..])
-                            }
-                        })
-                    },
-                    BatchSize::LargeInput,
-                )
+            row(&mut group, &format!("forkjoin-{t}t"), &data, |v| {
+                fj.install(|| {
+                    if stable {
+                        ParallelSortMut::par_sort(v)
+                    } else {
+                        ParallelSortMut::par_sort_unstable(v)
+                    }
+                })
             });
         }
         group.finish();

@@ -15,179 +15,12 @@
 //! Also an `install(|| ())` round trip into an idle pool (after 2 ms of idleness; median of 200).
 
 use std::hint::black_box;
-use std::num::NonZeroUsize;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    fib_seq(n - 1) + fib_seq(n - 2)
-}
-
-fn fib_forkjoin(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = forkjoin::join(|| fib_forkjoin(n - 1), || fib_forkjoin(n - 2));
-    a + b
-}
-
-fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
-}
-
-fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = s.join(|s| fib_chili(s, n - 1), |s| fib_chili(s, n - 2));
-    a + b
-}
-
-struct Node {
-    val: u64,
-    left: Option<Box<Node>>,
-    right: Option<Box<Node>>,
-}
-
-impl Node {
-    /// A full tree of `layers` levels, allocated in pre-order (parent, left subtree, right subtree),
-    /// so the left-first traversal every contender does below walks memory in address order.
-    fn tree(layers: u32) -> Box<Node> {
-        let mut node = Box::new(Node {
-            val: 1,
-            left: None,
-            right: None,
-        });
-        if layers > 1 {
-            node.left = Some(Node::tree(layers - 1));
-            node.right = Some(Node::tree(layers - 1));
-        }
-        node
-    }
-}
-
-fn sum_seq(n: &Node) -> u64 {
-    n.val + n.left.as_deref().map_or(0, sum_seq) + n.right.as_deref().map_or(0, sum_seq)
-}
-
-fn sum_forkjoin(n: &Node) -> u64 {
-    let (l, r) = forkjoin::join(
-        || n.left.as_deref().map_or(0, sum_forkjoin),
-        || n.right.as_deref().map_or(0, sum_forkjoin),
-    );
-    n.val + l + r
-}
-
-fn sum_rayon(n: &Node) -> u64 {
-    let (l, r) = rayon::join(
-        || n.left.as_deref().map_or(0, sum_rayon),
-        || n.right.as_deref().map_or(0, sum_rayon),
-    );
-    n.val + l + r
-}
-
-/// chili's join runs its second closure first when it does not share the work (its common path), so
-/// the subtrees are passed swapped: chili then walks left-first like the others. Same memory order for
-/// every contender; otherwise the traversal order, not the join, dominates the difference.
-fn sum_chili(s: &mut chili::Scope<'_>, n: &Node) -> u64 {
-    let (r, l) = s.join(
-        |s| n.right.as_deref().map_or(0, |c| sum_chili(s, c)),
-        |s| n.left.as_deref().map_or(0, |c| sum_chili(s, c)),
-    );
-    n.val + l + r
-}
-
-const QS_CUTOFF: usize = 2048;
-
-fn random_data(len: usize, mut seed: u64) -> Vec<u32> {
-    (0..len)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 32) as u32
-        })
-        .collect()
-}
-
-fn insertion_sort(v: &mut [u32]) {
-    for i in 1..v.len() {
-        let x = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1] > x {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = x;
-    }
-}
-
-/// Hoare partition around the median of three; both sides non-empty.
-fn partition(v: &mut [u32]) -> usize {
-    let len = v.len();
-    let (a, b, c) = (v[0], v[len / 2], v[len - 1]);
-    let pivot = a.max(b).min(a.min(b).max(c));
-    let (mut i, mut j) = (0usize, len - 1);
-    loop {
-        while v[i] < pivot {
-            i += 1;
-        }
-        while v[j] > pivot {
-            j -= 1;
-        }
-        if i >= j {
-            return j + 1;
-        }
-        v.swap(i, j);
-        i += 1;
-        j -= 1;
-    }
-}
-
-fn qs_seq(v: &mut [u32]) {
-    if v.len() <= 16 {
-        insertion_sort(v);
-        return;
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    qs_seq(lo);
-    qs_seq(hi);
-}
-
-fn qs_forkjoin(v: &mut [u32]) {
-    if v.len() < QS_CUTOFF {
-        return qs_seq(v);
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    forkjoin::join(|| qs_forkjoin(lo), || qs_forkjoin(hi));
-}
-
-fn qs_rayon(v: &mut [u32]) {
-    if v.len() < QS_CUTOFF {
-        return qs_seq(v);
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    rayon::join(|| qs_rayon(lo), || qs_rayon(hi));
-}
-
-fn qs_chili(s: &mut chili::Scope<'_>, v: &mut [u32]) {
-    if v.len() < QS_CUTOFF {
-        return qs_seq(v);
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    s.join(|s| qs_chili(s, lo), |s| qs_chili(s, hi));
-}
+#[path = "common/workloads.rs"]
+mod workloads;
+use workloads::*;
 
 /// The pools of one runtime, by thread count (index 0: 1 thread, index 1: 2 threads).
 struct Pools {
@@ -255,30 +88,9 @@ fn main() -> ExitCode {
         }
     }
     let pools = Pools {
-        forkjoin: (1..=2)
-            .map(|n| {
-                forkjoin::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .expect("forkjoin pool")
-            })
-            .collect(),
-        rayon: (1..=2)
-            .map(|n| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .expect("rayon pool")
-            })
-            .collect(),
-        chili: (1..=2)
-            .map(|n| {
-                chili::ThreadPool::with_config(chili::Config {
-                    thread_count: NonZeroUsize::new(n),
-                    ..Default::default()
-                })
-            })
-            .collect(),
+        forkjoin: (1..=2).map(forkjoin_pool).collect(),
+        rayon: (1..=2).map(rayon_pool).collect(),
+        chili: (1..=2).map(chili_pool).collect(),
     };
     let mut chili_scopes: Vec<chili::Scope<'_>> = pools.chili.iter().map(|p| p.scope()).collect();
     let mut ok = true;

@@ -1,29 +1,36 @@
 //! Parallel quicksort with `join` on the two partitions.
 //!
 //! ```sh
-//! cargo run --release --example quicksort -- [--len n] [--threads k] [--cutoff c] [--seed s]
+//! cargo run --release --example quicksort -- [--len n] [--threads k] [--cutoff c] [--seed s] [--runs r]
 //! ```
 //!
 //! Sorts `n` (default 10,000,000) pseudo-random `u32` from a seeded xorshift generator, sequentially
 //! and with forkjoin on 1..=k threads (each in its own `ThreadPool` via `install`). Partitions shorter
 //! than `cutoff` (default 2,048) are sorted sequentially with the same quicksort. Every output is
 //! checked to be sorted and to be a permutation of the input (an order-independent checksum); a failure
-//! exits with status 1.
+//! exits with status 1. Times are medians of `runs` (default 3) sorts, after one untimed warm-up sort.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "usage: quicksort [--len n] [--threads k] [--cutoff c] [--seed s]
+// The sequential quicksort, partition and input generator timed by `benches/join.rs` too.
+#[path = "common/workloads.rs"]
+mod workloads;
+use workloads::{partition, qs_seq, random_data};
+
+const USAGE: &str = "usage: quicksort [--len n] [--threads k] [--cutoff c] [--seed s] [--runs r]
   --len n      number of u32 to sort, 1..=1_000_000_000 (default 10_000_000)
   --threads k  run forkjoin on 1..=k threads (default: available parallelism)
   --cutoff c   partitions shorter than c are sorted sequentially, >= 2 (default 2048)
-  --seed s     xorshift seed, non-zero (default 0x9E3779B97F4A7C15)";
+  --seed s     xorshift seed, non-zero (default 0x9E3779B97F4A7C15)
+  --runs r     timed sorts per row, the median is reported, 1..=100 (default 3)";
 
 struct Args {
     len: usize,
     threads: usize,
     cutoff: usize,
     seed: u64,
+    runs: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -32,6 +39,7 @@ fn parse_args() -> Result<Args, String> {
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         cutoff: 2048,
         seed: 0x9E37_79B9_7F4A_7C15,
+        runs: 3,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -50,6 +58,7 @@ fn parse_args() -> Result<Args, String> {
             "--threads" => args.threads = num as usize,
             "--cutoff" => args.cutoff = num as usize,
             "--seed" => args.seed = num,
+            "--runs" => args.runs = num as usize,
             _ => return Err(format!("unknown option `{arg}`")),
         }
     }
@@ -68,22 +77,13 @@ fn parse_args() -> Result<Args, String> {
     if args.cutoff < 2 {
         return Err(format!("--cutoff must be >= 2, got {}", args.cutoff));
     }
+    if args.runs == 0 || args.runs > 100 {
+        return Err(format!("--runs must be in 1..=100, got {}", args.runs));
+    }
     if args.seed == 0 {
         return Err("--seed must be non-zero (xorshift has a fixed point at 0)".into());
     }
     Ok(args)
-}
-
-/// Marsaglia's xorshift64: small, seeded, good enough for test data.
-fn random_data(len: usize, mut seed: u64) -> Vec<u32> {
-    (0..len)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 32) as u32
-        })
-        .collect()
 }
 
 /// An order-independent checksum of a multiset: a sum of mixed values (splitmix64 finalizer) and a
@@ -98,55 +98,9 @@ fn checksum(v: &[u32]) -> (u64, u64) {
     })
 }
 
-fn insertion_sort(v: &mut [u32]) {
-    for i in 1..v.len() {
-        let x = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1] > x {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = x;
-    }
-}
-
-/// Hoare partition around the median of three; returns `mid` with `v[..mid] <= pivot <= v[mid..]`,
-/// both sides non-empty. Equal keys split evenly, so duplicates do not degrade it.
-fn partition(v: &mut [u32]) -> usize {
-    let len = v.len();
-    let (a, b, c) = (v[0], v[len / 2], v[len - 1]);
-    let pivot = a.max(b).min(a.min(b).max(c));
-    let (mut i, mut j) = (0usize, len - 1);
-    loop {
-        while v[i] < pivot {
-            i += 1;
-        }
-        while v[j] > pivot {
-            j -= 1;
-        }
-        if i >= j {
-            return j + 1;
-        }
-        v.swap(i, j);
-        i += 1;
-        j -= 1;
-    }
-}
-
-fn quicksort_seq(v: &mut [u32]) {
-    if v.len() <= 16 {
-        insertion_sort(v);
-        return;
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    quicksort_seq(lo);
-    quicksort_seq(hi);
-}
-
 fn quicksort_par(v: &mut [u32], cutoff: usize) {
     if v.len() < cutoff.max(17) {
-        quicksort_seq(v);
+        qs_seq(v);
         return;
     }
     let mid = partition(v);
@@ -158,23 +112,32 @@ fn fmt_time(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-/// Times one sort of a fresh copy of `input`; checks it; returns the time or an error message.
+/// Sorts fresh copies of `input` `runs` times after an untimed warm-up; checks every output; returns
+/// the median time or an error message.
 fn run(
     input: &[u32],
     expected: (u64, u64),
-    sort: impl FnOnce(&mut [u32]),
+    runs: usize,
+    mut sort: impl FnMut(&mut [u32]),
 ) -> Result<Duration, String> {
-    let mut v = input.to_vec();
-    let start = Instant::now();
-    sort(&mut v);
-    let t = start.elapsed();
-    if let Some(i) = v.windows(2).position(|w| w[0] > w[1]) {
-        return Err(format!("not sorted at index {i}: {} > {}", v[i], v[i + 1]));
+    let mut times = Vec::with_capacity(runs);
+    for k in 0..=runs {
+        let mut v = input.to_vec();
+        let start = Instant::now();
+        sort(&mut v);
+        let t = start.elapsed();
+        if let Some(i) = v.windows(2).position(|w| w[0] > w[1]) {
+            return Err(format!("not sorted at index {i}: {} > {}", v[i], v[i + 1]));
+        }
+        if checksum(&v) != expected {
+            return Err("output is not a permutation of the input (checksum differs)".into());
+        }
+        if k > 0 {
+            times.push(t);
+        }
     }
-    if checksum(&v) != expected {
-        return Err("output is not a permutation of the input (checksum differs)".into());
-    }
-    Ok(t)
+    times.sort();
+    Ok(times[runs / 2])
 }
 
 fn main() -> ExitCode {
@@ -192,13 +155,13 @@ fn main() -> ExitCode {
     let input = random_data(args.len, args.seed);
     let expected = checksum(&input);
     println!(
-        "quicksort of {} pseudo-random u32 (xorshift seed {:#x}), sequential cutoff {}",
-        args.len, args.seed, args.cutoff
+        "quicksort of {} pseudo-random u32 (xorshift seed {:#x}), sequential cutoff {}, median of {} run(s)",
+        args.len, args.seed, args.cutoff, args.runs
     );
     println!();
     println!("{:>8}  {:>11}  {:>8}", "threads", "time", "speedup");
 
-    let t_seq = match run(&input, expected, quicksort_seq) {
+    let t_seq = match run(&input, expected, args.runs, qs_seq) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: sequential sort: {e}");
@@ -207,7 +170,7 @@ fn main() -> ExitCode {
     };
     println!("{:>8}  {:>11}  {:>8}", "seq", fmt_time(t_seq), "1.00x");
     // std's pdqsort as a reference point for the sequential algorithm.
-    if let Ok(t) = run(&input, expected, |v| v.sort_unstable()) {
+    if let Ok(t) = run(&input, expected, args.runs, |v| v.sort_unstable()) {
         println!(
             "{:>8}  {:>11}  {:>7.2}x",
             "std",
@@ -226,7 +189,7 @@ fn main() -> ExitCode {
             }
         };
         let cutoff = args.cutoff;
-        match run(&input, expected, |v| {
+        match run(&input, expected, args.runs, |v| {
             pool.install(|| quicksort_par(v, cutoff))
         }) {
             Ok(t) => println!(

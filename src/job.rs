@@ -125,10 +125,14 @@ impl<T> JobResult<T> {
 ///
 /// The closure receives `true` when the job was executed through its [`JobRef`] (taken from a queue)
 /// and `false` when its creator ran it inline.
+///
+/// No drop glue: the closure is run exactly once (inline by the creator, or through the `JobRef` by
+/// whoever took it), and a result written by `execute` is always taken by the waiter. This keeps the
+/// `join` fast path free of "was it run / is there a result" checks.
 pub struct StackJob<L, F, R> {
     latch: L,
-    func: UnsafeCell<Option<F>>,
-    result: UnsafeCell<JobResult<R>>,
+    func: UnsafeCell<ManuallyDrop<F>>,
+    result: UnsafeCell<ManuallyDrop<JobResult<R>>>,
 }
 
 impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
@@ -137,8 +141,8 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     pub fn new(func: F, latch: L) -> Self {
         StackJob {
             latch,
-            func: UnsafeCell::new(Some(func)),
-            result: UnsafeCell::new(JobResult::None),
+            func: UnsafeCell::new(ManuallyDrop::new(func)),
+            result: UnsafeCell::new(ManuallyDrop::new(JobResult::None)),
         }
     }
 
@@ -162,21 +166,22 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
 
     /// Runs the closure on the creating thread (the job was popped back, never shared).
     ///
-    /// Must only be called if the job was not executed through its `JobRef`.
+    /// # Safety
+    /// At most once, and only if the job's `JobRef` was not and will not be executed (its creator took
+    /// it back, or never shared it).
     #[inline]
-    pub fn run_inline(&self, stolen: bool) -> R {
+    pub unsafe fn run_inline(&self, stolen: bool) -> R {
         let func = self.func.with_mut(|f| {
-            // SAFETY: only the creator calls this, after taking the JobRef back, so no other thread
-            // touches `func`.
-            unsafe { (*f).take() }
+            // SAFETY: per the contract nobody else runs or touches `func`, and it is taken once.
+            unsafe { ManuallyDrop::take(&mut *f) }
         });
-        func.expect("job b run twice")(stolen)
+        func(stolen)
     }
 
     /// The result after the latch was observed set (re-raising a panic of the job).
     #[inline]
     pub(crate) fn into_result(self) -> R {
-        self.result.into_inner().into_return_value()
+        ManuallyDrop::into_inner(self.result.into_inner()).into_return_value()
     }
 
     /// Takes the result out after the latch was observed set (re-raising a panic of the job).
@@ -189,14 +194,14 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
         // SAFETY: per the contract, no other thread accesses `result` any more.
         let result = self
             .result
-            .with_mut(|r| unsafe { std::mem::replace(&mut *r, JobResult::None) });
+            .with_mut(|r| unsafe { std::mem::replace(&mut **r, JobResult::None) });
         result.into_return_value()
     }
 
     /// Like [`into_result`](Self::into_result) but returns the panic instead of raising it.
     #[cfg(test)]
     pub(crate) fn into_job_result(self) -> JobResult<R> {
-        self.result.into_inner()
+        ManuallyDrop::into_inner(self.result.into_inner())
     }
 }
 
@@ -206,12 +211,16 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> Job for StackJob<L, F, R> {
         // `func`/`result` until the latch is set.
         let this = unsafe { &*this };
         let abort = unwind::AbortIfPanic;
-        // SAFETY: exclusive access as above.
-        let func = this.func.with_mut(|f| unsafe { (*f).take() });
-        let func = func.expect("stack job executed twice");
+        // SAFETY: exclusive access as above; a JobRef is executed once, and then the creator does not
+        // run the job inline.
+        let func = this
+            .func
+            .with_mut(|f| unsafe { ManuallyDrop::take(&mut *f) });
         let result = JobResult::call(move || func(true));
-        // SAFETY: exclusive access as above; the latch below publishes this write.
-        this.result.with_mut(|r| unsafe { *r = result });
+        // SAFETY: exclusive access as above; the latch below publishes this write. The old value is
+        // `JobResult::None`, which owns nothing.
+        this.result
+            .with_mut(|r| unsafe { *r = ManuallyDrop::new(result) });
         // SAFETY: `this.latch` is live; after `set` we do not touch `this` again.
         unsafe { Latch::set(&this.latch) };
         std::mem::forget(abort);
@@ -282,7 +291,8 @@ mod tests {
     #[test]
     fn stack_job_inline() {
         let job = StackJob::new(|stolen: bool| stolen, CoreLatch::new());
-        assert!(!job.run_inline(false));
+        // SAFETY: never shared; run once.
+        assert!(!unsafe { job.run_inline(false) });
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! ([`heavy_barrier`], Linux `membarrier`): the asymmetric-fence variant of the Chase-Lev deque.
 //!
 //! Jobs leave the stack from the bottom (oldest first) in two ways:
-//! * **publication** by the owner ([`JobStack::take_oldest`], when a thief raised its share-request flag)
-//!   moves them to the public deque, where thieves steal them cheaply;
+//! * **publication** by the owner ([`JobStack::take_oldest`], when it sees the pool's idle-worker count
+//!   non-zero on a push) moves them to the public deque, where thieves steal them cheaply;
 //! * a **heavy steal** ([`JobStack::steal_after_barrier`]) by a thief that is about to sleep and found
 //!   nothing else. This is what makes a job reachable when its owner is blocked in user code (e.g. `a`
 //!   waits on a channel that only b feeds) and will never look at its flag again.
@@ -15,7 +15,7 @@
 //! **Indices.** `top` (owner-written) is one past the newest job; `base` (CAS'd by thieves and by the
 //! owner when it races them) is the oldest job not yet taken. `slots[base..top]` are the live jobs. Slot
 //! positions are not reused while jobs below them were taken: when the stack becomes empty the owner
-//! rewinds both to 0, bumping a generation in the upper half of `base` so a thief's stale CAS fails (no
+//! rewinds both to 0, bumping a generation in the upper bits of `base` so a thief's stale CAS fails (no
 //! ABA). A full stack makes [`JobStack::push`] fail and the caller publishes the job directly.
 //!
 //! **Orderings** (the Chase-Lev argument with the owner's fence made asymmetric):
@@ -25,9 +25,9 @@
 //! | pop: store `top = t-1`; light barrier;  | load `base = b`; heavy barrier; load `top`;    |
 //! | load `base`: `< t-1` → mine, no CAS;    | `b < top` → read slot b; CAS `base b → b+1`    |
 //! | `== t-1` → CAS race for the last one     | (fails if the owner or another thief won)      |
-//! | push: write slot; store `top` (Release); | share request: store flag; heavy barrier;      |
-//! | light barrier; load share flag          | load `top` (so: steal it, or the owner sees    |
-//! |                                         | the flag on its next push — never neither)     |
+//! | push: write slot; store `top` (Release); | idle: increment idle count; heavy barrier;     |
+//! | light barrier; load idle count          | load `top` (so: steal it, or the owner sees    |
+//! |                                         | the count on its next push — never neither)    |
 //!
 //! The heavy barrier runs a full fence on every thread of the process, so each owner operation is
 //! either entirely before it (its stores are visible to the thief's later loads) or its later loads see
@@ -43,8 +43,11 @@ const CAPACITY: usize = 1024;
 #[cfg(forkjoin_loom)]
 const CAPACITY: usize = 4;
 
-const INDEX_MASK: u64 = 0xFFFF_FFFF;
-const GENERATION_ONE: u64 = 1 << 32;
+/// `base` = `[generation: 52 bits][index: 12 bits]`: the index never exceeds `CAPACITY` (≤ 4095), and
+/// 2^52 generations cannot wrap while a thief sits between its load of `base` and its CAS.
+const INDEX_MASK: u64 = 0xFFF;
+const GENERATION_ONE: u64 = 1 << 12;
+const _: () = assert!(CAPACITY < INDEX_MASK as usize);
 
 /// One job reference, stored as two words that a thief may read while the owner writes others.
 struct Slot {
@@ -64,7 +67,7 @@ struct OwnerLine {
 /// The owner-private job stack of one worker (see the module docs).
 pub struct JobStack {
     owner: CachePadded<OwnerLine>,
-    /// `[generation: 32][index of the oldest live job: 32]`.
+    /// `[generation: 52][index of the oldest live job: 12]`.
     base: CachePadded<AtomicU64>,
     slots: Box<[Slot; CAPACITY]>,
 }
@@ -90,7 +93,7 @@ impl JobStack {
 
     /// Owner: pushes `job`; false if the stack is full.
     ///
-    /// Ends with the owner's light barrier, so a share-request flag loaded right after is ordered after
+    /// Ends with the owner's light barrier, so the idle-worker count loaded right after is ordered after
     /// the push (see the module docs).
     ///
     /// # Safety
@@ -99,7 +102,7 @@ impl JobStack {
     pub unsafe fn push(&self, job: JobRef) -> bool {
         // Relaxed: only the owner writes `top`.
         let t = self.owner.top.load(Ordering::Relaxed);
-        if t == CAPACITY {
+        if t >= CAPACITY {
             return false;
         }
         let (data, execute) = job.into_raw();
@@ -123,10 +126,15 @@ impl JobStack {
     pub unsafe fn pop_if(&self, id: *const ()) -> bool {
         // Relaxed: only the owner writes `top` and the slots.
         let t = self.owner.top.load(Ordering::Relaxed);
-        if t == 0 || self.slots[t - 1].data.load(Ordering::Relaxed) != id as usize {
+        if t == 0 {
             return false;
         }
         let idx = t - 1;
+        // SAFETY: `top <= CAPACITY` always (push stops at CAPACITY), so `idx < CAPACITY`.
+        let slot = unsafe { self.slots.get_unchecked(idx) };
+        if slot.data.load(Ordering::Relaxed) != id as usize {
+            return false;
+        }
         // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
         // heavy barrier).
         self.owner.top.store(idx, Ordering::Relaxed);

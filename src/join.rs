@@ -6,8 +6,9 @@
 //!  caller frame                          private stack        public deque        thieves
 //!  ───────────────────────────────────   ──────────────       ────────────        ───────
 //!  1. job_b = StackJob(b, latch)          push b  ─────┐
-//!     (if a thief raised our share flag,              │ oldest first ───► push ─► steal (FIFO end)
-//!      the oldest private job is published)           │                           run b, set latch
+//!     (if some worker is idle and our public      │ oldest first ───► push ─► steal (FIFO end)
+//!      deque is empty, the oldest private job is      │                           run b, set latch
+//!      published)                                     │
 //!  2. ra = a()                             (nested joins push/pop above b)
 //!  3. top == b ?  pop it, rb = b() inline  ◄───┘            (fast path: no atomics, no fence)
 //!     else b was published:
@@ -128,7 +129,7 @@ where
         return join_cold(oper_a, oper_b);
     }
     // SAFETY: a non-null current worker is valid for as long as this thread runs the current job.
-    unsafe { join_in_worker(&*wt, false, oper_a, oper_b) }
+    unsafe { join_in_worker::<false, _, _, _, _>(&*wt, oper_a, oper_b) }
 }
 
 #[cold]
@@ -141,7 +142,13 @@ where
 {
     registry::global_registry().in_worker(|wt, injected| {
         // SAFETY: `wt` is the current worker (in_worker runs us on it).
-        unsafe { join_in_worker(wt, injected, oper_a, oper_b) }
+        unsafe {
+            if injected {
+                join_in_worker::<true, _, _, _, _>(wt, oper_a, oper_b)
+            } else {
+                join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b)
+            }
+        }
     })
 }
 
@@ -170,22 +177,23 @@ where
         if wt.pop_private_if(job_b_id) {
             wt.count_local_pop();
             // b's panic, if any, is dropped: a's panic wins.
-            let _ = unwind::halt_unwinding(|| job_b.run_inline(false));
+            // SAFETY: we popped b back, so its JobRef will never be executed; run once.
+            let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
         } else {
             // Published: pop it back or wait for the thief. Its result (or panic) is dropped with job_b.
-            let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id, false));
+            let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id));
         }
     }
 }
 
-/// The join protocol on worker `wt`. `injected`: the call was moved here from outside the pool.
+/// The join protocol on worker `wt`. `INJECTED`: the call was moved here from outside the pool (a
+/// constant, so the fast path carries no flag).
 ///
 /// # Safety
 /// `wt` must be the current thread's worker.
 #[inline(always)]
-unsafe fn join_in_worker<A, B, RA, RB>(
+unsafe fn join_in_worker<const INJECTED: bool, A, B, RA, RB>(
     wt: &WorkerThread,
-    injected: bool,
     oper_a: A,
     oper_b: B,
 ) -> (RA, RB)
@@ -201,7 +209,7 @@ where
     let job_b = StackJob::new(
         move |stolen: bool| {
             oper_b(FnContext::new(
-                injected || (stolen && WorkerThread::current() != origin),
+                INJECTED || (stolen && WorkerThread::current() != origin),
             ))
         },
         SpinLatch::new(wt.registry().sleep(), wt.index()),
@@ -213,15 +221,16 @@ where
     wt.push_private(job_b_ref);
 
     let guard = JoinGuard { job_b: &job_b };
-    let result_a = oper_a(FnContext::new(injected));
+    let result_a = oper_a(FnContext::new(INJECTED));
     std::mem::forget(guard);
 
     if wt.pop_private_if(job_b_id) {
         wt.count_local_pop();
-        let result_b = job_b.run_inline(injected);
+        // SAFETY: we popped b back, so its JobRef will never be executed; run once.
+        let result_b = unsafe { job_b.run_inline(false) };
         return (result_a, result_b);
     }
-    let result_b = finish_published(wt, &job_b, job_b_id, injected);
+    let result_b = finish_published(wt, &job_b, job_b_id);
     (result_a, result_b)
 }
 
@@ -232,7 +241,6 @@ fn finish_published<F, R>(
     wt: &WorkerThread,
     job_b: &StackJob<SpinLatch<'_>, F, R>,
     job_b_id: *const (),
-    injected: bool,
 ) -> R
 where
     F: FnOnce(bool) -> R,
@@ -242,7 +250,10 @@ where
             break;
         }
         match wt.pop_public() {
-            Some(job) if job.id() == job_b_id => return job_b.run_inline(injected),
+            Some(job) if job.id() == job_b_id => {
+                // SAFETY: the deque handed b's JobRef to us, so nobody else executes it; run once.
+                return unsafe { job_b.run_inline(false) };
+            }
             Some(job) => wt.execute(job),
             None => {
                 wt.wait_until(job_b.latch().core());

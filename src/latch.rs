@@ -97,6 +97,14 @@ impl CoreLatch {
     }
 }
 
+#[cfg(forkjoin_loom)]
+impl CoreLatch {
+    /// [`set_owned`](Self::set_owned) for the loom models.
+    pub fn set_owned_for_tests(&self) -> bool {
+        self.set_owned()
+    }
+}
+
 impl Default for CoreLatch {
     fn default() -> Self {
         Self::new()

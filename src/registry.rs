@@ -1,4 +1,4 @@
-//! The shared state of one pool: every worker's stealer and share-request flag, the injector for work
+//! The shared state of one pool: every worker's stealer and private job stack, the injector for work
 //! from outside, the sleep state, the handlers, and termination.
 //!
 //! **Entering a pool** ([`Registry::in_worker`]): a worker of this pool runs the operation inline; a
@@ -23,7 +23,7 @@ use crate::job::{HeapJob, JobRef, StackJob};
 use crate::jobstack::JobStack;
 use crate::latch::{CoreLatch, Latch, LockLatch, SpinLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
-use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{thread, Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::unwind::{self, Payload};
 use crate::util::CachePadded;
 use crate::worker::WorkerThread;
@@ -68,9 +68,6 @@ pub(crate) fn bump(counter: &AtomicU64) {
 /// What thieves and wakers know about one worker.
 pub(crate) struct ThreadInfo {
     pub(crate) stealer: Stealer<JobRef>,
-    /// Set by an idle thief that found every public deque empty; the owner publishes its oldest private
-    /// job on its next `join` and clears it. On its own cache line: the owner polls it on every join.
-    pub(crate) share_request: CachePadded<AtomicBool>,
     pub(crate) stats: CachePadded<WorkerStats>,
     /// The worker's owner-private job stack (thieves only use its heavy-steal operations).
     pub(crate) jobs: JobStack,
@@ -100,6 +97,7 @@ impl Injector {
         }
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         let job = q.pop_front();
+        // SeqCst: like the store in `push` (read by `has_jobs` after the sleeper's fence).
         self.len.store(q.len(), Ordering::SeqCst);
         job
     }
@@ -145,7 +143,9 @@ fn init_global_default() -> &'static Arc<Registry> {
         Err(err) => {
             // Warn once (we hold the init lock and initialise exactly once).
             let fallback = available_parallelism();
-            eprintln!("forkjoin: {err}; the global pool uses {fallback} threads instead");
+            unwind::report(format_args!(
+                "{err}; the global pool uses {fallback} threads instead"
+            ));
             fallback
         }
     };
@@ -224,7 +224,6 @@ impl Registry {
                 .iter()
                 .map(|w| ThreadInfo {
                     stealer: w.stealer(),
-                    share_request: CachePadded::new(AtomicBool::new(false)),
                     stats: CachePadded::new(WorkerStats::default()),
                     jobs: JobStack::new(),
                     terminate: CoreLatch::new(),
@@ -327,7 +326,7 @@ impl Registry {
     /// Makes a job from outside the pool visible and wakes a worker for it.
     pub(crate) fn inject(&self, job: JobRef) {
         self.injector.push(job);
-        self.sleep.new_jobs();
+        self.sleep.new_injected_jobs();
     }
 
     pub(crate) fn pop_injected(&self) -> Option<JobRef> {
@@ -423,7 +422,9 @@ impl Registry {
         let registry = this.clone();
         let job = HeapJob::new(move || {
             if let Err(payload) = unwind::halt_unwinding(func) {
-                registry.handle_panic(payload);
+                // Nothing may unwind out of a job into the worker loop (not even a panicking payload
+                // drop), or the worker would die and the pool never terminate.
+                let _ = unwind::halt_unwinding(|| registry.handle_panic(payload));
             }
             registry.terminate();
         });
@@ -460,16 +461,16 @@ impl Registry {
         match &self.panic_handler {
             Some(handler) => {
                 if let Err(p) = unwind::halt_unwinding(|| handler(payload)) {
-                    eprintln!(
-                        "forkjoin: the panic handler itself panicked ({}); ignoring",
+                    unwind::report(format_args!(
+                        "the panic handler itself panicked ({}); ignoring",
                         unwind::payload_message(&p)
-                    );
+                    ));
                 }
             }
-            None => eprintln!(
-                "forkjoin: a spawned job panicked ({}); the worker keeps running",
+            None => unwind::report(format_args!(
+                "a spawned job panicked ({}); the worker keeps running",
                 unwind::payload_message(&payload)
-            ),
+            )),
         }
     }
 

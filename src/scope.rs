@@ -18,6 +18,18 @@ use crate::unwind::{self, Payload};
 use crate::worker::WorkerThread;
 
 /// A scope in which jobs borrowing from outside can be spawned; see [`scope`].
+///
+/// ```
+/// let words = ["fork", "join"];
+/// let total = std::sync::atomic::AtomicUsize::new(0);
+/// forkjoin::scope(|s: &forkjoin::Scope<'_>| {
+///     for w in &words {
+///         let total = &total;
+///         s.spawn(move |_| { total.fetch_add(w.len(), std::sync::atomic::Ordering::Relaxed); });
+///     }
+/// });
+/// assert_eq!(total.into_inner(), 8);
+/// ```
 pub struct Scope<'scope> {
     registry: Arc<Registry>,
     latch: CountLatch,

@@ -39,13 +39,22 @@ pub(crate) fn payload_message(payload: &Payload) -> &str {
     }
 }
 
+/// Prints a runtime message on stderr. Never panics (unlike `eprintln!`, which panics when stderr is
+/// a closed pipe): a report must not unwind into a worker loop.
+pub(crate) fn report(message: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "forkjoin: {message}");
+}
+
 /// Aborts the process if dropped during a panic: for code that must never unwind because a waiter
 /// would otherwise hang or memory would be freed twice.
 pub(crate) struct AbortIfPanic;
 
 impl Drop for AbortIfPanic {
     fn drop(&mut self) {
-        eprintln!("forkjoin: a runtime invariant was broken by an unexpected panic; aborting");
+        report(format_args!(
+            "a runtime invariant was broken by an unexpected panic; aborting"
+        ));
         std::process::abort();
     }
 }

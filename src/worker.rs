@@ -1,23 +1,28 @@
 //! A worker thread: its two-level job stack, its main loop, its search for work, and waiting by working.
 //!
-//! **Two levels.** `join` pushes its job b on a *private* stack that only the owner touches (a `Vec`, no
-//! atomics, no fences) and pops it back after running a — the common case shares nothing with other
-//! threads. Below it sits the *public* Chase-Lev deque that thieves steal from. Jobs move from the private
-//! stack to the public deque only on demand: an idle thief that finds every public deque empty sets the
-//! victims' *share-request* flags; the owner checks its flag (a Relaxed load) on each push and, if set,
-//! publishes its **oldest** private job (the biggest subtree) and tells the sleep module. Because the
-//! oldest go first, every job `join` might be waiting for is either still on top of the private stack or
-//! already public (see `join.rs`).
+//! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStack`]) whose owner operations use
+//! no locked instruction and no hardware fence, and pops it back after running a — the common case
+//! shares nothing with other threads. Below it sits the *public* Chase-Lev deque that thieves steal
+//! from cheaply. Jobs move from the private stack to the public deque on demand: a worker that runs out
+//! of work joins the pool's *idle count* (and stays in it while it searches, spins, yields and sleeps,
+//! until it finds a job); an owner reads the count (a Relaxed load of a line written only on idle ↔ busy
+//! transitions) on each push and, while it is non-zero and its public deque is empty, publishes its
+//! **oldest** private job (the biggest subtree) and tells the sleep module. An idle worker about to sleep also tries a *heavy steal* of the oldest private job
+//! of every worker (see `crate::jobstack`), so a job whose owner is blocked in user code still runs.
+//! Because jobs leave the private stack oldest first, every job `join` might be waiting for is either
+//! still on top of the private stack or already taken (see `join.rs`).
 //!
 //! **Search order** (idle or waiting): own public deque (LIFO, hot in cache) → injector (work from outside
-//! the pool) → random victims (FIFO end, the oldest and largest jobs). Finding nothing, the worker sets the
-//! share-request flags, then spins, yields and finally sleeps through [`crate::sleep`].
+//! the pool) → random victims (FIFO end, the oldest and largest jobs). Finding nothing, the worker joins
+//! the idle count, then spins, yields, heavy-steals once and finally sleeps through [`crate::sleep`].
 //!
 //! **Stack guard** (rayon #854). A worker that waits for a stolen job executes other jobs on top of its
 //! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each
 //! worker records its stack's base and size at start; while more than half of it is in use, a waiting
 //! worker only pops its *own* deque (jobs its own frames pushed, which the sequential program would also
-//! have run at this depth) and neither steals nor takes injected work.
+//! have run at this depth) and the injector (which may hold the very job it waits for), never steals,
+//! is not counted idle, and sleeps in a state that wakes for publications skip (only its latch or
+//! injected work wake it).
 
 use std::cell::{Cell, RefCell};
 use std::ptr;
@@ -31,17 +36,19 @@ use crate::jobstack::JobStack;
 use crate::latch::CoreLatch;
 use crate::registry::{bump, Registry, WorkerStats};
 use crate::sleep::Idled;
-use crate::sync::{heavy_barrier, Arc, AtomicBool, Ordering};
+use crate::sync::{heavy_barrier, Arc, AtomicUsize, Ordering};
 
 thread_local! {
     /// The worker running on this thread, or null. Const-initialised: reading it is a plain TLS load.
     static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
 }
 
-/// True when the calling thread is a pool worker and an idle worker has asked it to share work.
+/// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
+/// or asleep, and able to steal).
 ///
 /// Long sequential loops (the parallel iterators' leaves) poll this to split lazily, only when a thief
-/// is waiting. A relaxed load of a flag the caller owns: cheap enough to poll every few items.
+/// is waiting. A relaxed load of a padded counter that is written only when workers go idle or find
+/// work: cheap enough to poll every few items.
 #[inline]
 #[allow(dead_code)] // used by the iterator layer
 pub(crate) fn is_work_requested() -> bool {
@@ -50,7 +57,7 @@ pub(crate) fn is_work_requested() -> bool {
         return false;
     }
     // SAFETY: a non-null current worker is valid while this thread runs a job.
-    unsafe { (*(*wt).share_request).load(Ordering::Relaxed) }
+    unsafe { (*(*wt).idle_workers).load(Ordering::Relaxed) != 0 }
 }
 
 /// The state of one worker thread; lives on that thread's stack for its whole life.
@@ -58,8 +65,8 @@ pub(crate) struct WorkerThread {
     /// Points into `registry.thread_infos[index]` (kept alive by `registry`). Owner operations only
     /// happen on this thread.
     jobs: *const JobStack,
-    /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
-    share_request: *const AtomicBool,
+    /// Points into the registry's sleep state (kept alive by `registry`): the idle-worker count.
+    idle_workers: *const AtomicUsize,
     /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
     stats: *const WorkerStats,
     deque: Worker<JobRef>,
@@ -121,9 +128,9 @@ impl WorkerThread {
             self.push_public(job);
             return;
         }
-        // SAFETY: `share_request` points into the live registry.
+        // SAFETY: `idle_workers` points into the live registry.
         // Relaxed: ordered after the push by `push`'s light barrier, against the thief's heavy barrier.
-        if unsafe { (*self.share_request).load(Ordering::Relaxed) } {
+        if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
             self.share_cold();
         }
     }
@@ -137,13 +144,13 @@ impl WorkerThread {
         unsafe { self.jobs().pop_if(id) }
     }
 
-    /// A thief asked: publish the oldest private job.
+    /// Some worker is idle: publish the oldest private job, unless an earlier publication is still
+    /// waiting in our public deque (then thieves have something to take; publishing more per push would
+    /// only cost fences until they do).
     #[cold]
     #[inline(never)]
     fn share_cold(&self) {
-        // SAFETY: points into the live registry. Relaxed: see `push_private`.
-        unsafe { (*self.share_request).store(false, Ordering::Relaxed) };
-        if self.publish(1) > 0 {
+        if self.deque.is_empty() && self.publish(1) > 0 {
             self.registry.sleep().new_jobs();
         }
     }
@@ -216,28 +223,45 @@ impl WorkerThread {
         self.publish_all_private();
         let registry = &*self.registry;
         let sleep = registry.sleep();
-        let mut idle = sleep.start_looking(self.index);
+        // The frame depth does not change while we wait: decide the stack guard once.
+        let guarded = !self.may_steal();
+        let mut idle = sleep.start_looking_as(self.index, guarded);
+        // In the pool's idle count (only workers that can steal are counted).
+        let mut counted = false;
+        // A waker claimed us for new work and we have not searched since.
+        let mut owe_wake = false;
         while !latch.probe() {
-            if let Some(job) = self.find_work() {
-                if idle.has_idled() {
-                    // Back to work after idling: if others sleep, wake one to look for more (it will
-                    // raise share requests), so parallelism spreads one thread at a time.
+            let found = match self.find_work(guarded) {
+                Some(job) => Some(job),
+                None if !guarded && idle.is_sleepy() => {
+                    // Last chance before sleeping: jobs hidden on other workers' private stacks.
+                    self.steal_private()
+                }
+                None => None,
+            };
+            if let Some(job) = found {
+                if counted {
+                    // Relaxed: a hint for owners' pushes (see `Sleep::idle_workers`).
+                    sleep.idle_workers().fetch_sub(1, Ordering::Relaxed);
+                    counted = false;
+                }
+                if idle.has_idled() || owe_wake {
+                    // Back to work after idling: if others sleep, wake one to look for more, so
+                    // parallelism spreads one thread at a time.
                     sleep.wake_one_if_sleeping();
                 }
+                owe_wake = false;
                 self.execute(job);
-                idle = sleep.start_looking(self.index);
+                idle = sleep.start_looking_as(self.index, guarded);
                 continue;
             }
-            if idle.is_sleepy() {
-                // Last chance before sleeping: jobs hidden on other workers' private stacks.
-                if let Some(job) = self.steal_private() {
-                    sleep.wake_one_if_sleeping();
-                    self.execute(job);
-                    idle = sleep.start_looking(self.index);
-                    continue;
-                }
+            // We searched: whatever we were woken for is taken.
+            owe_wake = false;
+            if !guarded && !counted {
+                // Relaxed: ordered before our heavy steal by its barrier; owners only need a hint.
+                sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
+                counted = true;
             }
-            self.request_work();
             match sleep.no_work_found(
                 &mut idle,
                 || latch.try_sleep(),
@@ -250,20 +274,31 @@ impl WorkerThread {
                     latch.wake_up();
                 }
             }
+            owe_wake |= idle.take_woken_for_work();
+        }
+        if counted {
+            // Relaxed: see above.
+            sleep.idle_workers().fetch_sub(1, Ordering::Relaxed);
+        }
+        if owe_wake {
+            // Woken for new work but leaving without looking (our latch is set): pass the wake on.
+            sleep.wake_one_if_sleeping();
         }
     }
 
-    /// One search: own deque → injector → random victims.
-    fn find_work(&self) -> Option<JobRef> {
+    /// One search: own deque → injector → random victims (not past the stack guard).
+    fn find_work(&self, guarded: bool) -> Option<JobRef> {
         if let Some(job) = self.pop_public() {
             return Some(job);
         }
-        if !self.may_steal() {
-            return None;
-        }
+        // Injected work is always taken, even past the stack guard: it may be the very job this
+        // worker waits for (a cross-pool install, a scope job spawned from a plain thread).
         if let Some(job) = self.registry.pop_injected() {
             bump(&self.stats().injector_pops);
             return Some(job);
+        }
+        if guarded {
+            return None;
         }
         self.steal()
     }
@@ -299,15 +334,14 @@ impl WorkerThread {
         }
     }
 
-    /// Heavy steal from the private stacks (see `crate::jobstack`): raises every share flag, then one
-    /// process-wide barrier, then tries each victim's oldest private job. Afterwards any private job is
-    /// either taken or its owner will see the flag on its next push (and publish, and wake sleepers).
+    /// Heavy steal from the private stacks (see `crate::jobstack`): one process-wide barrier, then each
+    /// victim's oldest private job. The caller is already in the idle count, so afterwards any private job
+    /// is either taken or its owner's next push sees the count (and publishes, and wakes sleepers).
     #[cold]
     fn steal_private(&self) -> Option<JobRef> {
-        if !self.may_steal() {
+        if self.registry.num_threads() == 1 {
             return None;
         }
-        self.request_work();
         let infos = self.registry.thread_infos();
         let bases: Vec<u64> = infos
             .iter()
@@ -325,19 +359,6 @@ impl WorkerThread {
         }
         None
     }
-
-    /// Every public deque is empty: ask the other workers to publish.
-    fn request_work(&self) {
-        if !self.may_steal() {
-            return;
-        }
-        for (i, info) in self.registry.thread_infos().iter().enumerate() {
-            // Relaxed: a hint; load first so an already-set flag's cache line stays shared.
-            if i != self.index && !info.share_request.load(Ordering::Relaxed) {
-                info.share_request.store(true, Ordering::Relaxed);
-            }
-        }
-    }
 }
 
 /// Body of every worker thread.
@@ -351,7 +372,7 @@ pub(crate) fn main_loop(
     let info = registry.thread_info(index);
     let worker = WorkerThread {
         jobs: &info.jobs,
-        share_request: &*info.share_request,
+        idle_workers: registry.sleep().idle_workers(),
         stats: &*info.stats,
         deque,
         index,
@@ -368,4 +389,53 @@ pub(crate) fn main_loop(
     debug_assert!(worker.deque.is_empty(), "work left behind at termination");
     registry.run_exit_handler(index);
     WORKER_THREAD.with(|c| c.set(ptr::null()));
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn work_is_requested_while_another_worker_idles() {
+        assert!(!is_work_requested(), "outside a pool nothing is requested");
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let seen = pool.install(|| {
+            // The other worker has nothing to do: it joins the idle count and stays there.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !is_work_requested() {
+                assert!(Instant::now() < deadline, "idle worker never counted");
+                std::hint::spin_loop();
+            }
+            true
+        });
+        assert!(seen);
+    }
+
+    #[test]
+    fn a_one_thread_pool_never_requests_work_while_busy() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert!(!pool.install(is_work_requested));
+    }
+
+    #[test]
+    fn workers_record_a_stack_limit_below_their_base() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .stack_size(1 << 20)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            // SAFETY: inside `install` the current worker pointer is valid.
+            let wt = unsafe { &*WorkerThread::current() };
+            assert!(wt.stack_limit < approx_stack_pointer());
+            assert!(wt.may_steal(), "shallow frames may steal");
+        });
+    }
 }

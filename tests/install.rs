@@ -3,19 +3,11 @@
 
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
 
-use forkjoin::{join, ThreadPool, ThreadPoolBuilder};
+use forkjoin::{join, ThreadPool};
 
-/// Bounded waits fail the test instead of hanging it.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("pool builds")
-}
+mod common;
+use common::{fib, pool, TIMEOUT};
 
 /// Runs `f` on a fresh thread; fails the test if it neither returns nor panics within `TIMEOUT`
 /// (a deadlock then fails instead of hanging the suite; the stuck thread is leaked).
@@ -34,14 +26,6 @@ fn with_timeout<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 's
             panic!("{what}: no result within {TIMEOUT:?} (deadlock?)");
         }
     }
-}
-
-fn fib(n: u32) -> u64 {
-    if n < 2 {
-        return n as u64;
-    }
-    let (a, b) = join(|| fib(n - 1), || fib(n - 2));
-    a + b
 }
 
 #[test]

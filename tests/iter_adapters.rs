@@ -365,3 +365,100 @@ fn piece_sizes_respect_min_and_max_len() {
         }
     });
 }
+
+#[test]
+fn collect_into_other_collections() {
+    use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+    everywhere(|| {
+        for v in inputs() {
+            let s: String = v
+                .par_iter()
+                .map(|&x| char::from(b'a' + (x % 26) as u8))
+                .collect();
+            let e: String = v
+                .iter()
+                .map(|&x| char::from(b'a' + (x % 26) as u8))
+                .collect();
+            assert_eq!(s, e);
+            let words: Vec<String> = v.iter().take(3000).map(|x| format!("{x} ")).collect();
+            let s: String = words.par_iter().map(|w| w.as_str()).collect();
+            assert_eq!(s, words.concat());
+            let s: String = words.clone().into_par_iter().collect();
+            assert_eq!(s, words.concat());
+            let m: HashMap<u64, usize> = v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect();
+            let e: HashMap<u64, usize> = v.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+            assert_eq!(m, e, "later keys win, as sequentially");
+            let m: BTreeMap<u64, usize> = v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect();
+            assert_eq!(m, v.iter().enumerate().map(|(i, &x)| (x, i)).collect());
+            let s: HashSet<u64> = v.par_iter().copied().collect();
+            assert_eq!(s, v.iter().copied().collect());
+            let s: BTreeSet<u64> = v.par_iter().copied().filter(|x| x % 2 == 0).collect();
+            assert_eq!(s, v.iter().copied().filter(|x| x % 2 == 0).collect());
+            let d: VecDeque<u64> = v.par_iter().copied().collect();
+            assert_eq!(d, v.iter().copied().collect::<VecDeque<_>>());
+        }
+    });
+}
+
+#[test]
+fn min_by_and_max_by_match_std() {
+    everywhere(|| {
+        for v in inputs() {
+            let f: Vec<f64> = v.iter().map(|&x| (x % 100) as f64 / 7.0).collect();
+            let cmp = |a: &&f64, b: &&f64| a.total_cmp(b);
+            assert_eq!(
+                f.par_iter().min_by(cmp).map(|x| x.to_bits()),
+                f.iter().min_by(cmp).map(|x| x.to_bits())
+            );
+            assert_eq!(
+                f.par_iter().max_by(cmp).map(|x| x.to_bits()),
+                f.iter().max_by(cmp).map(|x| x.to_bits())
+            );
+            // Ties resolved like std: first minimum, last maximum.
+            let by_tens = |a: &(usize, &u64), b: &(usize, &u64)| (a.1 / 10).cmp(&(b.1 / 10));
+            assert_eq!(
+                v.par_iter().enumerate().min_by(by_tens),
+                v.iter().enumerate().min_by(by_tens)
+            );
+            assert_eq!(
+                v.par_iter().enumerate().max_by(by_tens),
+                v.iter().enumerate().max_by(by_tens)
+            );
+        }
+    });
+}
+
+#[test]
+fn items_run_on_the_installing_pool() {
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .thread_name(|i| format!("iter-test-pool-{i}"))
+        .build()
+        .unwrap();
+    let names: Vec<String> = pool.install(|| {
+        (0..10_000u32)
+            .into_par_iter()
+            .map(|_| std::thread::current().name().unwrap_or("").to_string())
+            .collect()
+    });
+    assert!(
+        names.iter().all(|n| n.starts_with("iter-test-pool-")),
+        "an item ran outside the pool"
+    );
+    let indices: Vec<Option<usize>> = pool.install(|| {
+        (0..1000u32)
+            .into_par_iter()
+            .map(|_| forkjoin::current_thread_index())
+            .collect()
+    });
+    assert!(indices.iter().all(|i| matches!(i, Some(0..=2))));
+}
+
+#[test]
+fn copied_and_cloned_keep_their_debug_names() {
+    let v = vec![1u64, 2, 3];
+    let copied = format!("{:?}", v.par_iter().copied());
+    let cloned = format!("{:?}", v.par_iter().cloned());
+    assert!(copied.starts_with("Copied { base: "), "{copied}");
+    assert!(cloned.starts_with("Cloned { base: "), "{cloned}");
+}

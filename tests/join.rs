@@ -3,19 +3,12 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use forkjoin::{join, join_context, ThreadPool, ThreadPoolBuilder};
+use forkjoin::{join, join_context};
 
-/// Bounded waits fail the test instead of hanging it.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("pool builds")
-}
+mod common;
+use common::{fib, pool, TIMEOUT};
 
 /// Waits until `flag` is set, calling tiny `join`s meanwhile: a runtime that publishes private work
 /// only when its owner next pushes (demand-driven splitting) still lets a thief take the pending `b`.
@@ -200,6 +193,47 @@ fn b_is_stolen_while_a_blocks_without_joining() {
     }
 }
 
+#[test]
+fn b_pushed_while_every_worker_was_busy_is_stolen_once_one_frees_up() {
+    // Worker Y is held by a spawned job while the other worker pushes b and blocks in a; then Y is
+    // released and must find b (still unpublished) on its own: a depends on b to finish.
+    let p = pool(2);
+    for round in 0..10 {
+        let (gate_tx, gate_rx) = mpsc::channel::<()>();
+        let (held_tx, held_rx) = mpsc::channel::<()>();
+        p.spawn(move || {
+            held_tx.send(()).unwrap();
+            gate_rx.recv_timeout(TIMEOUT).expect("gate opened");
+        });
+        held_rx
+            .recv_timeout(TIMEOUT)
+            .expect("the spawned job holds a worker");
+        let (a_started_tx, a_started_rx) = mpsc::channel::<()>();
+        let ((), b_migrated) = std::thread::scope(|s| {
+            s.spawn(move || {
+                a_started_rx.recv_timeout(TIMEOUT).expect("a started");
+                gate_tx.send(()).unwrap(); // free the other worker only now
+            });
+            p.install(|| {
+                let (b_tx, b_rx) = mpsc::channel::<()>();
+                join_context(
+                    move |_| {
+                        a_started_tx.send(()).unwrap();
+                        b_rx.recv_timeout(TIMEOUT).unwrap_or_else(|_| {
+                            panic!("round {round}: b was never taken by the freed worker")
+                        });
+                    },
+                    move |c| {
+                        b_tx.send(()).unwrap();
+                        c.migrated()
+                    },
+                )
+            })
+        });
+        assert!(b_migrated, "round {round}");
+    }
+}
+
 /// Both closures announce they started and wait for the other's announcement: passes only if a and b
 /// run at the same time. Neither closure calls `join`, so b must be published at the push itself.
 fn handshake_join(join2: impl FnOnce(Box<dyn FnOnce() + Send>, Box<dyn FnOnce() + Send>)) {
@@ -250,13 +284,6 @@ fn join_of_two_long_closures_runs_them_in_parallel() {
 #[test]
 fn join_in_oversubscribed_pools_from_many_threads() {
     // 4 pools of 8 threads each on a 2-core machine, driven concurrently.
-    fn fib(n: u32) -> u64 {
-        if n < 2 {
-            return n as u64;
-        }
-        let (a, b) = join(|| fib(n - 1), || fib(n - 2));
-        a + b
-    }
     let handles: Vec<_> = (0..4)
         .map(|_| {
             std::thread::spawn(|| {

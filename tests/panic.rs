@@ -5,12 +5,12 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex, Once};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use forkjoin::{join, scope, ThreadPool, ThreadPoolBuilder};
 
-/// Bounded waits fail the test instead of hanging it.
-const TIMEOUT: Duration = Duration::from_secs(60);
+mod common;
+use common::{fib, pool, TIMEOUT};
 
 /// The expected panics of this file would flood the output: silence the default hook for payloads
 /// starting with "expected:", keep everything else.
@@ -35,21 +35,6 @@ fn message(payload: &(dyn Any + Send)) -> String {
     } else {
         "<non-string payload>".to_owned()
     }
-}
-
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("pool builds")
-}
-
-fn fib(n: u32) -> u64 {
-    if n < 2 {
-        return n as u64;
-    }
-    let (a, b) = join(|| fib(n - 1), || fib(n - 2));
-    a + b
 }
 
 fn assert_usable(p: &ThreadPool) {

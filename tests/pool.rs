@@ -4,20 +4,11 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::Duration;
 
-use forkjoin::{join, PoolStats, ThreadPool, ThreadPoolBuilder};
+use forkjoin::{PoolStats, ThreadPool, ThreadPoolBuilder};
 
-/// Bounded waits fail the test instead of hanging it.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn fib(n: u32) -> u64 {
-    if n < 2 {
-        return n as u64;
-    }
-    let (a, b) = join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
+mod common;
+use common::{fib, TIMEOUT};
 
 #[test]
 fn threadpool_is_send_and_sync() {

@@ -3,6 +3,9 @@
 
 use std::process::Command;
 
+mod common;
+use common::TIMEOUT;
+
 const VAR: &str = "FORKJOIN_NUM_THREADS";
 /// Set only in the child processes: the probes do nothing in a normal `--ignored` run.
 const PROBE: &str = "FORKJOIN_TEST_ENV_PROBE";
@@ -113,7 +116,7 @@ fn probe_implicit_global_falls_back() {
     assert_eq!(forkjoin::current_num_threads(), default_threads());
     let (tx, rx) = std::sync::mpsc::channel();
     forkjoin::spawn(move || tx.send(()).unwrap());
-    rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+    rx.recv_timeout(TIMEOUT).unwrap();
 }
 
 #[test]

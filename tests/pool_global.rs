@@ -1,7 +1,8 @@
 //! `build_global`: the first call configures the global pool, a second call is an error.
 //! Its own test binary: the global pool is process-wide and can be configured only once.
 
-use std::time::Duration;
+mod common;
+use common::TIMEOUT;
 
 #[test]
 fn build_global_twice() {
@@ -30,5 +31,5 @@ fn build_global_twice() {
     assert!(matches!(index, Some(i) if i < 3));
     let (tx, rx) = std::sync::mpsc::channel();
     forkjoin::spawn(move || tx.send(forkjoin::current_thread_index()).unwrap());
-    assert!(rx.recv_timeout(Duration::from_secs(60)).unwrap().is_some());
+    assert!(rx.recv_timeout(TIMEOUT).unwrap().is_some());
 }

@@ -5,20 +5,15 @@
 
 use std::time::{Duration, Instant};
 
-use forkjoin::{join, ThreadPoolBuilder};
+use forkjoin::ThreadPoolBuilder;
+
+mod common;
+use common::fib;
 
 fn threads_in_process() -> usize {
     std::fs::read_dir("/proc/self/task")
         .expect("/proc/self/task is readable")
         .count()
-}
-
-fn fib(n: u32) -> u64 {
-    if n < 2 {
-        return n as u64;
-    }
-    let (a, b) = join(|| fib(n - 1), || fib(n - 2));
-    a + b
 }
 
 #[test]

@@ -3,14 +3,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use forkjoin::{scope, Scope, ThreadPool, ThreadPoolBuilder};
+use forkjoin::{scope, Scope};
 
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("pool builds")
-}
+mod common;
+use common::pool;
 
 fn ten_thousand_spawns_write_borrowed_slots() {
     let factor = 3usize; // borrowed by every job

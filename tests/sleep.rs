@@ -5,17 +5,10 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use forkjoin::{join, ThreadPool, ThreadPoolBuilder};
+use forkjoin::{join, ThreadPool};
 
-/// Bounded waits fail the test instead of hanging it.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("pool builds")
-}
+mod common;
+use common::{pool, TIMEOUT};
 
 /// Marsaglia xorshift: deterministic burst sizes and pauses.
 struct XorShift(u64);
@@ -110,4 +103,80 @@ fn wakeups_after_the_pool_went_fully_idle() {
             "round {round}: the spawned job never completed"
         );
     }
+}
+
+/// CPU time consumed so far by the calling thread.
+#[cfg(target_os = "linux")]
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID needs no other setup.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// The length of the blocked periods measured below (a workload property, not synchronisation).
+const BLOCKED: Duration = Duration::from_millis(1000);
+/// A waiter that sleeps uses a few ms of CPU in that time; one that spins uses ~all of it.
+const MAX_WAIT_CPU: Duration = Duration::from_millis(250);
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_outside_caller_blocks_without_spinning() {
+    let p = pool(2);
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let (started_tx, started_rx) = mpsc::channel::<()>();
+    let caller = std::thread::spawn(move || {
+        let before = thread_cpu_time();
+        p.install(move || {
+            started_tx.send(()).unwrap();
+            go_rx.recv_timeout(TIMEOUT).expect("released");
+        });
+        thread_cpu_time() - before
+    });
+    started_rx.recv_timeout(TIMEOUT).expect("op started");
+    std::thread::sleep(BLOCKED); // the caller waits this long inside install
+    go_tx.send(()).unwrap();
+    let cpu = caller.join().unwrap();
+    assert!(
+        cpu < MAX_WAIT_CPU,
+        "the thread blocked in install used {cpu:?} of CPU while waiting {BLOCKED:?}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_worker_waiting_for_a_blocked_stolen_b_sleeps() {
+    let p = pool(2);
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let (b_started_tx, b_started_rx) = mpsc::channel::<()>();
+    let (waiting_tx, waiting_rx) = mpsc::channel::<()>();
+    let worker = std::thread::spawn(move || {
+        p.install(move || {
+            let (a_cpu, ()) = join(
+                move || {
+                    // a returns only once b runs on the other worker; then this worker must wait.
+                    b_started_rx.recv_timeout(TIMEOUT).expect("b stolen");
+                    waiting_tx.send(()).unwrap();
+                    thread_cpu_time()
+                },
+                move || {
+                    b_started_tx.send(()).unwrap();
+                    go_rx.recv_timeout(TIMEOUT).expect("released");
+                },
+            );
+            thread_cpu_time() - a_cpu
+        })
+    });
+    waiting_rx.recv_timeout(TIMEOUT).expect("a finished");
+    std::thread::sleep(BLOCKED); // the worker that ran a waits this long for b
+    go_tx.send(()).unwrap();
+    let cpu = worker.join().unwrap();
+    assert!(
+        cpu < MAX_WAIT_CPU,
+        "the worker waiting for the stolen b used {cpu:?} of CPU while waiting {BLOCKED:?}"
+    );
 }

@@ -6,7 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use forkjoin::{join, ThreadPoolBuilder};
+use forkjoin::ThreadPoolBuilder;
+
+mod common;
+use common::fib;
 
 /// utime + stime of the whole process, in clock ticks (fields 14 and 15 of /proc/self/stat).
 fn cpu_ticks() -> u64 {
@@ -28,14 +31,6 @@ fn ticks_per_second() -> f64 {
     } else {
         100.0
     }
-}
-
-fn fib(n: u32) -> u64 {
-    if n < 2 {
-        return n as u64;
-    }
-    let (a, b) = join(|| fib(n - 1), || fib(n - 2));
-    a + b
 }
 
 #[test]

@@ -1,12 +1,11 @@
 //! Fire-and-forget `spawn` (global pool) and `ThreadPool::spawn`: every job runs, on a worker.
 
 use std::sync::mpsc;
-use std::time::Duration;
 
 use forkjoin::ThreadPoolBuilder;
 
-/// Bounded waits fail the test instead of hanging it.
-const TIMEOUT: Duration = Duration::from_secs(60);
+mod common;
+use common::TIMEOUT;
 
 /// Receives exactly `n` ids, each in `0..n` and each once.
 fn expect_all(rx: &mpsc::Receiver<usize>, n: usize) {

@@ -40,7 +40,8 @@ unsafe fn pop_or_wait<F: FnOnce(bool) -> u32>(
 ) -> u32 {
     // SAFETY: owner, per the contract.
     if unsafe { stack.pop_if(job_ref.id()) } {
-        job.run_inline(false)
+        // SAFETY: popped back: the JobRef will not be executed.
+        unsafe { job.run_inline(false) }
     } else {
         wait(sleep, job.latch());
         // SAFETY: the latch is set, so the thief is done with the job.
@@ -75,7 +76,8 @@ fn pop_vs_heavy_steal_of_b() {
         // ... a runs here ...
         // SAFETY: owner.
         let result = if unsafe { stack.pop_if(job_ref.id()) } {
-            job_b.run_inline(false)
+            // SAFETY: popped back: the JobRef will not be executed.
+            unsafe { job_b.run_inline(false) }
         } else {
             wait(sleep, job_b.latch());
             // SAFETY: the latch is set.
@@ -139,7 +141,8 @@ fn publication_vs_heavy_steal() {
             // Published (here: run by the owner itself, as if popped back from its public deque).
             Some(job) => {
                 assert_eq!(job.id(), rb.id());
-                job_b.run_inline(false)
+                // SAFETY: the owner took the JobRef itself; nobody else executes it.
+                unsafe { job_b.run_inline(false) }
             }
             None => {
                 wait(sleep, job_b.latch());

@@ -84,3 +84,38 @@ fn take_one(sleep: &Sleep, index: usize, jobs: &AtomicUsize) {
         }
     }
 }
+
+#[test]
+fn publication_wake_skips_a_guarded_sleeper() {
+    // Worker 0 is past its stack guard (cannot steal) and may be asleep; worker 1 can steal. One job
+    // is published: the wake must reach worker 1 (a wake spent on worker 0 would leave worker 1 asleep
+    // forever: a loom deadlock). Worker 0 leaves when its latch is set at the end.
+    loom::model(|| {
+        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(Sleep::new(2))));
+        let jobs = Arc::new(AtomicUsize::new(0));
+        let latch0 = Arc::new(forkjoin::__loom::CoreLatch::new());
+        let (l0, s0) = (latch0.clone(), sleep);
+        let guarded = thread::spawn(move || {
+            let mut idle = s0.start_looking_as(0, true);
+            while !l0.probe() {
+                match s0.no_work_found(&mut idle, || l0.try_sleep(), || false) {
+                    Idled::Waited => {}
+                    Idled::Aborted | Idled::Slept => l0.wake_up(),
+                }
+            }
+        });
+        let (s1, j1) = (sleep, jobs.clone());
+        let stealer = thread::spawn(move || take_one(s1, 1, &j1));
+        // Relaxed RMW: only the protocol's fences order it (see `new_work_vs_falling_asleep`).
+        jobs.fetch_add(1, Ordering::Relaxed);
+        sleep.new_jobs();
+        stealer.join().unwrap();
+        // Set worker 0's latch and wake it the way `SpinLatch::set` does.
+        if latch0.set_owned_for_tests() {
+            sleep.notify_worker_latch_is_set(0);
+        }
+        guarded.join().unwrap();
+        // SAFETY: leaked above; no thread uses it any more.
+        drop(unsafe { Box::from_raw(sleep as *const Arc<Sleep> as *mut Arc<Sleep>) });
+    });
+}

@@ -47,6 +47,64 @@ impl<T: Send> FromParallelIterator<T> for Vec<T> {
     }
 }
 
+/// Strings: pieces are concatenated in order.
+impl FromParallelIterator<char> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = char>>(par_iter: I) -> Self {
+        concat_pieces(par_iter, |s: &mut String, c| s.push(c))
+    }
+}
+
+impl<'a> FromParallelIterator<&'a str> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = &'a str>>(par_iter: I) -> Self {
+        concat_pieces(par_iter, |s: &mut String, t| s.push_str(t))
+    }
+}
+
+impl FromParallelIterator<String> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = String>>(par_iter: I) -> Self {
+        concat_pieces(par_iter, |s: &mut String, t| s.push_str(&t))
+    }
+}
+
+/// Folds every piece into its own `String`, then concatenates the pieces in order.
+fn concat_pieces<T: Send, I: IntoParallelIterator<Item = T>>(
+    par_iter: I,
+    push: impl Fn(&mut String, T) + Sync + Send,
+) -> String {
+    let pieces: Vec<String> = par_iter
+        .into_par_iter()
+        .fold(String::new, |mut s, x| {
+            push(&mut s, x);
+            s
+        })
+        .collect();
+    pieces.concat()
+}
+
+macro_rules! via_vec {
+    ($(#[$doc:meta] $ty:ty => [$($bound:tt)*] $item:ty;)*) => {$(
+        #[$doc]
+        impl<$($bound)*> FromParallelIterator<$item> for $ty {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                Vec::from_par_iter(par_iter).into_iter().collect()
+            }
+        }
+    )*};
+}
+
+via_vec! {
+    /// Items are produced in parallel, then inserted sequentially in order (later keys win).
+    std::collections::HashMap<K, V, S> => [K: Eq + std::hash::Hash + Send, V: Send, S: std::hash::BuildHasher + Default] (K, V);
+    /// Items are produced in parallel, then inserted sequentially.
+    std::collections::HashSet<T, S> => [T: Eq + std::hash::Hash + Send, S: std::hash::BuildHasher + Default] T;
+    /// Items are produced in parallel, then inserted sequentially in order (later keys win).
+    std::collections::BTreeMap<K, V> => [K: Ord + Send, V: Send] (K, V);
+    /// Items are produced in parallel, then inserted sequentially.
+    std::collections::BTreeSet<T> => [T: Ord + Send] T;
+    /// Items are produced in parallel, then pushed in order.
+    std::collections::VecDeque<T> => [T: Send] T;
+}
+
 /// Collects an indexed iterator into `target`, which is cleared first.
 pub(super) fn collect_indexed_into<I: IndexedParallelIterator>(
     par_iter: I,

@@ -4,7 +4,8 @@
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain
 //! adaptors (`map`, `filter`, `filter_map`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`,
 //! `with_max_len`) into a consumer (`for_each`, `sum`, `product`, `reduce`, `fold`, `min`, `max`,
-//! `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect`).
+//! `min_by`, `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect` into a
+//! `Vec`, `String`, `VecDeque`, or a hash or B-tree map or set).
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -39,12 +40,11 @@ mod range;
 mod slice;
 mod vec;
 
-mod cloned;
-mod copied;
 mod enumerate;
 mod filter;
 mod filter_map;
 mod fold;
+mod from_ref;
 mod len_bounds;
 mod map;
 mod zip;
@@ -56,17 +56,18 @@ mod reduce;
 mod sum;
 
 pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
-pub use cloned::{Cloned, ClonedConsumer, ClonedProducer};
 pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
-pub use copied::{Copied, CopiedConsumer, CopiedProducer};
 pub use enumerate::{Enumerate, EnumerateProducer};
 pub use filter::{Filter, FilterConsumer};
 pub use filter_map::{FilterMap, FilterMapConsumer};
 pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
 pub use fold::{Fold, FoldConsumer};
 pub use for_each::ForEachConsumer;
+pub use from_ref::{
+    Cloned, ClonedConsumer, ClonedProducer, Copied, CopiedConsumer, CopiedProducer,
+};
 pub use indexed::IndexedParallelIterator;
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};

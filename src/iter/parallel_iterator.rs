@@ -2,14 +2,13 @@
 
 use std::iter::{Product, Sum};
 
-use super::cloned::Cloned;
 use super::collect::FromParallelIterator;
-use super::copied::Copied;
 use super::filter::Filter;
 use super::filter_map::FilterMap;
 use super::find::{AnyConsumer, FindAnyConsumer};
 use super::fold::Fold;
 use super::for_each::ForEachConsumer;
+use super::from_ref::{Cloned, Copied};
 use super::map::Map;
 use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
@@ -235,6 +234,48 @@ pub trait ParallelIterator: Sized + Send {
             || None,
             |a, b| match (a, b) {
                 (Some(a), Some(b)) => Some(if b >= a { b } else { a }),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
+    /// The smallest item according to `compare`, or `None` if empty; the first among equals.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(v.par_iter().min_by(|a, b| a.total_cmp(b)), Some(&-1.0));
+    /// ```
+    fn min_by<F>(self, compare: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering + Sync + Send,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(if compare(&b, &a).is_lt() { b } else { a }),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
+    /// The largest item according to `compare`, or `None` if empty; the last among equals.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(v.par_iter().max_by(|a, b| a.total_cmp(b)), Some(&7.0));
+    /// ```
+    fn max_by<F>(self, compare: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering + Sync + Send,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(if compare(&b, &a).is_ge() { b } else { a }),
                 (a, None) => a,
                 (None, b) => b,
             },

@@ -18,7 +18,7 @@
 //! thread and the sleeper cannot miss it (the futex re-checks the word atomically). The sleeper removes itself
 //! from the sleeper count when it wakes.
 
-use crate::sync::{fence, yield_now, AtomicU64, Futex, Ordering};
+use crate::sync::{fence, yield_now, AtomicU64, AtomicUsize, Futex, Ordering};
 use crate::util::CachePadded;
 
 /// Rounds of `spin_loop` hints before yielding.
@@ -37,6 +37,12 @@ const ROUNDS_UNTIL_SLEEPY: u32 = 0;
 const AWAKE: u32 = 0;
 /// Slot word: the worker is (about to be) blocked on its futex and may be claimed by a waker.
 const SLEEPING: u32 = 1;
+/// Slot word: like `SLEEPING`, but the worker is past its stack guard and cannot steal: only its latch
+/// or injected work (which it may take) wake it, never a publication it could not take.
+const SLEEPING_GUARDED: u32 = 2;
+/// Slot word: a waker claimed the worker *for new work*; if it then leaves without searching (its latch
+/// got set), it must pass the wake on.
+const WOKEN_FOR_WORK: u32 = 3;
 
 /// Low half of the counters word: number of threads counted as sleeping.
 const SLEEPERS_MASK: u64 = 0xFFFF_FFFF;
@@ -56,6 +62,10 @@ pub struct Sleep {
     slots: Box<[CachePadded<Futex>]>,
     /// Futex wakes issued (statistics; cold path only).
     wakeups: AtomicU64,
+    /// Workers that ran out of work and can steal (searching or asleep, not past the stack guard).
+    /// Owners read it (Relaxed) on every private push and publish while it is non-zero; written only on
+    /// busy ↔ idle transitions.
+    idle_workers: CachePadded<AtomicUsize>,
 }
 
 /// A worker's progress through one idle period; create with [`Sleep::start_looking`].
@@ -65,6 +75,10 @@ pub struct IdleState {
     rounds: u32,
     /// The JEC value observed when announcing sleepiness (valid once `rounds > ROUNDS_UNTIL_SLEEPY`).
     jec: u64,
+    /// Past the stack guard: sleeps as `SLEEPING_GUARDED`.
+    guarded: bool,
+    /// A waker claimed this worker for new work since the last `take_woken_for_work`.
+    woken_for_work: bool,
 }
 
 /// What [`Sleep::no_work_found`] did, for the caller's statistics.
@@ -90,6 +104,13 @@ impl IdleState {
     pub(crate) fn is_sleepy(&self) -> bool {
         self.rounds > ROUNDS_UNTIL_SLEEPY
     }
+
+    /// True (once) if a waker claimed this worker for new work: the worker must then search, or pass
+    /// the wake on with [`Sleep::wake_one_if_sleeping`].
+    #[inline]
+    pub(crate) fn take_woken_for_work(&mut self) -> bool {
+        std::mem::take(&mut self.woken_for_work)
+    }
 }
 
 impl Sleep {
@@ -102,17 +123,33 @@ impl Sleep {
                 .map(|_| CachePadded::new(Futex::new(AWAKE)))
                 .collect(),
             wakeups: AtomicU64::new(0),
+            idle_workers: CachePadded::new(AtomicUsize::new(0)),
         }
     }
 
     /// Begins an idle period for worker `index`.
+    #[cfg(any(test, forkjoin_loom))]
     #[inline]
     pub fn start_looking(&self, index: usize) -> IdleState {
+        self.start_looking_as(index, false)
+    }
+
+    /// Begins an idle period for worker `index`; `guarded`: it is past its stack guard (cannot steal).
+    #[inline]
+    pub fn start_looking_as(&self, index: usize, guarded: bool) -> IdleState {
         IdleState {
             index,
             rounds: 0,
             jec: 0,
+            guarded,
+            woken_for_work: false,
         }
+    }
+
+    /// The count of idle workers that can steal (see the field).
+    #[inline(always)]
+    pub(crate) fn idle_workers(&self) -> &AtomicUsize {
+        &self.idle_workers
     }
 
     /// Called by an idle worker after a search that found nothing.
@@ -182,24 +219,37 @@ impl Sleep {
     /// Blocks the worker until it is woken; returns false if it did not block.
     fn sleep(
         &self,
-        idle: &IdleState,
+        idle: &mut IdleState,
         try_sleep: impl FnOnce() -> bool,
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> bool {
         let slot = &self.slots[idle.index];
+        let mark = if idle.guarded {
+            SLEEPING_GUARDED
+        } else {
+            SLEEPING
+        };
+        // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile.
+        let give_up = |idle: &mut IdleState| {
+            // AcqRel: acquire what a claiming waker published; the swap orders against its CAS.
+            if slot.word().swap(AWAKE, Ordering::AcqRel) == WOKEN_FOR_WORK {
+                idle.woken_for_work = true;
+            }
+        };
         // SeqCst: must be visible to any latch setter that observes the latch's SLEEPING state (set by
         // `try_sleep` below), and to any waker that observes our sleeper count.
-        slot.word().store(SLEEPING, Ordering::SeqCst);
+        slot.word().store(mark, Ordering::SeqCst);
         if !try_sleep() {
-            slot.word().store(AWAKE, Ordering::Relaxed);
+            give_up(idle);
             return false;
         }
+        // SeqCst: part of the fall-asleep step below; pairs with `announce_jobs`' fence + load.
         let mut current = self.counters.load(Ordering::SeqCst);
         loop {
             if current >> JEC_SHIFT != idle.jec {
                 // New work since we announced sleepiness: search again instead. A waker that claimed our
                 // slot meanwhile is satisfied, because we are awake and about to search.
-                slot.word().store(AWAKE, Ordering::Relaxed);
+                give_up(idle);
                 return false;
             }
             debug_assert!(current & SLEEPERS_MASK < SLEEPERS_MASK);
@@ -218,22 +268,35 @@ impl Sleep {
         fence(Ordering::SeqCst);
         if has_injected_jobs() {
             self.counters.fetch_sub(1, Ordering::Relaxed);
-            slot.word().store(AWAKE, Ordering::Relaxed);
+            give_up(idle);
             return false;
         }
-        // Acquire: pairs with the waker's CAS to AWAKE, so whatever it published before waking us is
-        // visible once we leave.
-        while slot.word().load(Ordering::Acquire) == SLEEPING {
-            slot.wait(SLEEPING);
+        // Acquire: pairs with the waker's CAS out of `mark`, so whatever it published before waking us
+        // is visible once we leave.
+        while slot.word().load(Ordering::Acquire) == mark {
+            slot.wait(mark);
         }
+        give_up(idle);
         // Relaxed: the count is only a hint for wakers; each sleeper removes exactly its own increment.
         self.counters.fetch_sub(1, Ordering::Relaxed);
         true
     }
 
-    /// Announces that new work became visible (call *after* publishing it); wakes one sleeper if needed.
+    /// Announces that new stealable work became visible (call *after* publishing it); wakes one sleeper
+    /// that can steal, if needed.
     #[inline]
     pub fn new_jobs(&self) {
+        self.announce_jobs(false);
+    }
+
+    /// Announces a job pushed into the injector; may also wake a worker past its stack guard (which
+    /// still takes injected work).
+    pub(crate) fn new_injected_jobs(&self) {
+        self.announce_jobs(true);
+    }
+
+    #[inline]
+    fn announce_jobs(&self, include_guarded: bool) {
         // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a sleepy
         // thread's search sees our job, or we see its odd JEC / its sleeper count below.
         fence(Ordering::SeqCst);
@@ -257,7 +320,7 @@ impl Sleep {
             }
         }
         if current & SLEEPERS_MASK != 0 {
-            self.wake_any();
+            self.wake_any(include_guarded);
         }
     }
 
@@ -266,31 +329,42 @@ impl Sleep {
     pub(crate) fn wake_one_if_sleeping(&self) {
         // Relaxed: a heuristic; missing a sleeper here loses no work (the work is already taken).
         if self.counters.load(Ordering::Relaxed) & SLEEPERS_MASK != 0 {
-            self.wake_any();
+            self.wake_any(false);
         }
     }
 
-    /// Wakes one sleeping worker, if any is still asleep.
+    /// Wakes one sleeping worker for new work, if any is still asleep: first those that can steal, then
+    /// (for injected work) those past their stack guard.
     #[cold]
-    fn wake_any(&self) {
+    fn wake_any(&self, include_guarded: bool) {
         for slot in self.slots.iter() {
-            if self.claim(slot) {
+            if self.claim(slot, SLEEPING, WOKEN_FOR_WORK) {
                 return;
+            }
+        }
+        if include_guarded {
+            for slot in self.slots.iter() {
+                if self.claim(slot, SLEEPING_GUARDED, WOKEN_FOR_WORK) {
+                    return;
+                }
             }
         }
     }
 
     /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.
     pub fn notify_worker_latch_is_set(&self, index: usize) {
-        self.claim(&self.slots[index]);
+        let slot = &self.slots[index];
+        if !self.claim(slot, SLEEPING, AWAKE) {
+            self.claim(slot, SLEEPING_GUARDED, AWAKE);
+        }
     }
 
-    fn claim(&self, slot: &Futex) -> bool {
-        // AcqRel: pairs with the sleeper's SeqCst store of SLEEPING (acquire) and its Acquire load in the
-        // wait loop (release), so work published before this call is visible to the woken thread.
+    fn claim(&self, slot: &Futex, from: u32, to: u32) -> bool {
+        // AcqRel: pairs with the sleeper's SeqCst store of its sleeping mark (acquire) and its Acquire
+        // load in the wait loop (release), so work published before this call is visible to it.
         if slot
             .word()
-            .compare_exchange(SLEEPING, AWAKE, Ordering::AcqRel, Ordering::Relaxed)
+            .compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
         {
             slot.wake(1);

@@ -165,6 +165,36 @@ impl<T: Send> ParallelSortMut<T> for [T] {
     }
 }
 
+/// The start both parallel sorts share: settles the cases that need no parallel algorithm.
+///
+/// Zero-sized elements, slices of at most `seq_len` elements and one-thread pools go to `seq_sort`
+/// (std's sequential sort): the parallel structure would only add passes. Input that is a single run
+/// (non-descending, or strictly descending and then reversed) is finished in one pass. Returns `None`
+/// when `v` is sorted, else the current pool's thread count (at least 2) to size the parallel sort.
+fn parallel_threads<T, F>(
+    v: &mut [T],
+    compare: &F,
+    seq_len: usize,
+    seq_sort: impl FnOnce(&mut [T]),
+) -> Option<usize>
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    let threads = crate::current_num_threads();
+    if std::mem::size_of::<T>() == 0 || v.len() <= seq_len || threads <= 1 {
+        seq_sort(v);
+        return None;
+    }
+    let (run, descending) = initial_run(v, compare);
+    if run == v.len() {
+        if descending {
+            v.reverse();
+        }
+        return None;
+    }
+    Some(threads)
+}
+
 /// Length of the run at the start of `v`: non-descending, or strictly descending (`true`).
 ///
 /// Lets both sorts finish already-sorted and reversed input in one pass. Strictly descending only,

@@ -14,11 +14,11 @@
 //! sees is: if [`par_merge_sort`] unwinds, `v` holds every original element exactly once.
 
 use std::cmp::Ordering;
-use std::mem::{self, size_of, MaybeUninit};
+use std::mem::{self, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use super::{initial_run, join_catch, share_pending_work};
+use super::{join_catch, parallel_threads, share_pending_work};
 
 /// Below this many elements the sort is sequential (std's stable sort).
 const SEQ_LEN: usize = 1 << 14;
@@ -40,18 +40,9 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    let threads = crate::current_num_threads();
-    if size_of::<T>() == 0 || v.len() <= SEQ_LEN || threads <= 1 {
-        v.sort_by(compare);
+    let Some(threads) = parallel_threads(v, compare, SEQ_LEN, |v| v.sort_by(compare)) else {
         return;
-    }
-    let (run, descending) = initial_run(v, compare);
-    if run == v.len() {
-        if descending {
-            v.reverse();
-        }
-        return;
-    }
+    };
     // Depth: enough leaves, rounded up to an even depth, but no leaf under MIN_LEAF.
     let mut depth = (LEAVES_PER_THREAD * threads)
         .next_power_of_two()

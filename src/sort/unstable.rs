@@ -13,9 +13,9 @@
 //! Safe code only: a panicking comparator can only leave the slice in a permuted order.
 
 use std::cmp::Ordering;
-use std::mem::{self, size_of};
+use std::mem;
 
-use super::{initial_run, share_pending_work};
+use super::{parallel_threads, share_pending_work};
 
 /// Below this many elements the whole sort is sequential (std's `sort_unstable_by`).
 const SEQ_LEN: usize = 1 << 14;
@@ -30,18 +30,10 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    let threads = crate::current_num_threads();
-    if size_of::<T>() == 0 || v.len() <= SEQ_LEN || threads <= 1 {
-        v.sort_unstable_by(compare);
+    let Some(threads) = parallel_threads(v, compare, SEQ_LEN, |v| v.sort_unstable_by(compare))
+    else {
         return;
-    }
-    let (run, descending) = initial_run(v, compare);
-    if run == v.len() {
-        if descending {
-            v.reverse();
-        }
-        return;
-    }
+    };
     let leaf_len = (v.len() / (LEAVES_PER_THREAD * threads)).max(MIN_LEAF);
     sort_with_leaf(v, compare, leaf_len);
 }

@@ -1,0 +1,31 @@
+//! Helpers shared by the runtime integration tests (`mod common;` in each test file).
+//!
+//! Every test file is its own crate and uses a different subset of these, so each item carries
+//! `#[allow(dead_code)]`: an item one binary leaves unused would otherwise warn (and fail clippy).
+
+use std::time::Duration;
+
+use forkjoin::{join, ThreadPool, ThreadPoolBuilder};
+
+/// Bounded waits fail the test instead of hanging it.
+#[allow(dead_code)] // not every test binary waits on a channel
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A dedicated pool of `n` threads.
+#[allow(dead_code)] // some binaries only use the global pool or build pools with other options
+pub fn pool(n: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("pool builds")
+}
+
+/// Fibonacci with a `join` at every level: many small joins, checkable result.
+#[allow(dead_code)] // not every test binary needs a join-heavy workload
+pub fn fib(n: u32) -> u64 {
+    if n < 2 {
+        return n as u64;
+    }
+    let (a, b) = join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
