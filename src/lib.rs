@@ -47,6 +47,11 @@ pub use pool::{
 pub use scope::{scope, Scope};
 pub use spawn::spawn;
 
+// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 /// Internals the loom models in `loom-tests/` need; not part of the public API.
 #[cfg(forkjoin_loom)]
 #[doc(hidden)]
