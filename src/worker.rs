@@ -390,3 +390,52 @@ pub(crate) fn main_loop(
     registry.run_exit_handler(index);
     WORKER_THREAD.with(|c| c.set(ptr::null()));
 }
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn work_is_requested_while_another_worker_idles() {
+        assert!(!is_work_requested(), "outside a pool nothing is requested");
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let seen = pool.install(|| {
+            // The other worker has nothing to do: it joins the idle count and stays there.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !is_work_requested() {
+                assert!(Instant::now() < deadline, "idle worker never counted");
+                std::hint::spin_loop();
+            }
+            true
+        });
+        assert!(seen);
+    }
+
+    #[test]
+    fn a_one_thread_pool_never_requests_work_while_busy() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert!(!pool.install(is_work_requested));
+    }
+
+    #[test]
+    fn workers_record_a_stack_limit_below_their_base() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .stack_size(1 << 20)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            // SAFETY: inside `install` the current worker pointer is valid.
+            let wt = unsafe { &*WorkerThread::current() };
+            assert!(wt.stack_limit < approx_stack_pointer());
+            assert!(wt.may_steal(), "shallow frames may steal");
+        });
+    }
+}
