@@ -15,17 +15,10 @@ const COLLECT_N: usize = 10_000_000;
 const SKEW_N: u64 = 10_000;
 const FILTER_N: u64 = 100_000_000;
 
-/// Work proportional to `i`: `i` rounds of a dependent xorshift (≈1 ns each).
-#[inline(never)]
-fn skewed_work(i: u64) -> u64 {
-    let mut x = i | 1;
-    for _ in 0..i {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    x
-}
+// Work proportional to `i`: `i` rounds of a dependent xorshift (≈1 ns each).
+#[path = "../tests/iter_common/spin.rs"]
+mod spin;
+use spin::spin as skewed_work;
 
 #[inline]
 fn keep(x: u64) -> bool {

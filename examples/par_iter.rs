@@ -23,17 +23,9 @@ use forkjoin::prelude::*;
 const USAGE: &str = "usage: par_iter [--threads k]
   --threads k  pool size, 1..=256 (default: available parallelism)";
 
-/// `rounds` rounds of a dependent xorshift: about 1 ns each, impossible to vectorise or skip.
-#[inline(never)]
-fn spin(rounds: u64) -> u64 {
-    let mut x = rounds | 1;
-    for _ in 0..rounds {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    x
-}
+#[path = "../tests/iter_common/spin.rs"]
+mod spin;
+use spin::spin;
 
 /// Per-item record: which worker ran it and when (ns since the run started).
 struct Trace {

@@ -3,24 +3,13 @@
 
 mod iter_common;
 
-use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use forkjoin::prelude::*;
 use forkjoin::ThreadPoolBuilder;
 use iter_common::everywhere;
-
-/// About `rounds` nanoseconds of work that the optimiser cannot remove.
-fn spin(rounds: u64) -> u64 {
-    let mut x = rounds | 1;
-    for _ in 0..rounds {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    black_box(x)
-}
+use iter_common::spin::spin;
 
 fn cost(i: usize) -> u64 {
     // Skewed: the last items are the expensive ones; every 97th item is extra heavy.

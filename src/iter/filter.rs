@@ -1,5 +1,6 @@
 //! `filter`: keeps the items a predicate accepts (the result is not indexed).
 
+use super::op_consumer::{FilterOp, OpConsumer};
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 
@@ -25,55 +26,10 @@ where
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        let filter_op = &self.filter_op;
-        self.base.drive_unindexed(FilterConsumer {
-            base: consumer,
-            filter_op,
-        })
+        let op = FilterOp(&self.filter_op);
+        self.base.drive_unindexed(OpConsumer::new(consumer, op))
     }
 }
 
 /// Consumer that drops rejected items before passing the rest on.
-#[derive(Debug)]
-pub struct FilterConsumer<'p, C, P> {
-    base: C,
-    filter_op: &'p P,
-}
-
-impl<'p, T, C, P> Consumer<T> for FilterConsumer<'p, C, P>
-where
-    C: Consumer<T>,
-    P: Fn(&T) -> bool + Sync,
-{
-    type Result = C::Result;
-    type Reducer = C::Reducer;
-
-    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
-        let filter_op = self.filter_op;
-        FilterConsumer {
-            base: self.base.consume_iter(iter.filter(|x| filter_op(x))),
-            filter_op,
-        }
-    }
-    fn split_off(self, keep: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_off(keep);
-        let filter_op = self.filter_op;
-        (
-            FilterConsumer {
-                base: left,
-                filter_op,
-            },
-            FilterConsumer {
-                base: right,
-                filter_op,
-            },
-            reducer,
-        )
-    }
-    fn complete(self) -> C::Result {
-        self.base.complete()
-    }
-    fn full(&self) -> bool {
-        self.base.full()
-    }
-}
+pub type FilterConsumer<'p, C, P> = OpConsumer<C, FilterOp<'p, P>>;

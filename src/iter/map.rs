@@ -1,5 +1,6 @@
 //! `map`: applies a function to every item.
 
+use super::op_consumer::{MapOp, OpConsumer};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -26,11 +27,8 @@ where
     type Item = R;
 
     fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
-        let map_op = &self.map_op;
-        self.base.drive_unindexed(MapConsumer {
-            base: consumer,
-            map_op,
-        })
+        let op = MapOp(&self.map_op);
+        self.base.drive_unindexed(OpConsumer::new(consumer, op))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -116,42 +114,4 @@ where
 }
 
 /// Consumer that maps items before passing them on.
-#[derive(Debug)]
-pub struct MapConsumer<'f, C, F> {
-    base: C,
-    map_op: &'f F,
-}
-
-impl<'f, T, R, C, F> Consumer<T> for MapConsumer<'f, C, F>
-where
-    C: Consumer<R>,
-    F: Fn(T) -> R + Sync,
-{
-    type Result = C::Result;
-    type Reducer = C::Reducer;
-
-    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
-        MapConsumer {
-            base: self.base.consume_iter(iter.map(self.map_op)),
-            map_op: self.map_op,
-        }
-    }
-    fn split_off(self, keep: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_off(keep);
-        let map_op = self.map_op;
-        (
-            MapConsumer { base: left, map_op },
-            MapConsumer {
-                base: right,
-                map_op,
-            },
-            reducer,
-        )
-    }
-    fn complete(self) -> C::Result {
-        self.base.complete()
-    }
-    fn full(&self) -> bool {
-        self.base.full()
-    }
-}
+pub type MapConsumer<'f, C, F> = OpConsumer<C, MapOp<'f, F>>;

@@ -47,6 +47,7 @@ mod fold;
 mod from_ref;
 mod len_bounds;
 mod map;
+mod op_consumer;
 mod zip;
 
 mod collect;

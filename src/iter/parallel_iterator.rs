@@ -210,14 +210,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         Self::Item: Ord,
     {
-        self.map(Some).reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(if b < a { b } else { a }),
-                (a, None) => a,
-                (None, b) => b,
-            },
-        )
+        best(self, |a, b| b < a)
     }
 
     /// The largest item, or `None` if empty. Among equal maxima the last is returned, as in std.
@@ -230,14 +223,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         Self::Item: Ord,
     {
-        self.map(Some).reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(if b >= a { b } else { a }),
-                (a, None) => a,
-                (None, b) => b,
-            },
-        )
+        best(self, |a, b| b >= a)
     }
 
     /// The smallest item according to `compare`, or `None` if empty; the first among equals.
@@ -251,14 +237,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         F: Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering + Sync + Send,
     {
-        self.map(Some).reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(if compare(&b, &a).is_lt() { b } else { a }),
-                (a, None) => a,
-                (None, b) => b,
-            },
-        )
+        best(self, |a, b| compare(b, a).is_lt())
     }
 
     /// The largest item according to `compare`, or `None` if empty; the last among equals.
@@ -272,14 +251,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         F: Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering + Sync + Send,
     {
-        self.map(Some).reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(if compare(&b, &a).is_ge() { b } else { a }),
-                (a, None) => a,
-                (None, b) => b,
-            },
-        )
+        best(self, |a, b| compare(b, a).is_ge())
     }
 
     /// The item with the smallest key (`f` is called once per item); the first among equals.
@@ -293,16 +265,7 @@ pub trait ParallelIterator: Sized + Send {
         K: Ord + Send,
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
-        self.map(|x| Some((f(&x), x)))
-            .reduce(
-                || None,
-                |a, b| match (a, b) {
-                    (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-                    (a, None) => a,
-                    (None, b) => b,
-                },
-            )
-            .map(|(_, x)| x)
+        best(self.map(|x| (f(&x), x)), |a, b| b.0 < a.0).map(|(_, x)| x)
     }
 
     /// The item with the largest key (`f` is called once per item); the last among equals.
@@ -316,16 +279,7 @@ pub trait ParallelIterator: Sized + Send {
         K: Ord + Send,
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
-        self.map(|x| Some((f(&x), x)))
-            .reduce(
-                || None,
-                |a, b| match (a, b) {
-                    (Some(a), Some(b)) => Some(if b.0 >= a.0 { b } else { a }),
-                    (a, None) => a,
-                    (None, b) => b,
-                },
-            )
-            .map(|(_, x)| x)
+        best(self.map(|x| (f(&x), x)), |a, b| b.0 >= a.0).map(|(_, x)| x)
     }
 
     /// Counts the items.
@@ -394,4 +348,23 @@ pub trait ParallelIterator: Sized + Send {
     {
         C::from_par_iter(self)
     }
+}
+
+/// The item that survives combining neighbours left to right, or `None` if empty: of two neighbours
+/// `a` (earlier) and `b`, `b` survives iff `keep_right(&a, &b)`. Shared by `min`/`max` and their `_by`
+/// and `_by_key` forms, which differ only in `keep_right` (strict for "first among equals", non-strict
+/// for "last among equals").
+fn best<I, F>(iter: I, keep_right: F) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    F: Fn(&I::Item, &I::Item) -> bool + Sync + Send,
+{
+    iter.map(Some).reduce(
+        || None,
+        |a, b| match (a, b) {
+            (Some(a), Some(b)) => Some(if keep_right(&a, &b) { b } else { a }),
+            (a, None) => a,
+            (None, b) => b,
+        },
+    )
 }

@@ -6,6 +6,66 @@ use super::chunks::{Chunks, ChunksMut};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
+/// A borrowed slice, shared (`&[T]`) or exclusive (`&mut [T]`): what the slice and chunk iterators
+/// need from it, so each of them is written once for both borrow kinds.
+pub trait SliceRef: Send + Sized {
+    /// One element: `&T` or `&mut T`.
+    type Item: Send;
+    /// The std iterator over the elements.
+    type Iter: Iterator<Item = Self::Item>;
+    /// One chunk: `&[T]` or `&mut [T]`.
+    type Chunk: Send;
+    /// The std iterator over the chunks.
+    type Chunks: Iterator<Item = Self::Chunk>;
+
+    /// Number of elements.
+    fn slice_len(&self) -> usize;
+    /// Splits at element `index` (`split_at` / `split_at_mut`).
+    fn split(self, index: usize) -> (Self, Self);
+    /// The elements in order (`iter` / `iter_mut`).
+    fn elements(self) -> Self::Iter;
+    /// Chunks of `size` elements in order (`chunks` / `chunks_mut`).
+    fn chunks_of(self, size: usize) -> Self::Chunks;
+}
+
+impl<'a, T: Sync> SliceRef for &'a [T] {
+    type Item = &'a T;
+    type Iter = std::slice::Iter<'a, T>;
+    type Chunk = &'a [T];
+    type Chunks = std::slice::Chunks<'a, T>;
+    fn slice_len(&self) -> usize {
+        self.len()
+    }
+    fn split(self, index: usize) -> (Self, Self) {
+        self.split_at(index)
+    }
+    fn elements(self) -> Self::Iter {
+        self.iter()
+    }
+    fn chunks_of(self, size: usize) -> Self::Chunks {
+        self.chunks(size)
+    }
+}
+
+impl<'a, T: Send> SliceRef for &'a mut [T] {
+    type Item = &'a mut T;
+    type Iter = std::slice::IterMut<'a, T>;
+    type Chunk = &'a mut [T];
+    type Chunks = std::slice::ChunksMut<'a, T>;
+    fn slice_len(&self) -> usize {
+        self.len()
+    }
+    fn split(self, index: usize) -> (Self, Self) {
+        self.split_at_mut(index)
+    }
+    fn elements(self) -> Self::Iter {
+        self.iter_mut()
+    }
+    fn chunks_of(self, size: usize) -> Self::Chunks {
+        self.chunks_mut(size)
+    }
+}
+
 /// Parallel iterator over `&T` items of a slice (`slice.par_iter()`).
 ///
 /// ```
@@ -13,10 +73,7 @@ use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 /// let v = [1, 5, 3];
 /// assert_eq!(v.par_iter().max(), Some(&5));
 /// ```
-#[derive(Debug)]
-pub struct SliceIter<'a, T> {
-    slice: &'a [T],
-}
+pub type SliceIter<'a, T> = Elements<&'a [T]>;
 
 /// Parallel iterator over `&mut T` items of a slice (`slice.par_iter_mut()`).
 ///
@@ -26,9 +83,12 @@ pub struct SliceIter<'a, T> {
 /// v.par_iter_mut().for_each(|x| *x += 1);
 /// assert_eq!(v, [2, 3, 4]);
 /// ```
+pub type SliceIterMut<'a, T> = Elements<&'a mut [T]>;
+
+/// Parallel iterator over the elements of a borrowed slice ([`SliceIter`], [`SliceIterMut`]).
 #[derive(Debug)]
-pub struct SliceIterMut<'a, T> {
-    slice: &'a mut [T],
+pub struct Elements<S> {
+    slice: S,
 }
 
 impl<'a, T: Sync> IntoParallelIterator for &'a [T] {
@@ -79,89 +139,51 @@ impl<'a, T: Send, const N: usize> IntoParallelIterator for &'a mut [T; N] {
     }
 }
 
-impl<'a, T: Sync> ParallelIterator for SliceIter<'a, T> {
-    type Item = &'a T;
-    fn drive_unindexed<C: Consumer<&'a T>>(self, consumer: C) -> C::Result {
+impl<S: SliceRef> ParallelIterator for Elements<S> {
+    type Item = S::Item;
+    fn drive_unindexed<C: Consumer<S::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {
-        Some(self.slice.len())
+        Some(self.slice.slice_len())
     }
 }
 
-impl<'a, T: Sync> IndexedParallelIterator for SliceIter<'a, T> {
+impl<S: SliceRef> IndexedParallelIterator for Elements<S> {
     fn len(&self) -> usize {
-        self.slice.len()
+        self.slice.slice_len()
     }
-    fn with_producer<CB: ProducerCallback<&'a T>>(self, callback: CB) -> CB::Output {
-        callback.callback(SliceProducer { slice: self.slice })
-    }
-}
-
-impl<'a, T: Send> ParallelIterator for SliceIterMut<'a, T> {
-    type Item = &'a mut T;
-    fn drive_unindexed<C: Consumer<&'a mut T>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
-    }
-    fn opt_len(&self) -> Option<usize> {
-        Some(self.slice.len())
-    }
-}
-
-impl<'a, T: Send> IndexedParallelIterator for SliceIterMut<'a, T> {
-    fn len(&self) -> usize {
-        self.slice.len()
-    }
-    fn with_producer<CB: ProducerCallback<&'a mut T>>(self, callback: CB) -> CB::Output {
-        callback.callback(SliceMutProducer { slice: self.slice })
+    fn with_producer<CB: ProducerCallback<S::Item>>(self, callback: CB) -> CB::Output {
+        callback.callback(ElementsProducer { slice: self.slice })
     }
 }
 
 /// Producer of a [`SliceIter`].
-#[derive(Debug)]
-pub struct SliceProducer<'a, T> {
-    slice: &'a [T],
-}
-
-impl<'a, T: Sync> Producer for SliceProducer<'a, T> {
-    type Item = &'a T;
-    type IntoIter = std::slice::Iter<'a, T>;
-    fn len(&self) -> usize {
-        self.slice.len()
-    }
-    fn split_at(self, index: usize) -> (Self, Self) {
-        let (left, right) = self.slice.split_at(index);
-        (
-            SliceProducer { slice: left },
-            SliceProducer { slice: right },
-        )
-    }
-    fn into_iter(self) -> Self::IntoIter {
-        self.slice.iter()
-    }
-}
-
+pub type SliceProducer<'a, T> = ElementsProducer<&'a [T]>;
 /// Producer of a [`SliceIterMut`].
+pub type SliceMutProducer<'a, T> = ElementsProducer<&'a mut [T]>;
+
+/// Producer of [`Elements`] ([`SliceProducer`], [`SliceMutProducer`]).
 #[derive(Debug)]
-pub struct SliceMutProducer<'a, T> {
-    slice: &'a mut [T],
+pub struct ElementsProducer<S> {
+    slice: S,
 }
 
-impl<'a, T: Send> Producer for SliceMutProducer<'a, T> {
-    type Item = &'a mut T;
-    type IntoIter = std::slice::IterMut<'a, T>;
+impl<S: SliceRef> Producer for ElementsProducer<S> {
+    type Item = S::Item;
+    type IntoIter = S::Iter;
     fn len(&self) -> usize {
-        self.slice.len()
+        self.slice.slice_len()
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let (left, right) = self.slice.split_at_mut(index);
+        let (left, right) = self.slice.split(index);
         (
-            SliceMutProducer { slice: left },
-            SliceMutProducer { slice: right },
+            ElementsProducer { slice: left },
+            ElementsProducer { slice: right },
         )
     }
     fn into_iter(self) -> Self::IntoIter {
-        self.slice.iter_mut()
+        self.slice.elements()
     }
 }
 

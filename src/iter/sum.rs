@@ -1,98 +1,93 @@
 //! `sum` and `product`: each piece uses std's `Sum`/`Product`, then the partial results are combined.
+//!
+//! The two differ only in which std trait totals a run of items, so they share [`TotalConsumer`] and
+//! [`TotalReducer`], parameterised by a zero-sized kind ([`Add`] or [`Mul`]).
 
-use std::iter::{once, Product, Sum};
+use std::iter::{empty, once, Product, Sum};
 use std::marker::PhantomData;
 
 use super::plumbing::{Consumer, Reducer};
 
-/// Consumer behind [`ParallelIterator::sum`](super::ParallelIterator::sum).
-#[derive(Debug)]
-pub struct SumConsumer<S> {
-    acc: S,
+/// How a kind totals a run of `T` items into an `S` (std's `Sum` or `Product`).
+pub trait Total<T, S>: Send {
+    /// The total of `iter`; the total of nothing is the identity (0 or 1).
+    fn total<I: Iterator<Item = T>>(iter: I) -> S;
 }
 
-impl<S> SumConsumer<S> {
+/// Kind of [`SumConsumer`]: totals with [`Sum`].
+#[derive(Debug, Clone, Copy)]
+pub struct Add;
+
+impl<T, S: Sum<T>> Total<T, S> for Add {
+    fn total<I: Iterator<Item = T>>(iter: I) -> S {
+        iter.sum()
+    }
+}
+
+/// Kind of [`ProductConsumer`]: totals with [`Product`].
+#[derive(Debug, Clone, Copy)]
+pub struct Mul;
+
+impl<T, P: Product<T>> Total<T, P> for Mul {
+    fn total<I: Iterator<Item = T>>(iter: I) -> P {
+        iter.product()
+    }
+}
+
+/// Consumer behind [`ParallelIterator::sum`](super::ParallelIterator::sum).
+pub type SumConsumer<S> = TotalConsumer<S, Add>;
+/// Adds two partial sums.
+pub type SumReducer<S> = TotalReducer<S, Add>;
+/// Consumer behind [`ParallelIterator::product`](super::ParallelIterator::product).
+pub type ProductConsumer<P> = TotalConsumer<P, Mul>;
+/// Multiplies two partial products.
+pub type ProductReducer<P> = TotalReducer<P, Mul>;
+
+/// Consumer that totals its items the way kind `K` says ([`SumConsumer`], [`ProductConsumer`]).
+#[derive(Debug)]
+pub struct TotalConsumer<S, K> {
+    acc: S,
+    kind: PhantomData<K>,
+}
+
+impl<S, K> TotalConsumer<S, K> {
     pub(super) fn new<T>() -> Self
     where
-        S: Sum<T>,
+        K: Total<T, S>,
     {
-        SumConsumer {
-            acc: std::iter::empty::<T>().sum(),
+        TotalConsumer {
+            acc: K::total(empty::<T>()),
+            kind: PhantomData,
         }
     }
 }
 
-impl<T, S: Send + Sum<T> + Sum<S>> Consumer<T> for SumConsumer<S> {
+impl<T, S: Send, K: Total<T, S> + Total<S, S>> Consumer<T> for TotalConsumer<S, K> {
     type Result = S;
-    type Reducer = SumReducer<S>;
+    type Reducer = TotalReducer<S, K>;
 
     fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
-        let part: S = iter.sum();
-        SumConsumer {
-            acc: [self.acc, part].into_iter().sum(),
+        let part: S = K::total(iter);
+        TotalConsumer {
+            acc: K::total([self.acc, part].into_iter()),
+            kind: PhantomData,
         }
     }
-    fn split_off(self, _keep: usize) -> (Self, Self, SumReducer<S>) {
-        let right = SumConsumer::new::<T>();
-        (self, right, SumReducer(PhantomData))
+    fn split_off(self, _keep: usize) -> (Self, Self, TotalReducer<S, K>) {
+        let right = TotalConsumer::new::<T>();
+        (self, right, TotalReducer(PhantomData))
     }
     fn complete(self) -> S {
         self.acc
     }
 }
 
-/// Adds two partial sums.
+/// Combines two partial totals the way kind `K` says ([`SumReducer`], [`ProductReducer`]).
 #[derive(Debug)]
-pub struct SumReducer<S>(PhantomData<fn() -> S>);
+pub struct TotalReducer<S, K>(PhantomData<fn() -> (S, K)>);
 
-impl<S: Sum<S>> Reducer<S> for SumReducer<S> {
+impl<S, K: Total<S, S>> Reducer<S> for TotalReducer<S, K> {
     fn reduce(self, left: S, right: S) -> S {
-        once(left).chain(once(right)).sum()
-    }
-}
-
-/// Consumer behind [`ParallelIterator::product`](super::ParallelIterator::product).
-#[derive(Debug)]
-pub struct ProductConsumer<P> {
-    acc: P,
-}
-
-impl<P> ProductConsumer<P> {
-    pub(super) fn new<T>() -> Self
-    where
-        P: Product<T>,
-    {
-        ProductConsumer {
-            acc: std::iter::empty::<T>().product(),
-        }
-    }
-}
-
-impl<T, P: Send + Product<T> + Product<P>> Consumer<T> for ProductConsumer<P> {
-    type Result = P;
-    type Reducer = ProductReducer<P>;
-
-    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
-        let part: P = iter.product();
-        ProductConsumer {
-            acc: [self.acc, part].into_iter().product(),
-        }
-    }
-    fn split_off(self, _keep: usize) -> (Self, Self, ProductReducer<P>) {
-        let right = ProductConsumer::new::<T>();
-        (self, right, ProductReducer(PhantomData))
-    }
-    fn complete(self) -> P {
-        self.acc
-    }
-}
-
-/// Multiplies two partial products.
-#[derive(Debug)]
-pub struct ProductReducer<P>(PhantomData<fn() -> P>);
-
-impl<P: Product<P>> Reducer<P> for ProductReducer<P> {
-    fn reduce(self, left: P, right: P) -> P {
-        once(left).chain(once(right)).product()
+        K::total(once(left).chain(once(right)))
     }
 }

@@ -1,6 +1,8 @@
 // Shared helpers for the iter tests (`mod iter_common;`).
 #![allow(dead_code)]
 
+pub mod spin;
+
 use std::sync::OnceLock;
 
 use forkjoin::{ThreadPool, ThreadPoolBuilder};
