@@ -8,6 +8,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+#[path = "../examples/common/workloads.rs"]
+mod workloads;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 
 const SUM_N: u64 = 100_000_000;
@@ -78,20 +81,7 @@ parallel_impl!(fj, forkjoin);
 parallel_impl!(ry, rayon);
 
 fn bench_iter(c: &mut Criterion) {
-    let pools: Vec<(usize, forkjoin::ThreadPool, rayon::ThreadPool)> = [1, 2]
-        .into_iter()
-        .map(|t| {
-            let fj = forkjoin::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap();
-            let ry = rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap();
-            (t, fj, ry)
-        })
-        .collect();
+    let pools = workloads::forkjoin_and_rayon_pools();
     let vec: Vec<u64> = (0..SUM_N).collect();
 
     macro_rules! group {

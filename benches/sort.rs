@@ -6,6 +6,9 @@
 
 use std::time::Duration;
 
+#[path = "../examples/common/workloads.rs"]
+mod workloads;
+
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion};
 
@@ -42,20 +45,7 @@ fn bench_sorts(c: &mut Criterion) {
     use rayon::slice::ParallelSliceMut;
 
     let data = input();
-    let pools: Vec<(usize, forkjoin::ThreadPool, rayon::ThreadPool)> = [1, 2]
-        .into_iter()
-        .map(|t| {
-            let fj = forkjoin::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap();
-            let ry = rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap();
-            (t, fj, ry)
-        })
-        .collect();
+    let pools = workloads::forkjoin_and_rayon_pools();
 
     for stable in [true, false] {
         let mut group = c.benchmark_group(if stable {

@@ -1,5 +1,6 @@
-//! Workloads shared by `benches/join.rs`, `examples/join_overhead.rs` and `examples/quicksort.rs`, so
-//! the criterion numbers and the docs tables time exactly the same code. Each workload exists once per
+//! Workloads and pools shared by `benches/{join,iter,sort}.rs`, `examples/join_overhead.rs` and
+//! `examples/quicksort.rs`, so the criterion numbers and the docs tables time exactly the same code.
+//! Each workload exists once per
 //! runtime (sequential, forkjoin, rayon, chili) with an identical shape.
 //!
 //! Included with `#[path = "..."] mod workloads;` (a subfolder without `main.rs` is not auto-discovered
@@ -202,6 +203,15 @@ pub fn rayon_pool(n: usize) -> rayon::ThreadPool {
         .num_threads(n)
         .build()
         .expect("rayon pool")
+}
+
+/// A forkjoin and a rayon pool of 1 and of 2 threads, for the benches that compare the two
+/// (`benches/iter.rs`, `benches/sort.rs`).
+pub fn forkjoin_and_rayon_pools() -> Vec<(usize, forkjoin::ThreadPool, rayon::ThreadPool)> {
+    [1, 2]
+        .into_iter()
+        .map(|t| (t, forkjoin_pool(t), rayon_pool(t)))
+        .collect()
 }
 
 /// chili counts the calling thread: `thread_count` n = caller + (n - 1) workers.
