@@ -1,7 +1,6 @@
 //! Workloads and pools shared by `benches/{join,iter,sort}.rs`, `examples/join_overhead.rs` and
 //! `examples/quicksort.rs`, so the criterion numbers and the docs tables time exactly the same code.
-//! Each workload exists once per
-//! runtime (sequential, forkjoin, rayon, chili) with an identical shape.
+//! Each workload exists once per runtime (sequential, forkjoin, rayon, chili) with an identical shape.
 //!
 //! Included with `#[path = "..."] mod workloads;` (a subfolder without `main.rs` is not auto-discovered
 //! as an example). Every includer uses a different subset, hence the module-wide `dead_code` allowance.
