@@ -3,13 +3,18 @@
 //! use them, and the stack guard never blocking injected work. Every wait is bounded and fails the
 //! test instead of hanging.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use forkjoin::{join, ThreadPool, ThreadPoolBuilder};
+use forkjoin::{current_thread_index, join, ThreadPool, ThreadPoolBuilder};
 
-const TIMEOUT: Duration = Duration::from_secs(20);
+mod common;
+use common::TIMEOUT;
+
+/// How long to wait for workers to reach the blocked state a bug needed before going on anyway.
+const SETTLE: Duration = Duration::from_secs(5);
 
 /// An n-party rendezvous: `arrive` returns true once all n arrived, false after `TIMEOUT`.
 struct Rendezvous {
@@ -43,21 +48,49 @@ impl Rendezvous {
     }
 }
 
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new().num_threads(n).build().unwrap()
+/// A pool of `n` threads named `{name}-{index}`, so the tests can find its threads in /proc.
+fn named_pool(name: &'static str, n: usize, stack_size: Option<usize>) -> ThreadPool {
+    let mut builder = ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(move |i| format!("{name}-{i}"));
+    if let Some(size) = stack_size {
+        builder = builder.stack_size(size);
+    }
+    builder.build().unwrap()
 }
 
-/// Lets the pool's idle workers go all the way to sleep, the state the bugs needed. Correctness does
-/// not depend on it: the tests must pass whatever state the workers are in.
-fn let_workers_fall_asleep() {
-    std::thread::sleep(Duration::from_millis(50));
+/// How many threads of this process named `prefix…` are blocked (state `S` in /proc/self/task/*/stat).
+fn blocked_threads(prefix: &str) -> usize {
+    let tasks = std::fs::read_dir("/proc/self/task").expect("/proc/self/task");
+    tasks
+        .filter_map(|task| {
+            let dir = task.ok()?.path();
+            // A thread may exit between listing and reading: skip it.
+            let comm = std::fs::read_to_string(dir.join("comm")).ok()?;
+            let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+            // `tid (comm) S ...`: the state letter follows the last ')'.
+            let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            (comm.trim_end().starts_with(prefix) && state == 'S').then_some(())
+        })
+        .count()
+}
+
+/// Polls /proc until `count` threads named `prefix…` are blocked — idle workers asleep on their
+/// futexes, the state the bugs needed — or `SETTLE` has passed. Correctness does not depend on it:
+/// the tests must pass whatever state the workers are in; this only makes the bad interleaving likely.
+fn wait_until_blocked(prefix: &str, count: usize) {
+    let deadline = Instant::now() + SETTLE;
+    while blocked_threads(prefix) < count && Instant::now() < deadline {
+        // A poll interval, not a synchronisation: the loop re-checks the real state.
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 #[test]
 fn three_nested_joins_meet_on_three_sleeping_workers() {
-    let p = pool(3);
+    let p = named_pool("rr3", 3, None);
     for round in 0..5 {
-        let_workers_fall_asleep();
+        wait_until_blocked("rr3-", 3);
         let r = Rendezvous::new(3);
         let ((x, y), z) = p.install(|| join(|| join(|| r.arrive(), || r.arrive()), || r.arrive()));
         assert!(
@@ -69,9 +102,9 @@ fn three_nested_joins_meet_on_three_sleeping_workers() {
 
 #[test]
 fn four_joins_meet_on_four_sleeping_workers() {
-    let p = pool(4);
+    let p = named_pool("rr4", 4, None);
     for round in 0..5 {
-        let_workers_fall_asleep();
+        wait_until_blocked("rr4-", 4);
         let r = Rendezvous::new(4);
         let ((a, b), (c, d)) = p.install(|| {
             join(
@@ -111,23 +144,29 @@ fn bounded<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static
 
 #[test]
 fn a_wake_is_not_spent_on_a_worker_past_its_stack_guard() {
-    let p = ThreadPoolBuilder::new()
-        .num_threads(3)
-        .stack_size(1 << 20)
-        .build()
-        .unwrap();
+    let p = named_pool("rg", 3, Some(1 << 20));
     for round in 0..3 {
         let ok = p.install(|| {
+            let owner = format!("rg-{}", current_thread_index().unwrap());
+            let a_done = AtomicBool::new(false);
             deep(10, &mut || {
                 let (tx, rx) = mpsc::channel::<()>();
                 let (tx2, rx2) = mpsc::channel::<()>();
+                let (a_done, owner) = (&a_done, &owner);
                 let (a_ok, b_ok) = join(
-                    // Worker 0, deep in its stack, waits for b: it cannot steal.
-                    move || rx.recv_timeout(TIMEOUT).is_ok(),
+                    // The owner, deep in its stack, waits for b once a is done: it cannot steal.
+                    move || {
+                        let ok = rx.recv_timeout(TIMEOUT).is_ok();
+                        a_done.store(true, Ordering::SeqCst);
+                        ok
+                    },
                     move || {
                         tx.send(()).unwrap();
-                        // Give worker 0 time to finish a and wait (guarded) for this b.
-                        std::thread::sleep(Duration::from_millis(20));
+                        // Let the owner finish a and fall asleep (guarded) waiting for this b.
+                        while !a_done.load(Ordering::SeqCst) {
+                            std::thread::yield_now();
+                        }
+                        wait_until_blocked(owner, 1);
                         let (x, ()) = join(
                             move || rx2.recv_timeout(TIMEOUT).is_ok(),
                             move || tx2.send(()).unwrap(),
@@ -150,7 +189,7 @@ fn stack_guard_still_takes_a_cross_pool_install() {
             .stack_size(1 << 20)
             .build()
             .unwrap();
-        let b = pool(1);
+        let b = common::pool(1);
         a.install(|| deep(10, &mut || b.install(|| a.install(|| 42))))
     });
     assert_eq!(ok, 42);
