@@ -50,7 +50,6 @@ thread_local! {
 /// is waiting. A relaxed load of a padded counter that is written only when workers go idle or find
 /// work: cheap enough to poll every few items.
 #[inline]
-#[allow(dead_code)] // used by the iterator layer
 pub(crate) fn is_work_requested() -> bool {
     let wt = WorkerThread::current();
     if wt.is_null() {
@@ -58,6 +57,26 @@ pub(crate) fn is_work_requested() -> bool {
     }
     // SAFETY: a non-null current worker is valid while this thread runs a job.
     unsafe { (*(*wt).idle_workers).load(Ordering::Relaxed) != 0 }
+}
+
+/// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
+/// piece of a loop): if some worker is idle, publish this worker's oldest private job now instead of
+/// at its next `join` push, one long step later. Does nothing outside a pool or when nobody is idle.
+///
+/// Only a hint, so Relaxed suffices: a job that stays private is still reachable by a heavy steal.
+#[inline]
+pub(crate) fn share_pending_work() {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return;
+    }
+    // SAFETY: a non-null current worker is valid while this thread runs a job, and this is its
+    // owning thread (owner operations are allowed).
+    let wt = unsafe { &*wt };
+    // SAFETY: `idle_workers` points into the live registry.
+    if unsafe { (*wt.idle_workers).load(Ordering::Relaxed) } != 0 {
+        wt.share_cold();
+    }
 }
 
 /// The state of one worker thread; lives on that thread's stack for its whole life.

@@ -108,10 +108,8 @@ where
                 return reducer.reduce(left, right);
             }
             // Too short to split (`with_min_len`, or one item left), but older pieces of this loop
-            // (the up-front halves) may still sit on this worker's private job stack; the runtime
-            // publishes the oldest one on a `join` push when asked, so give it one. If nothing older
-            // is private, the empty job is published and popped straight back: a few atomics.
-            crate::join(|| (), || ());
+            // (the up-front halves) may still sit on this worker's private job stack: share one.
+            crate::worker::share_pending_work();
         }
         let n = batch.min(len);
         let (head, rest) = producer.split_at(n);

@@ -220,15 +220,6 @@ where
     (end, descending)
 }
 
-/// Call before a long sequential step (a leaf sort, a big partition): if an idle worker has asked this
-/// one for work, a no-op `join` makes the runtime publish our oldest pending job now, instead of at
-/// our next `join`, one long step later.
-fn share_pending_work() {
-    if crate::worker::is_work_requested() {
-        crate::join(|| (), || ());
-    }
-}
-
 /// Runs `a` and `b` with [`join`](crate::join), catching a panic on each side separately.
 ///
 /// The sorts need both sides to have finished (so every element is back where the caller's panic

@@ -18,7 +18,8 @@ use std::mem::{self, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use super::{join_catch, parallel_threads, share_pending_work};
+use super::{join_catch, parallel_threads};
+use crate::worker::share_pending_work;
 
 /// Below this many elements the sort is sequential (std's stable sort).
 const SEQ_LEN: usize = 1 << 14;
