@@ -13,8 +13,8 @@
 //!    batches (polling cost is amortised); expensive items are polled often, so a request is answered
 //!    within about one batch time whatever the item cost.
 //! 4. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
-//!    private job stack, which the runtime publishes only during a `join` push; an empty `join` gives
-//!    it that chance.
+//!    private job stack, which the runtime publishes on its own only during a `join` push;
+//!    [`share_pending_work`](crate::worker::share_pending_work) publishes the oldest one now.
 //!
 //! `with_min_len(m)` forbids pieces smaller than `m` (a split needs `2m` positions); `with_max_len(m)`
 //! forces the up-front phase to split until every piece is at most `m` positions long.
