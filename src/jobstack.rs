@@ -3,7 +3,7 @@
 //! `join` pushes its job b here and, in the common case, pops it straight back. The owner's two
 //! operations use only Relaxed/Release stores and loads and a **compiler** fence — no locked instruction,
 //! no hardware fence — because the rare thief pays for both sides with a process-wide barrier
-//! ([`heavy_barrier`], Linux `membarrier`): the asymmetric-fence variant of the Chase-Lev deque.
+//! ([`heavy_barrier`](crate::sync::heavy_barrier), Linux `membarrier`): the asymmetric-fence variant of the Chase-Lev deque.
 //!
 //! Jobs leave the stack from the bottom (oldest first) in two ways:
 //! * **publication** by the owner ([`JobStack::take_oldest`], when it sees the pool's idle-worker count

@@ -123,7 +123,7 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Receives the payload of any panic in work given to [`spawn`](crate::spawn) /
+    /// Receives the payload of any panic in work given to [`spawn`](fn@crate::spawn) /
     /// [`ThreadPool::spawn`]. Without a handler the panic is printed and the worker keeps running.
     ///
     /// ```
@@ -291,7 +291,7 @@ impl ThreadPool {
         self.registry.in_worker(|_, _| op())
     }
 
-    /// [`join`](crate::join) inside this pool.
+    /// [`join`](fn@crate::join) inside this pool.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -307,7 +307,7 @@ impl ThreadPool {
         self.install(|| crate::join(oper_a, oper_b))
     }
 
-    /// [`scope`](crate::scope) inside this pool.
+    /// [`scope`](fn@crate::scope) inside this pool.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

@@ -1,4 +1,4 @@
-//! Parallel iterators over ranges, slices and vectors, built on [`join`](crate::join).
+//! Parallel iterators over ranges, slices and vectors, built on [`join`](fn@crate::join).
 //!
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain

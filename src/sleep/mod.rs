@@ -68,7 +68,7 @@ pub struct Sleep {
     idle_workers: CachePadded<AtomicUsize>,
 }
 
-/// A worker's progress through one idle period; create with [`Sleep::start_looking`].
+/// A worker's progress through one idle period; create with [`Sleep::start_looking_as`].
 #[derive(Debug)]
 pub struct IdleState {
     index: usize,

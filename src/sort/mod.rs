@@ -1,4 +1,4 @@
-//! Parallel sorts on `&mut [T]`, built on [`join`](crate::join).
+//! Parallel sorts on `&mut [T]`, built on [`join`](fn@crate::join).
 //!
 //! * Stable ([`ParallelSortMut::par_sort`] and friends): a parallel merge sort. The slice is cut into
 //!   a few leaves per thread, each leaf is sorted with std's stable sort, and sibling runs are merged
@@ -220,7 +220,7 @@ where
     (end, descending)
 }
 
-/// Runs `a` and `b` with [`join`](crate::join), catching a panic on each side separately.
+/// Runs `a` and `b` with [`join`](fn@crate::join), catching a panic on each side separately.
 ///
 /// The sorts need both sides to have finished (so every element is back where the caller's panic
 /// guard expects it) before they decide how to unwind, whatever `join` does with a panic.
