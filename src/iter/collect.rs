@@ -175,16 +175,22 @@ impl<T: Send> Consumer<T> for CollectConsumer<'_, T> {
     type Reducer = CollectReducer;
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
-        // Internal iteration (`for_each` → `fold`): chained and mapped sources run as tight loops.
-        iter.for_each(|item| {
+        let (start, len) = (self.start, self.len);
+        // Internal iteration (`fold`) so chained and mapped sources run as tight loops. The count of
+        // written slots travels as the fold's by-value accumulator, so it stays in a register: kept
+        // in `self`, every item's write through `start` could alias it, which forces a load and a
+        // store of the count per item and stops vectorisation. The tally writes the count back
+        // even if a user closure panics midway, so the field invariant (and `Drop`) stay exact.
+        iter.fold(Tally::new(&mut self.initialized), |mut tally, item| {
             assert!(
-                self.initialized < self.len,
+                tally.written < len,
                 "parallel collect: the iterator produced more items than its length"
             );
-            // SAFETY: `initialized < len`, so the slot is inside our run, which we borrow exclusively;
+            // SAFETY: `written < len`, so the slot is inside our run, which we borrow exclusively;
             // it is uninitialised by the field invariant, so nothing is overwritten without a drop.
-            unsafe { self.start.add(self.initialized).write(item) };
-            self.initialized += 1;
+            unsafe { start.add(tally.written).write(item) };
+            tally.written += 1;
+            tally
         });
         self
     }
@@ -217,6 +223,28 @@ impl<T> Drop for CollectConsumer<'_, T> {
         // SAFETY: by the field invariant these slots are initialised and owned only by us, and after
         // this drop nobody can reach them through us.
         unsafe { std::ptr::drop_in_place(written) };
+    }
+}
+
+/// The running count of a [`CollectConsumer`]'s written slots during one `consume_iter`; stores it
+/// back into the consumer when dropped, including while unwinding.
+struct Tally<'c> {
+    written: usize,
+    field: &'c mut usize,
+}
+
+impl<'c> Tally<'c> {
+    fn new(field: &'c mut usize) -> Self {
+        Tally {
+            written: *field,
+            field,
+        }
+    }
+}
+
+impl Drop for Tally<'_> {
+    fn drop(&mut self) {
+        *self.field = self.written;
     }
 }
 

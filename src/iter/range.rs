@@ -37,6 +37,9 @@ pub trait RangeInteger: Copy + Send + Sync + 'static {
     /// The value as an `i128`.
     #[doc(hidden)]
     fn to_i128(self) -> i128;
+    /// Folds `f` over the `len` values starting at `start`, in order.
+    #[doc(hidden)]
+    fn fold_run<B, F: FnMut(B, Self) -> B>(start: Self, len: usize, init: B, f: F) -> B;
 }
 
 macro_rules! range_integer {
@@ -53,6 +56,18 @@ macro_rules! range_integer {
             }
             fn to_i128(self) -> i128 {
                 self as i128
+            }
+            #[inline]
+            fn fold_run<B, F: FnMut(B, Self) -> B>(start: Self, len: usize, init: B, mut f: F) -> B {
+                let end = start.wrapping_add(len as $t);
+                if start as i128 + len as i128 == end as i128 {
+                    // The common case: std's own `Range` loop, the shape LLVM optimises best (one
+                    // induction variable that is the item itself).
+                    (start..end).fold(init, f)
+                } else {
+                    // The run ends at the type's maximum, where `start..end` cannot be written.
+                    (0..len).fold(init, move |acc, i| f(acc, start.offset(i)))
+                }
             }
         }
 
@@ -176,13 +191,9 @@ impl<T: RangeInteger> Iterator for RangeSeq<T> {
     }
 
     #[inline]
-    fn fold<B, F: FnMut(B, T) -> B>(self, init: B, mut f: F) -> B {
-        let start = self.start;
-        let mut acc = init;
-        for i in self.offsets {
-            acc = f(acc, start.offset(i));
-        }
-        acc
+    fn fold<B, F: FnMut(B, T) -> B>(self, init: B, f: F) -> B {
+        let start = self.start.offset(self.offsets.start);
+        T::fold_run(start, self.offsets.len(), init, f)
     }
 }
 
