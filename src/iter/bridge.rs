@@ -27,6 +27,8 @@ use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
 
 /// A batch shorter than this doubles the next batch size.
 const BATCH_TARGET: Duration = Duration::from_micros(10);
+/// A batch at least this long measures the cost per item well (see [`worth_sharing`]).
+const MEASURABLE: Duration = Duration::from_micros(1);
 /// A batch longer than this halves the next batch size (hysteresis against flapping).
 const BATCH_TOO_LONG: Duration = Duration::from_micros(40);
 
@@ -76,13 +78,19 @@ where
         );
         reducer.reduce(left, right)
     } else {
-        run_leaf(producer, consumer, 1)
+        run_leaf(producer, consumer, 1, None)
     }
 }
 
 /// Runs one piece sequentially in adaptive batches, splitting the remainder in half whenever an idle
-/// worker asks for work.
-fn run_leaf<P, C>(mut producer: P, mut consumer: C, mut batch: usize) -> C::Result
+/// worker asks for work and the remainder is worth it. `batch` and `rate` (the last batch's items and
+/// duration, if any) carry the parent's calibration into a split-off piece.
+fn run_leaf<P, C>(
+    mut producer: P,
+    mut consumer: C,
+    mut batch: usize,
+    mut rate: Option<(usize, Duration)>,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -97,18 +105,19 @@ where
             return consumer.complete();
         }
         if crate::worker::is_work_requested() {
-            if len / 2 >= min {
+            if len / 2 >= min && worth_sharing(len, rate) {
                 let mid = len / 2;
                 let (left_p, right_p) = producer.split_at(mid);
                 let (left_c, right_c, reducer) = consumer.split_off(mid);
                 let (left, right) = crate::join(
-                    move || run_leaf(left_p, left_c, batch),
-                    move || run_leaf(right_p, right_c, batch),
+                    move || run_leaf(left_p, left_c, batch, rate),
+                    move || run_leaf(right_p, right_c, batch, rate),
                 );
                 return reducer.reduce(left, right);
             }
-            // Too short to split (`with_min_len`, or one item left), but older pieces of this loop
-            // (the up-front halves) may still sit on this worker's private job stack: share one.
+            // Too short to split (`with_min_len`, one item left, or too little work left to be
+            // worth a hand-off), but older pieces of this loop (the up-front halves) may still sit
+            // on this worker's private job stack: share one.
             crate::worker::share_pending_work();
         }
         let n = batch.min(len);
@@ -118,6 +127,7 @@ where
         let now = Instant::now();
         let took = now - last;
         last = now;
+        rate = Some((n, took));
         // No cap needed: the clock bounds a batch's duration whatever the item cost.
         if took < BATCH_TARGET {
             batch = batch.saturating_mul(2);
@@ -125,4 +135,20 @@ where
             batch /= 2;
         }
     }
+}
+
+/// True if `len` remaining items are estimated to take at least [`BATCH_TARGET`] at the rate of the
+/// previous batch (`items` in `took`).
+///
+/// Handing half of a shorter remainder to another worker costs about as much as it saves (a
+/// publication, a steal, a latch). Without this check a loop of near-free items (a range sum that
+/// LLVM turns into a closed form) split again on every request, about 12 hand-offs per call on 2
+/// threads. The estimate is trusted only from a batch of at least [`MEASURABLE`]: shorter ones are
+/// dominated by the clock read itself and overstate the cost per item; no estimate means no split
+/// yet (a piece's first batches are over within a few microseconds).
+fn worth_sharing(len: usize, rate: Option<(usize, Duration)>) -> bool {
+    rate.is_some_and(|(items, took)| {
+        took >= MEASURABLE
+            && took.as_nanos() * len as u128 >= BATCH_TARGET.as_nanos() * items as u128
+    })
 }
