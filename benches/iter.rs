@@ -2,8 +2,9 @@
 //! of each size per library). Rows of one group are side by side:
 //! `iter/<workload>/{seq, rayon-1t, forkjoin-1t, rayon-2t, forkjoin-2t}`.
 //!
-//! Workloads: sum of 10^8 u64 from a range and from a Vec; map+collect of 10^7; a skewed for_each
-//! (item i costs ∝ i); filter+count over 10^8. No `with_min_len` tuning anywhere.
+//! Workloads: sum of 10^8 u64 from a range and from a Vec; map+collect of 10^7; two skewed for_each
+//! loops (item i costs ∝ i, and front-loaded: ∝ (n−i)², like a triple loop over an upper-triangular
+//! index space); filter+count over 10^8. No `with_min_len` tuning anywhere.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -22,6 +23,12 @@ const FILTER_N: u64 = 100_000_000;
 #[path = "../tests/iter_common/spin.rs"]
 mod spin;
 use spin::spin as skewed_work;
+
+/// Front-loaded skew: item i costs (n−i)²/n rounds, so the first quarter holds 58% of the work.
+#[inline]
+fn front_loaded_work(i: u64, n: u64) -> u64 {
+    skewed_work((n - i) * (n - i) / n)
+}
 
 #[inline]
 fn keep(x: u64) -> bool {
@@ -42,6 +49,11 @@ mod seq {
     pub fn skewed(n: u64) {
         (0..n).for_each(|i| {
             black_box(skewed_work(i));
+        })
+    }
+    pub fn skewed_front(n: u64) {
+        (0..n).for_each(|i| {
+            black_box(front_loaded_work(i, n));
         })
     }
     pub fn filter_count(n: u64) -> usize {
@@ -68,6 +80,11 @@ macro_rules! parallel_impl {
             pub fn skewed(n: u64) {
                 (0..n).into_par_iter().for_each(|i| {
                     black_box(skewed_work(i));
+                })
+            }
+            pub fn skewed_front(n: u64) {
+                (0..n).into_par_iter().for_each(|i| {
+                    black_box(front_loaded_work(i, n));
                 })
             }
             pub fn filter_count(n: u64) -> usize {
@@ -127,6 +144,12 @@ fn bench_iter(c: &mut Criterion) {
         seq::skewed(SKEW_N),
         fj::skewed(SKEW_N),
         ry::skewed(SKEW_N)
+    );
+    group!(
+        "skewed_front_for_each_1e4",
+        seq::skewed_front(SKEW_N),
+        fj::skewed_front(SKEW_N),
+        ry::skewed_front(SKEW_N)
     );
     group!(
         "filter_count_1e8",
