@@ -152,3 +152,27 @@ fn worth_sharing(len: usize, rate: Option<(usize, Duration)>) -> bool {
             && took.as_nanos() * len as u128 >= BATCH_TARGET.as_nanos() * items as u128
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remainder_is_shared_only_with_a_measured_rate_that_predicts_enough_work() {
+        let us = Duration::from_micros;
+        // No batch yet: no estimate, no split.
+        assert!(!worth_sharing(1_000_000, None));
+        // 1000 items in 2 µs: 1000 more take 2 µs (too little), 5000 more take 10 µs (enough).
+        assert!(!worth_sharing(1_000, Some((1_000, us(2)))));
+        assert!(worth_sharing(5_000, Some((1_000, us(2)))));
+        // A batch shorter than `MEASURABLE` is mostly the clock read: never trusted, however many
+        // items remain (a closed-form loop whose batches cost nothing).
+        assert!(!worth_sharing(
+            usize::MAX,
+            Some((1, Duration::from_nanos(900)))
+        ));
+        // One expensive item measured: a few more of them are worth a hand-off.
+        assert!(worth_sharing(2, Some((1, us(50)))));
+        assert!(!worth_sharing(1, Some((1, us(5)))));
+    }
+}
