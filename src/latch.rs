@@ -235,7 +235,7 @@ impl Latch for CountLatch {
     }
 }
 
-/// How long a thread outside the pool yields before it blocks on a [`LockLatch`].
+/// How long a thread outside the pool may yield before it blocks on a [`LockLatch`].
 #[cfg(not(forkjoin_loom))]
 const CALLER_AWAKE_WINDOW: std::time::Duration = std::time::Duration::from_micros(50);
 
@@ -253,12 +253,12 @@ impl LockLatch {
         }
     }
 
-    /// Blocks until set.
+    /// Yields until set, or for at most [`CALLER_AWAKE_WINDOW`] (not at all under loom).
     ///
-    /// Yields for a short while before blocking: a short job (an `install` of a small loop) is then
-    /// over before this thread's CPU goes idle, and the setter's wake-up does not have to rouse it
-    /// (25–60 µs on a virtual machine; see `Sleep`'s awake window, which this mirrors).
-    pub(crate) fn wait(&self) {
+    /// A short job (an `install` of a small loop) is then over before this thread's CPU goes idle, and
+    /// the setter's wake-up does not have to rouse it (25–60 µs on a virtual machine; see `Sleep`'s
+    /// awake window, which this mirrors). Call [`wait`](Self::wait) afterwards.
+    pub(crate) fn yield_until_set(&self) {
         #[cfg(not(forkjoin_loom))]
         {
             let start = std::time::Instant::now();
@@ -266,6 +266,10 @@ impl LockLatch {
                 crate::sync::yield_now();
             }
         }
+    }
+
+    /// Blocks until set.
+    pub(crate) fn wait(&self) {
         while !self.probe() {
             self.futex.wait(0);
         }

@@ -2,7 +2,8 @@
 //! from outside, the sleep state, the handlers, and termination.
 //!
 //! **Entering a pool** ([`Registry::in_worker`]): a worker of this pool runs the operation inline; a
-//! plain thread injects a [`StackJob`] and blocks on a [`LockLatch`] (futex, no spinning); a worker of
+//! plain thread injects a [`StackJob`] and waits on a [`LockLatch`] (yielding for up to 50 µs if no other
+//! plain thread is yielding for this pool, then blocking on its futex); a worker of
 //! *another* pool injects the job and keeps executing its own pool's work until the job's
 //! [`SpinLatch`] is set — so neither pool loses a thread to the wait and no cycle of pools can deadlock.
 //!
@@ -23,7 +24,7 @@ use crate::job::{HeapJob, JobRef, StackJob};
 use crate::jobstack::JobStack;
 use crate::latch::{CoreLatch, Latch, LockLatch, SpinLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
-use crate::sync::{thread, Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::unwind::{self, Payload};
 use crate::util::CachePadded;
 use crate::worker::WorkerThread;
@@ -122,6 +123,9 @@ pub(crate) struct Registry {
     starting: AtomicUsize,
     /// Set by the last worker to finish starting; `Registry::new` waits for it.
     started: Arc<LockLatch>,
+    /// A plain thread is yielding while it waits for its injected job. Only one may: many threads
+    /// calling `install` at once then block at once instead of taking CPU time from the workers.
+    caller_yielding: AtomicBool,
 }
 
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
@@ -241,6 +245,7 @@ impl Registry {
             handles: Mutex::new(Vec::with_capacity(n)),
             starting: AtomicUsize::new(n),
             started: Arc::new(LockLatch::new()),
+            caller_yielding: AtomicBool::new(false),
         });
         let stack_size = config.stack_size.unwrap_or_else(default_stack_size);
         for (index, deque) in workers.into_iter().enumerate() {
@@ -386,6 +391,11 @@ impl Registry {
         // SAFETY: `job` lives in this frame until its latch is set, which `latch.wait()` waits for; the
         // closure and result are Send.
         self.inject(unsafe { job.as_job_ref() });
+        // Relaxed: the flag only rations CPU time; it guards no data.
+        if !self.caller_yielding.swap(true, Ordering::Relaxed) {
+            latch.yield_until_set();
+            self.caller_yielding.store(false, Ordering::Relaxed);
+        }
         latch.wait();
         job.into_result()
     }
