@@ -2,8 +2,9 @@
 //!
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain
-//! adaptors (`map`, `filter`, `filter_map`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`,
-//! `with_max_len`) into a consumer (`for_each`, `sum`, `product`, `reduce`, `fold`, `min`, `max`,
+//! adaptors (`map`, `map_with`, `map_init`, `filter`, `filter_map`, `enumerate`, `zip`, `copied`,
+//! `cloned`, `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`,
+//! `for_each_init`, `sum`, `product`, `reduce`, `fold`, `min`, `max`,
 //! `min_by`, `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect` into a
 //! `Vec`, `String`, `VecDeque`, or a hash or B-tree map or set).
 //!
@@ -47,6 +48,7 @@ mod fold;
 mod from_ref;
 mod len_bounds;
 mod map;
+mod map_with;
 mod op_consumer;
 mod zip;
 
@@ -73,6 +75,7 @@ pub use indexed::IndexedParallelIterator;
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
 pub use map::{Map, MapConsumer, MapProducer};
+pub use map_with::{CloneState, InitState, MapInit, MapStateConsumer, MapWith, PieceState};
 pub use parallel_iterator::ParallelIterator;
 pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
 pub use reduce::{ReduceConsumer, ReduceReducer};

@@ -10,6 +10,7 @@ use super::fold::Fold;
 use super::for_each::ForEachConsumer;
 use super::from_ref::{Cloned, Copied};
 use super::map::Map;
+use super::map_with::{MapInit, MapWith};
 use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
 use super::sum::{ProductConsumer, SumConsumer};
@@ -71,6 +72,111 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         Map::new(self, map_op)
+    }
+
+    /// Like [`for_each`](Self::for_each), with a mutable state per piece of the input: every piece
+    /// starts from its own clone of `init`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (sender, receiver) = channel();
+    /// (0..5u32).into_par_iter().for_each_with(sender, |s, x| s.send(x).unwrap());
+    /// let mut got: Vec<u32> = receiver.iter().collect();
+    /// got.sort();
+    /// assert_eq!(got, [0, 1, 2, 3, 4]);
+    /// ```
+    fn for_each_with<OP, T>(self, init: T, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        T: Send + Clone,
+    {
+        self.map_with(init, op).for_each(|()| {})
+    }
+
+    /// Like [`for_each`](Self::for_each), with a mutable state per piece of the input made by
+    /// `init()`. `init` is called once per piece that receives items, so possibly several times per
+    /// thread, and not at all on an empty input. The state need not be `Send`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut out = vec![0u64; 1000];
+    /// out.par_iter_mut().enumerate().for_each_init(
+    ///     || Vec::with_capacity(16), // a scratch buffer, allocated once per piece
+    ///     |buf, (i, x)| {
+    ///         buf.clear();
+    ///         buf.extend((0..=i as u64).rev().take(3));
+    ///         *x = buf.iter().sum();
+    ///     },
+    /// );
+    /// assert_eq!(out[10], 10 + 9 + 8);
+    /// ```
+    fn for_each_init<OP, INIT, T>(self, init: INIT, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+    {
+        self.map_init(init, op).for_each(|()| {})
+    }
+
+    /// Applies `map_op` to every item together with a mutable state per piece of the input: every
+    /// piece starts from its own clone of `init` (a split-off piece clones the original value, not a
+    /// state that already saw items).
+    ///
+    /// Unlike rayon's, the result is not indexed (pieces keep their state in the consumer, which the
+    /// bridge does not cut into batches); `collect` into a `Vec` still writes in place.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (sender, receiver) = channel();
+    /// let doubled: Vec<u32> = (0..5u32)
+    ///     .into_par_iter()
+    ///     .map_with(sender, |s, x| {
+    ///         s.send(x).unwrap();
+    ///         x * 2
+    ///     })
+    ///     .collect();
+    /// assert_eq!(doubled, [0, 2, 4, 6, 8]);
+    /// assert_eq!(receiver.iter().count(), 5);
+    /// ```
+    fn map_with<F, T, R>(self, init: T, map_op: F) -> MapWith<Self, T, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Send,
+    {
+        MapWith::new(self, init, map_op)
+    }
+
+    /// Applies `map_op` to every item together with a mutable state per piece of the input made by
+    /// `init()` — for states that are expensive to make or cannot be cloned or sent (a random number
+    /// generator, a scratch buffer). `init` is called once per piece that receives items, so possibly
+    /// several times per thread, and not at all on an empty input.
+    ///
+    /// Unlike rayon's, the result is not indexed; `collect` into a `Vec` still writes in place.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let words = ["fork", "join", "steal"];
+    /// let upper: Vec<String> = words
+    ///     .par_iter()
+    ///     .map_init(String::new, |buf, w| {
+    ///         buf.clear();
+    ///         buf.push_str(w);
+    ///         buf.make_ascii_uppercase();
+    ///         buf.clone()
+    ///     })
+    ///     .collect();
+    /// assert_eq!(upper, ["FORK", "JOIN", "STEAL"]);
+    /// ```
+    fn map_init<F, INIT, T, R>(self, init: INIT, map_op: F) -> MapInit<Self, INIT, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Send,
+    {
+        MapInit::new(self, init, map_op)
     }
 
     /// Keeps the items for which `filter_op` returns `true`. The result is not indexed.
