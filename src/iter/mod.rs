@@ -4,7 +4,7 @@
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain
 //! adaptors (`map`, `map_with`, `map_init`, `filter`, `filter_map`, `enumerate`, `zip`, `copied`,
 //! `cloned`, `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`,
-//! `for_each_init`, `sum`, `product`, `reduce`, `fold`, `min`, `max`,
+//! `for_each_init`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`,
 //! `min_by`, `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect` into a
 //! `Vec`, `String`, `VecDeque`, or a hash or B-tree map or set).
 //!

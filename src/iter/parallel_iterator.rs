@@ -259,6 +259,34 @@ pub trait ParallelIterator: Sized + Send {
         self.drive_unindexed(ReduceConsumer::new(&identity, &op))
     }
 
+    /// Reduces the items with `op`, or returns `None` if there are none: like
+    /// [`Iterator::reduce`], no identity element is needed.
+    ///
+    /// `op` must be associative; it need not be commutative (pieces are combined in order).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let longest = ["fork", "join", "steal"]
+    ///     .par_iter()
+    ///     .reduce_with(|a, b| if b.len() > a.len() { b } else { a });
+    /// assert_eq!(longest, Some(&"steal"));
+    /// assert_eq!((0..0u32).into_par_iter().reduce_with(|a, b| a + b), None);
+    /// ```
+    fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        // `None` is the identity: a piece without items contributes nothing.
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(op(a, b)),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
     /// Folds each piece of the input sequentially into an accumulator started by `identity()`; the
     /// result is a parallel iterator over the accumulators (one per piece, in order), usually followed
     /// by `reduce` or `sum`.
@@ -465,12 +493,5 @@ where
     I: ParallelIterator,
     F: Fn(&I::Item, &I::Item) -> bool + Sync + Send,
 {
-    iter.map(Some).reduce(
-        || None,
-        |a, b| match (a, b) {
-            (Some(a), Some(b)) => Some(if keep_right(&a, &b) { b } else { a }),
-            (a, None) => a,
-            (None, b) => b,
-        },
-    )
+    iter.reduce_with(|a, b| if keep_right(&a, &b) { b } else { a })
 }
