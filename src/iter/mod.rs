@@ -2,7 +2,8 @@
 //!
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain
-//! adaptors (`map`, `map_with`, `map_init`, `filter`, `filter_map`, `enumerate`, `zip`, `copied`,
+//! adaptors (`map`, `map_with`, `map_init`, `filter`, `filter_map`, `flat_map_iter`, `flatten_iter`,
+//! `enumerate`, `zip`, `copied`,
 //! `cloned`, `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`,
 //! `for_each_init`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`,
 //! `min_by`, `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect` into a
@@ -44,6 +45,7 @@ mod vec;
 mod enumerate;
 mod filter;
 mod filter_map;
+mod flat_map_iter;
 mod fold;
 mod from_ref;
 mod len_bounds;
@@ -66,6 +68,10 @@ pub use enumerate::{Enumerate, EnumerateProducer};
 pub use filter::{Filter, FilterConsumer};
 pub use filter_map::{FilterMap, FilterMapConsumer};
 pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
+pub use flat_map_iter::{
+    FlatMapIter, FlatMapIterConsumer, FlatMapIterOp, FlattenIter, FlattenIterConsumer,
+    FlattenIterOp,
+};
 pub use fold::{Fold, FoldConsumer};
 pub use for_each::ForEachConsumer;
 pub use from_ref::{

@@ -6,6 +6,7 @@ use super::collect::FromParallelIterator;
 use super::filter::Filter;
 use super::filter_map::FilterMap;
 use super::find::{AnyConsumer, FindAnyConsumer};
+use super::flat_map_iter::{FlatMapIter, FlattenIter};
 use super::fold::Fold;
 use super::for_each::ForEachConsumer;
 use super::from_ref::{Cloned, Copied};
@@ -206,6 +207,39 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         FilterMap::new(self, filter_op)
+    }
+
+    /// Maps every item to a sequential iterator (anything [`IntoIterator`]) and yields the items of
+    /// all of them, in order. The outer items are split between threads; each inner iterator runs on
+    /// one thread. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().flat_map_iter(|n| 0..n).collect();
+    /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
+    /// ```
+    fn flat_map_iter<F, SI>(self, map_op: F) -> FlatMapIter<Self, F>
+    where
+        F: Fn(Self::Item) -> SI + Sync + Send,
+        SI: IntoIterator<Item: Send>,
+    {
+        FlatMapIter::new(self, map_op)
+    }
+
+    /// Yields the items of every item (each an [`IntoIterator`], iterated sequentially), in order.
+    /// The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let nested = vec![vec![1, 2], vec![], vec![3]];
+    /// let flat: Vec<i32> = nested.into_par_iter().flatten_iter().collect();
+    /// assert_eq!(flat, [1, 2, 3]);
+    /// ```
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator<Item: Send>,
+    {
+        FlattenIter::new(self)
     }
 
     /// Copies every referenced item (`&T` → `T`).

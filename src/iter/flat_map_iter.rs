@@ -1,0 +1,102 @@
+//! `flat_map_iter` and `flatten_iter`: every item becomes a sequential iterator whose items are passed
+//! on in order (the result is not indexed).
+//!
+//! Only the outer items are split between threads; each inner iterator runs on the thread that made
+//! it. That is the right choice when the inner sequences are short or cheap, and it needs no
+//! parallel inner iterators.
+
+use super::op_consumer::{ItemOp, OpConsumer};
+use super::plumbing::Consumer;
+use super::ParallelIterator;
+
+/// Parallel iterator returned by [`ParallelIterator::flat_map_iter`].
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
+pub struct FlatMapIter<I, F> {
+    base: I,
+    map_op: F,
+}
+
+impl<I, F> FlatMapIter<I, F> {
+    pub(super) fn new(base: I, map_op: F) -> Self {
+        FlatMapIter { base, map_op }
+    }
+}
+
+impl<I, F, SI> ParallelIterator for FlatMapIter<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> SI + Sync + Send,
+    SI: IntoIterator<Item: Send>,
+{
+    type Item = SI::Item;
+
+    fn drive_unindexed<C: Consumer<SI::Item>>(self, consumer: C) -> C::Result {
+        let op = FlatMapIterOp(&self.map_op);
+        self.base.drive_unindexed(OpConsumer::new(consumer, op))
+    }
+}
+
+/// Parallel iterator returned by [`ParallelIterator::flatten_iter`].
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
+pub struct FlattenIter<I> {
+    base: I,
+}
+
+impl<I> FlattenIter<I> {
+    pub(super) fn new(base: I) -> Self {
+        FlattenIter { base }
+    }
+}
+
+impl<I> ParallelIterator for FlattenIter<I>
+where
+    I: ParallelIterator<Item: IntoIterator<Item: Send>>,
+{
+    type Item = <I::Item as IntoIterator>::Item;
+
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.base
+            .drive_unindexed(OpConsumer::new(consumer, FlattenIterOp))
+    }
+}
+
+/// The `ItemOp` of `flat_map_iter`: replaces every item by the items of the iterator it maps to.
+#[derive(Debug)]
+pub struct FlatMapIterOp<'f, F>(&'f F);
+
+// By hand: a derive would demand `F: Copy`.
+impl<F> Clone for FlatMapIterOp<'_, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<F> Copy for FlatMapIterOp<'_, F> {}
+
+impl<T, SI, F> ItemOp<T> for FlatMapIterOp<'_, F>
+where
+    F: Fn(T) -> SI + Sync,
+    SI: IntoIterator,
+{
+    type Out = SI::Item;
+    fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = SI::Item> {
+        iter.flat_map(self.0)
+    }
+}
+
+/// The `ItemOp` of `flatten_iter`: replaces every item by its own items.
+#[derive(Debug, Clone, Copy)]
+pub struct FlattenIterOp;
+
+impl<T: IntoIterator> ItemOp<T> for FlattenIterOp {
+    type Out = T::Item;
+    fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = T::Item> {
+        iter.flatten()
+    }
+}
+
+/// Consumer that flat-maps items before passing them on.
+pub type FlatMapIterConsumer<'f, C, F> = OpConsumer<C, FlatMapIterOp<'f, F>>;
+/// Consumer that flattens items before passing them on.
+pub type FlattenIterConsumer<C> = OpConsumer<C, FlattenIterOp>;
