@@ -47,6 +47,21 @@ impl<T: Send> FromParallelIterator<T> for Vec<T> {
     }
 }
 
+/// Collecting into `()` runs the iterator for its effects, like `for_each(|()| {})`.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// let hits = AtomicU32::new(0);
+/// let () = (0..10u32).into_par_iter().map(|_| { hits.fetch_add(1, Ordering::Relaxed); }).collect();
+/// assert_eq!(hits.into_inner(), 10);
+/// ```
+impl FromParallelIterator<()> for () {
+    fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().for_each(|()| {});
+    }
+}
+
 /// Strings: pieces are concatenated in order.
 impl FromParallelIterator<char> for String {
     fn from_par_iter<I: IntoParallelIterator<Item = char>>(par_iter: I) -> Self {

@@ -52,6 +52,7 @@ mod len_bounds;
 mod map;
 mod map_with;
 mod op_consumer;
+mod while_some;
 mod zip;
 
 mod collect;
@@ -59,6 +60,7 @@ mod find;
 mod for_each;
 mod reduce;
 mod sum;
+mod try_op;
 
 pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
 pub use collect::{
@@ -89,5 +91,7 @@ pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
 };
 pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
+pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
+pub use while_some::{WhileSome, WhileSomeConsumer};
 pub use zip::{Zip, ZipProducer};

@@ -15,6 +15,8 @@ use super::map_with::{MapInit, MapWith};
 use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
 use super::sum::{ProductConsumer, SumConsumer};
+use super::try_op::{collect_until_failure, Try};
+use super::while_some::WhileSome;
 use crate::sync::AtomicBool;
 
 /// A parallel version of [`Iterator`]: items are produced and consumed on the pool's threads.
@@ -58,6 +60,33 @@ pub trait ParallelIterator: Sized + Send {
         OP: Fn(Self::Item) + Sync + Send,
     {
         self.drive_unindexed(ForEachConsumer { op: &op })
+    }
+
+    /// Calls the fallible `op` on every item and stops early, on all threads, once a call fails:
+    /// `op` returns `Result<(), E>` or `Option<()>` (see [`Try`]). Returns the success value if every
+    /// call succeeded, otherwise a failure.
+    ///
+    /// If several calls fail, which failure is returned is unspecified (as in rayon): it is the
+    /// first one any thread met, not necessarily the one at the lowest position. Once a failure is
+    /// seen, no thread starts a new call of `op`; calls already running finish.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r = (0..1000u32)
+    ///     .into_par_iter()
+    ///     .try_for_each(|x| if x == 500 { Err(x) } else { Ok(()) });
+    /// assert_eq!(r, Err(500));
+    /// assert_eq!((0..10u32).into_par_iter().try_for_each(|x| (x < 10).then_some(())), Some(()));
+    /// ```
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        match collect_until_failure(self, |item| op(item).into_output()) {
+            Ok(()) => R::from_output(()),
+            Err(failure) => failure,
+        }
     }
 
     /// Applies `map_op` to every item. Keeps the iterator indexed if it was.
@@ -500,6 +529,29 @@ pub trait ParallelIterator: Sized + Send {
     {
         let found = AtomicBool::new(false);
         self.drive_unindexed(FindAnyConsumer::new(&found, &predicate))
+    }
+
+    /// Yields the values of the `Some` items and stops at the first `None`, on all threads. Which
+    /// values come before the stop is not deterministic when the input holds a `None`: pieces
+    /// after it may have run ahead, pieces before it may have stopped early. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let all: Vec<u32> = (0..5u32).into_par_iter().map(Some).while_some().collect();
+    /// assert_eq!(all, [0, 1, 2, 3, 4]);
+    /// let some: Vec<u32> = (0..1000u32)
+    ///     .into_par_iter()
+    ///     .map(|x| (x != 500).then_some(x))
+    ///     .while_some()
+    ///     .collect();
+    /// assert!(some.len() < 1000 && !some.contains(&500));
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
     }
 
     /// Collects the items into a collection, in order. For indexed iterators a `Vec` is filled in place:

@@ -1,0 +1,91 @@
+//! Fallible items: the sealed [`Try`] trait behind `try_for_each`, and the shared "stop at the first
+//! failure and remember it" mechanism.
+//!
+//! Every item is checked; a failure is recorded (only the first one to arrive, in time, is kept) and
+//! turned into a `None` for [`while_some`](super::ParallelIterator::while_some), which stops all
+//! pieces. Which failure is returned when several items fail is therefore unspecified, as in rayon:
+//! it is the first that any thread met, not necessarily the one at the lowest position.
+
+use super::{FromParallelIterator, ParallelIterator};
+use crate::sync::Mutex;
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T, E> Sealed for Result<T, E> {}
+    impl<T> Sealed for Option<T> {}
+}
+
+/// The return types [`try_for_each`](super::ParallelIterator::try_for_each) accepts: `Result<T, E>`
+/// (failure: `Err`) and `Option<T>` (failure: `None`). Sealed: it mirrors rayon's private `Try`, a
+/// stand-in for the unstable `std::ops::Try`, and cannot be implemented outside this crate.
+///
+/// ```
+/// use forkjoin::iter::Try;
+/// assert_eq!(Result::<u8, ()>::from_output(3), Ok(3));
+/// assert_eq!(Some(3).into_output(), Ok(3));
+/// assert_eq!(None::<u8>.into_output(), Err(None));
+/// ```
+pub trait Try: sealed::Sealed + Sized {
+    /// The value of a success.
+    type Output;
+    /// A success holding `output`.
+    fn from_output(output: Self::Output) -> Self;
+    /// The value of a success, or `Err(self)` for a failure.
+    fn into_output(self) -> Result<Self::Output, Self>;
+}
+
+impl<T, E> Try for Result<T, E> {
+    type Output = T;
+    fn from_output(output: T) -> Self {
+        Ok(output)
+    }
+    fn into_output(self) -> Result<T, Self> {
+        self.map_err(Err)
+    }
+}
+
+impl<T> Try for Option<T> {
+    type Output = T;
+    fn from_output(output: T) -> Self {
+        Some(output)
+    }
+    fn into_output(self) -> Result<T, Self> {
+        self.ok_or(None)
+    }
+}
+
+/// Collects the success values of `par_iter` (as told by `check`) into `C`, stopping every piece
+/// once a failure is seen; returns the first failure recorded, if any, instead of the collection.
+pub(super) fn collect_until_failure<I, T, F, C>(
+    par_iter: I,
+    check: impl Fn(I::Item) -> Result<T, F> + Sync + Send,
+) -> Result<C, F>
+where
+    I: ParallelIterator,
+    T: Send,
+    F: Send,
+    C: FromParallelIterator<T>,
+{
+    let first: Mutex<Option<F>> = Mutex::new(None);
+    let collection: C = par_iter
+        .map(|item| match check(item) {
+            Ok(value) => Some(value),
+            Err(failure) => {
+                // No user code runs under the lock, so a poisoned lock still holds a valid slot.
+                let mut slot = first
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                slot.get_or_insert(failure);
+                None
+            }
+        })
+        .while_some()
+        .collect();
+    match first
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    {
+        Some(failure) => Err(failure),
+        None => Ok(collection),
+    }
+}
