@@ -1,12 +1,12 @@
-//! Fallible items: the sealed [`Try`] trait behind `try_for_each`, and the shared "stop at the first
-//! failure and remember it" mechanism.
+//! Fallible items: the sealed [`Try`] trait behind `try_for_each`, collecting into `Result` and
+//! `Option`, and the "stop at the first failure and remember it" mechanism they share.
 //!
 //! Every item is checked; a failure is recorded (only the first one to arrive, in time, is kept) and
 //! turned into a `None` for [`while_some`](super::ParallelIterator::while_some), which stops all
 //! pieces. Which failure is returned when several items fail is therefore unspecified, as in rayon:
 //! it is the first that any thread met, not necessarily the one at the lowest position.
 
-use super::{FromParallelIterator, ParallelIterator};
+use super::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::sync::Mutex;
 
 mod sealed {
@@ -87,5 +87,47 @@ where
     {
         Some(failure) => Err(failure),
         None => Ok(collection),
+    }
+}
+
+/// Collects the `Ok` values into `C`, in the same order as collecting them into `C` directly, or
+/// returns an error if any item is an `Err`. All threads stop soon after an error is seen; if several
+/// items are errors, which one is returned is unspecified (the first that any thread met).
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let ok: Result<Vec<u32>, String> = ["1", "2", "3"].par_iter().map(|s| s.parse().map_err(|_| s.to_string())).collect();
+/// assert_eq!(ok, Ok(vec![1, 2, 3]));
+/// let err: Result<Vec<u32>, String> = ["1", "x", "3"].par_iter().map(|s| s.parse().map_err(|_| s.to_string())).collect();
+/// assert_eq!(err, Err("x".to_string()));
+/// ```
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
+        collect_until_failure(par_iter.into_par_iter(), |item| item)
+    }
+}
+
+/// Collects the `Some` values into `C`, in the same order as collecting them into `C` directly, or
+/// returns `None` if any item is `None`. All threads stop soon after a `None` is seen.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let all: Option<Vec<u32>> = (1..4u32).into_par_iter().map(|x| 12u32.checked_div(x)).collect();
+/// assert_eq!(all, Some(vec![12, 6, 4]));
+/// let none: Option<Vec<u32>> = (0..4u32).into_par_iter().map(|x| 12u32.checked_div(x)).collect();
+/// assert_eq!(none, None);
+/// ```
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
+        collect_until_failure(par_iter.into_par_iter(), |item| item.ok_or(())).ok()
     }
 }
