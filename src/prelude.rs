@@ -10,6 +10,6 @@
 
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-    IntoParallelRefMutIterator, ParallelIterator, ParallelSlice, ParallelSliceMut,
+    IntoParallelRefMutIterator, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
 };
 pub use crate::sort::ParallelSortMut;

@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
 use super::plumbing::{Consumer, Reducer};
-use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::{IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 
 /// Building a collection from a parallel iterator (the parallel [`FromIterator`]), used by
 /// [`ParallelIterator::collect`].
@@ -31,19 +31,19 @@ pub trait FromParallelIterator<T: Send> {
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
-        let par_iter = par_iter.into_par_iter();
         let mut vec = Vec::new();
-        match par_iter.opt_len() {
-            Some(len) => collect_with_len(par_iter, len, &mut vec),
-            None => {
-                let pieces = par_iter.drive_unindexed(ListVecConsumer { vec: Vec::new() });
-                vec.reserve_exact(pieces.iter().map(Vec::len).sum());
-                for mut piece in pieces {
-                    vec.append(&mut piece);
-                }
-            }
-        }
+        vec.par_extend(par_iter);
         vec
+    }
+}
+
+/// Appends the items of an iterator of unknown length to `target`: every piece collects into its own
+/// `Vec`, and the pieces are appended in order.
+pub(super) fn append_pieces<I: ParallelIterator>(par_iter: I, target: &mut Vec<I::Item>) {
+    let pieces = par_iter.drive_unindexed(ListVecConsumer { vec: Vec::new() });
+    target.reserve(pieces.iter().map(Vec::len).sum());
+    for mut piece in pieces {
+        target.append(&mut piece);
     }
 }
 
@@ -65,27 +65,34 @@ impl FromParallelIterator<()> for () {
 /// Strings: pieces are concatenated in order.
 impl FromParallelIterator<char> for String {
     fn from_par_iter<I: IntoParallelIterator<Item = char>>(par_iter: I) -> Self {
-        concat_pieces(par_iter, |s: &mut String, c| s.push(c))
+        let mut s = String::new();
+        s.par_extend(par_iter);
+        s
     }
 }
 
 impl<'a> FromParallelIterator<&'a str> for String {
     fn from_par_iter<I: IntoParallelIterator<Item = &'a str>>(par_iter: I) -> Self {
-        concat_pieces(par_iter, |s: &mut String, t| s.push_str(t))
+        let mut s = String::new();
+        s.par_extend(par_iter);
+        s
     }
 }
 
 impl FromParallelIterator<String> for String {
     fn from_par_iter<I: IntoParallelIterator<Item = String>>(par_iter: I) -> Self {
-        concat_pieces(par_iter, |s: &mut String, t| s.push_str(&t))
+        let mut s = String::new();
+        s.par_extend(par_iter);
+        s
     }
 }
 
-/// Folds every piece into its own `String`, then concatenates the pieces in order.
-fn concat_pieces<T: Send, I: IntoParallelIterator<Item = T>>(
+/// Folds every piece into its own `String`, then appends the pieces to `target` in order.
+pub(super) fn append_string_pieces<T: Send, I: IntoParallelIterator<Item = T>>(
+    target: &mut String,
     par_iter: I,
     push: impl Fn(&mut String, T) + Sync + Send,
-) -> String {
+) {
     let pieces: Vec<String> = par_iter
         .into_par_iter()
         .fold(String::new, |mut s, x| {
@@ -93,7 +100,10 @@ fn concat_pieces<T: Send, I: IntoParallelIterator<Item = T>>(
             s
         })
         .collect();
-    pieces.concat()
+    target.reserve(pieces.iter().map(String::len).sum());
+    for piece in pieces {
+        target.push_str(&piece);
+    }
 }
 
 macro_rules! via_vec {
@@ -125,14 +135,21 @@ pub(super) fn collect_indexed_into<I: IndexedParallelIterator>(
     par_iter: I,
     target: &mut Vec<I::Item>,
 ) {
+    target.clear();
     let len = par_iter.len();
-    collect_with_len(par_iter, len, target);
+    target.reserve_exact(len);
+    append_with_len(par_iter, len, target);
 }
 
-/// Writes the `len` items of `par_iter` (whose `opt_len()` is `Some(len)`) into `target`'s buffer.
-fn collect_with_len<I: ParallelIterator>(par_iter: I, len: usize, target: &mut Vec<I::Item>) {
-    target.clear();
-    target.reserve_exact(len);
+/// Appends the `len` items of `par_iter` (whose `opt_len()` is `Some(len)`) to `target`, writing
+/// them straight into its spare capacity. If this panics, `target` keeps exactly its old items.
+pub(super) fn append_with_len<I: ParallelIterator>(
+    par_iter: I,
+    len: usize,
+    target: &mut Vec<I::Item>,
+) {
+    target.reserve(len);
+    let old_len = target.len();
     let written = {
         let slots = &mut target.spare_capacity_mut()[..len];
         let result = par_iter.drive_unindexed(CollectConsumer::new(slots));
@@ -145,9 +162,10 @@ fn collect_with_len<I: ParallelIterator>(par_iter: I, len: usize, target: &mut V
         result.release();
         written
     };
-    // SAFETY: the consumer covering the whole `slots` range reported all `len` slots initialised and
-    // gave up its ownership of them (`release`), so the Vec may now own them.
-    unsafe { target.set_len(written) };
+    // SAFETY: the consumer covering the whole `slots` range (the `len` slots right after the old
+    // items) reported all of them initialised and gave up its ownership of them (`release`), so the
+    // Vec may now own them.
+    unsafe { target.set_len(old_len + written) };
 }
 
 /// Consumer that writes items, in order, into a run of uninitialised destination slots.

@@ -3,11 +3,12 @@
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain
 //! adaptors (`map`, `map_with`, `map_init`, `filter`, `filter_map`, `flat_map_iter`, `flatten_iter`,
-//! `enumerate`, `zip`, `copied`,
-//! `cloned`, `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`,
-//! `for_each_init`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`,
-//! `min_by`, `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `collect` into a
-//! `Vec`, `String`, `VecDeque`, or a hash or B-tree map or set).
+//! `while_some`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`, `with_max_len`) into a
+//! consumer (`for_each`, `for_each_with`, `for_each_init`, `try_for_each`, `sum`, `product`, `reduce`,
+//! `reduce_with`, `fold`, `min`, `max`, `min_by`, `max_by`, `min_by_key`, `max_by_key`, `count`,
+//! `any`, `all`, `find_any`, `collect` into a `Vec`, `String`, `VecDeque`, a hash or B-tree map or
+//! set, `()`, or a `Result` or `Option` of any of these), or append to a `Vec` or `String` with
+//! `par_extend`.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -22,8 +23,9 @@
 //! needed either for cheap uniform loops or for skewed ones. A panic in a user closure propagates to the
 //! caller once every running piece has stopped; owned items are dropped exactly once.
 //!
-//! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map` and `fold`
-//! lose that, so `zip` and `enumerate` are not available after them (checked by the type system):
+//! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map`, `fold`,
+//! `flat_map_iter`, `flatten_iter`, `while_some`, and (unlike rayon) `map_with` and `map_init` lose
+//! that, so `zip` and `enumerate` are not available after them (checked by the type system):
 //!
 //! ```compile_fail
 //! use forkjoin::prelude::*;
@@ -56,6 +58,7 @@ mod while_some;
 mod zip;
 
 mod collect;
+mod extend;
 mod find;
 mod for_each;
 mod reduce;
@@ -67,6 +70,7 @@ pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
 pub use enumerate::{Enumerate, EnumerateProducer};
+pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterConsumer};
 pub use filter_map::{FilterMap, FilterMapConsumer};
 pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
