@@ -67,8 +67,9 @@ pub trait ParallelIterator: Sized + Send {
     /// call succeeded, otherwise a failure.
     ///
     /// If several calls fail, which failure is returned is unspecified (as in rayon): it is the
-    /// first one any thread met, not necessarily the one at the lowest position. Once a failure is
-    /// seen, no thread starts a new call of `op`; calls already running finish.
+    /// first one any thread met, not necessarily the one at the lowest position. Soon after a
+    /// failure every thread stops calling `op` (each checks a shared flag before every item); calls
+    /// already running finish.
     ///
     /// ```
     /// use forkjoin::prelude::*;
