@@ -31,7 +31,9 @@ pub trait FromParallelIterator<T: Send> {
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
-        let mut vec = Vec::new();
+        let par_iter = par_iter.into_par_iter();
+        // Exact capacity when the length is known (`par_extend` alone would round small ones up).
+        let mut vec = Vec::with_capacity(par_iter.opt_len().unwrap_or(0));
         vec.par_extend(par_iter);
         vec
     }
