@@ -25,6 +25,17 @@ mod sealed {
 /// assert_eq!(Some(3).into_output(), Ok(3));
 /// assert_eq!(None::<u8>.into_output(), Err(None));
 /// ```
+///
+/// Other types cannot implement it:
+///
+/// ```compile_fail
+/// struct Flag(bool);
+/// impl forkjoin::iter::Try for Flag {
+///     type Output = ();
+///     fn from_output(_: ()) -> Self { Flag(true) }
+///     fn into_output(self) -> Result<(), Self> { if self.0 { Ok(()) } else { Err(self) } }
+/// }
+/// ```
 pub trait Try: sealed::Sealed + Sized {
     /// The value of a success.
     type Output;
