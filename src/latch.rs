@@ -7,7 +7,7 @@
 //!   executing other jobs and only sleep through the pool's idle protocol.
 //! * [`SpinLatch`]: the latch of a `join`'s job b and of a cross-pool `install`; wakes one worker.
 //! * [`CountLatch`]: `scope`'s "all spawned jobs finished" counter.
-//! * [`LockLatch`]: for threads outside any pool, which block on a futex (no spinning).
+//! * [`LockLatch`]: for threads outside any pool, which may yield briefly, then block on a futex.
 //!
 //! **Lifetime rule.** Setting a latch is the last thing a setter does with it: the waiter may return and
 //! free the latch the instant it observes `SET`. So a setter copies out everything it needs to wake the
