@@ -7,7 +7,7 @@
 //!   executing other jobs and only sleep through the pool's idle protocol.
 //! * [`SpinLatch`]: the latch of a `join`'s job b and of a cross-pool `install`; wakes one worker.
 //! * [`CountLatch`]: `scope`'s "all spawned jobs finished" counter.
-//! * [`LockLatch`]: for threads outside any pool, which block on a futex (no spinning).
+//! * [`LockLatch`]: for threads outside any pool, which may yield briefly, then block on a futex.
 //!
 //! **Lifetime rule.** Setting a latch is the last thing a setter does with it: the waiter may return and
 //! free the latch the instant it observes `SET`. So a setter copies out everything it needs to wake the
@@ -255,9 +255,10 @@ impl LockLatch {
 
     /// Yields until set, or for at most [`CALLER_AWAKE_WINDOW`] (not at all under loom).
     ///
-    /// A short job (an `install` of a small loop) is then over before this thread's CPU goes idle, and
-    /// the setter's wake-up does not have to rouse it (25–60 µs on a virtual machine; see `Sleep`'s
-    /// awake window, which this mirrors). Call [`wait`](Self::wait) afterwards.
+    /// A short job (an `install` of a small loop) is then over before this thread's CPU goes idle, so
+    /// the setter's wake-up does not have to rouse it (25–60 µs on a virtual machine), and the next
+    /// job of a loop of `install`s arrives while the worker is still in its idle rounds. Call
+    /// [`wait`](Self::wait) afterwards.
     pub(crate) fn yield_until_set(&self) {
         #[cfg(not(forkjoin_loom))]
         {

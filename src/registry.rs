@@ -371,7 +371,7 @@ impl Registry {
         }
     }
 
-    /// From a plain thread: inject and block (no spinning).
+    /// From a plain thread: inject, yield briefly if no other caller is yielding, then block.
     #[cold]
     fn in_worker_cold<OP, R>(&self, op: OP) -> R
     where

@@ -12,7 +12,11 @@
 //!    than [`BATCH_TARGET`]; it halves when one takes much longer. Cheap items run in long vectorisable
 //!    batches (polling cost is amortised); expensive items are polled often, so a request is answered
 //!    within about one batch time whatever the item cost.
-//! 4. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
+//! 4. **Only a remainder worth a hand-off is split** ([`worth_sharing`]): at the last batch's rate it
+//!    must take at least [`MIN_SHARED_WORK`]. And a batch never takes more than half of what is left,
+//!    so a batch sized on cheap items that runs into expensive ones leaves a boundary behind it at
+//!    which the rest can still be shared.
+//! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
 //!    [`share_pending_work`](crate::worker::share_pending_work) publishes the oldest one now.
 //!
@@ -27,6 +31,9 @@ use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
 
 /// A batch shorter than this doubles the next batch size.
 const BATCH_TARGET: Duration = Duration::from_micros(10);
+/// A remainder estimated below this is not split for an idle worker: about what a hand-off costs
+/// (a publication, a steal, a latch; 3–4 µs measured on 2 threads), so splitting it cannot pay.
+const MIN_SHARED_WORK: Duration = Duration::from_micros(2);
 /// A batch at least this long measures the cost per item well (see [`worth_sharing`]).
 const MEASURABLE: Duration = Duration::from_micros(1);
 /// A batch longer than this halves the next batch size (hysteresis against flapping).
@@ -120,7 +127,10 @@ where
             // on this worker's private job stack: share one.
             crate::worker::share_pending_work();
         }
-        let n = batch.min(len);
+        // Never more than half of what is left: a batch sized on cheap items may run into expensive
+        // ones, and whatever a batch holds stays with this worker. Halving leaves a later boundary at
+        // which the rest can still be shared (costs at most log2(len) extra batches per piece).
+        let n = batch.min(len.div_ceil(2));
         let (head, rest) = producer.split_at(n);
         consumer = consumer.consume_iter(head.into_iter());
         producer = rest;
@@ -137,7 +147,7 @@ where
     }
 }
 
-/// True if `len` remaining items are estimated to take at least [`BATCH_TARGET`] at the rate of the
+/// True if `len` remaining items are estimated to take at least [`MIN_SHARED_WORK`] at the rate of the
 /// previous batch (`items` in `took`).
 ///
 /// Handing half of a shorter remainder to another worker costs about as much as it saves (a
@@ -149,7 +159,7 @@ where
 fn worth_sharing(len: usize, rate: Option<(usize, Duration)>) -> bool {
     rate.is_some_and(|(items, took)| {
         took >= MEASURABLE
-            && took.as_nanos() * len as u128 >= BATCH_TARGET.as_nanos() * items as u128
+            && took.as_nanos() * len as u128 >= MIN_SHARED_WORK.as_nanos() * items as u128
     })
 }
 
@@ -162,9 +172,9 @@ mod tests {
         let us = Duration::from_micros;
         // No batch yet: no estimate, no split.
         assert!(!worth_sharing(1_000_000, None));
-        // 1000 items in 2 µs: 1000 more take 2 µs (too little), 5000 more take 10 µs (enough).
-        assert!(!worth_sharing(1_000, Some((1_000, us(2)))));
-        assert!(worth_sharing(5_000, Some((1_000, us(2)))));
+        // 1000 items in 2 µs: 500 more take 1 µs (too little), 1000 more take 2 µs (enough).
+        assert!(!worth_sharing(500, Some((1_000, us(2)))));
+        assert!(worth_sharing(1_000, Some((1_000, us(2)))));
         // A batch shorter than `MEASURABLE` is mostly the clock read: never trusted, however many
         // items remain (a closed-form loop whose batches cost nothing).
         assert!(!worth_sharing(
@@ -173,6 +183,6 @@ mod tests {
         ));
         // One expensive item measured: a few more of them are worth a hand-off.
         assert!(worth_sharing(2, Some((1, us(50)))));
-        assert!(!worth_sharing(1, Some((1, us(5)))));
+        assert!(!worth_sharing(1, Some((1_000, us(5)))));
     }
 }

@@ -24,19 +24,9 @@ use crate::util::CachePadded;
 /// Rounds of `spin_loop` hints before yielding.
 #[cfg(not(forkjoin_loom))]
 const SPIN_ROUNDS: u32 = 8;
-/// Round at which the worker announces it is sleepy (after spinning and yielding), at the earliest.
+/// Round at which the worker announces it is sleepy (after spinning and yielding).
 #[cfg(not(forkjoin_loom))]
 const ROUNDS_UNTIL_SLEEPY: u32 = 32;
-/// An idle worker also keeps yielding until this long after its first failed search.
-///
-/// Waking a thread whose CPU went idle costs 25–60 µs on virtual machines (the idle vCPU is halted), and
-/// a caller blocked that long is itself slow to wake. If workers fell asleep sooner than that, every
-/// `install` of a loop that submits work back to back (and every phase of a program that alternates
-/// sequential and parallel parts) would pay two such wake-ups; measured on a 2-core VM, a 1-thread pool's
-/// empty `install` took 60 µs with 32 rounds alone (≈ 20 µs awake) and 2 µs with this window. The cost
-/// is bounded: at most this much yielding CPU per idle period.
-#[cfg(not(forkjoin_loom))]
-const AWAKE_WINDOW: std::time::Duration = std::time::Duration::from_micros(100);
 // Under loom the rounds only multiply interleavings: go straight to the protocol.
 #[cfg(forkjoin_loom)]
 const SPIN_ROUNDS: u32 = 0;
@@ -83,9 +73,6 @@ pub struct Sleep {
 pub struct IdleState {
     index: usize,
     rounds: u32,
-    /// When the first search of this idle period failed (set at round 0; see [`AWAKE_WINDOW`]).
-    #[cfg(not(forkjoin_loom))]
-    since: Option<std::time::Instant>,
     /// The JEC value observed when announcing sleepiness (valid once `rounds > ROUNDS_UNTIL_SLEEPY`).
     jec: u64,
     /// Past the stack guard: sleeps as `SLEEPING_GUARDED`.
@@ -116,18 +103,6 @@ impl IdleState {
     #[inline]
     pub(crate) fn is_sleepy(&self) -> bool {
         self.rounds > ROUNDS_UNTIL_SLEEPY
-    }
-
-    /// True while the worker should stay awake although it has done its rounds (see [`AWAKE_WINDOW`]).
-    #[inline]
-    fn within_awake_window(&mut self) -> bool {
-        #[cfg(not(forkjoin_loom))]
-        {
-            let since = *self.since.get_or_insert_with(std::time::Instant::now);
-            since.elapsed() < AWAKE_WINDOW
-        }
-        #[cfg(forkjoin_loom)]
-        false
     }
 
     /// True (once) if a waker claimed this worker for new work: the worker must then search, or pass
@@ -165,8 +140,6 @@ impl Sleep {
         IdleState {
             index,
             rounds: 0,
-            #[cfg(not(forkjoin_loom))]
-            since: None,
             jec: 0,
             guarded,
             woken_for_work: false,
@@ -191,17 +164,15 @@ impl Sleep {
         try_sleep: impl FnOnce() -> bool,
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> Idled {
-        // Starts the awake window's clock at the first failed search.
-        let awake = idle.within_awake_window();
         if idle.rounds < SPIN_ROUNDS {
             for _ in 0..(1u32 << idle.rounds.min(6)) {
                 crate::sync::spin_loop();
             }
             idle.rounds += 1;
             Idled::Waited
-        } else if idle.rounds < ROUNDS_UNTIL_SLEEPY || awake {
+        } else if idle.rounds < ROUNDS_UNTIL_SLEEPY {
             yield_now();
-            idle.rounds = (idle.rounds + 1).min(ROUNDS_UNTIL_SLEEPY);
+            idle.rounds += 1;
             Idled::Waited
         } else if idle.rounds == ROUNDS_UNTIL_SLEEPY {
             idle.jec = self.announce_sleepy();
@@ -211,10 +182,6 @@ impl Sleep {
             let slept = self.sleep(idle, try_sleep, has_injected_jobs);
             // Whether woken or aborted: search in earnest again before the next attempt.
             idle.rounds = 0;
-            #[cfg(not(forkjoin_loom))]
-            {
-                idle.since = None;
-            }
             if slept {
                 Idled::Slept
             } else {
