@@ -211,16 +211,29 @@ where
             template: self.init,
             state: None,
         };
-        self.base.drive_unindexed(MapStateConsumer {
-            base: consumer,
-            source,
-            map_op: &self.map_op,
-        })
+        drive_with_state(self.base, source, &self.map_op, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }
+}
+
+/// Drives `base` into `consumer` through a [`MapStateConsumer`] whose pieces get their states from
+/// `source` (the common part of [`MapWith`] and [`MapInit`]).
+fn drive_with_state<I, S, F, R, C>(base: I, source: S, map_op: &F, consumer: C) -> C::Result
+where
+    I: ParallelIterator,
+    S: PieceState,
+    F: Fn(&mut S::State, I::Item) -> R + Sync + Send,
+    R: Send,
+    C: Consumer<R>,
+{
+    base.drive_unindexed(MapStateConsumer {
+        base: consumer,
+        source,
+        map_op,
+    })
 }
 
 /// Parallel iterator returned by [`ParallelIterator::map_init`].
@@ -252,11 +265,7 @@ where
             init: &self.init,
             state: None,
         };
-        self.base.drive_unindexed(MapStateConsumer {
-            base: consumer,
-            source,
-            map_op: &self.map_op,
-        })
+        drive_with_state(self.base, source, &self.map_op, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
