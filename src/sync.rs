@@ -229,7 +229,12 @@ mod asym {
             }
             // Cannot happen after a successful registration; owners keep using compiler fences, so
             // continuing would be unsound.
-            eprintln!("forkjoin: membarrier failed after registration; aborting");
+            // A write that cannot panic (`eprintln!` panics if stderr is closed, and unwinding
+            // from here would carry on without the barrier).
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                b"forkjoin: membarrier failed after registration; aborting\n",
+            );
             std::process::abort();
         }
         // SeqCst fence: pairs with the owner's fence in `light_barrier`.
