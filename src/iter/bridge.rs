@@ -138,7 +138,8 @@ where
         let took = now - last;
         last = now;
         rate = Some((n, took));
-        // No cap needed: the clock bounds a batch's duration whatever the item cost.
+        // The size needs no upper bound of its own: the clock bounds a batch's duration whatever
+        // the item cost.
         if took < BATCH_TARGET {
             batch = batch.saturating_mul(2);
         } else if took > BATCH_TOO_LONG && batch > 1 {
@@ -183,6 +184,7 @@ mod tests {
         ));
         // One expensive item measured: a few more of them are worth a hand-off.
         assert!(worth_sharing(2, Some((1, us(50)))));
+        // One cheap item left (5 ns at the measured rate) is not.
         assert!(!worth_sharing(1, Some((1_000, us(5)))));
     }
 }

@@ -5,7 +5,7 @@
 //! it. That is the right choice when the inner sequences are short or cheap, and it needs no
 //! parallel inner iterators.
 
-use super::op_consumer::{ItemOp, OpConsumer};
+use super::op_consumer::{FlatMapIterOp, ItemOp, OpConsumer};
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 
@@ -59,29 +59,6 @@ where
     fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.base
             .drive_unindexed(OpConsumer::new(consumer, FlattenIterOp))
-    }
-}
-
-/// The `ItemOp` of `flat_map_iter`: replaces every item by the items of the iterator it maps to.
-#[derive(Debug)]
-pub struct FlatMapIterOp<'f, F>(&'f F);
-
-// By hand: a derive would demand `F: Copy`.
-impl<F> Clone for FlatMapIterOp<'_, F> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<F> Copy for FlatMapIterOp<'_, F> {}
-
-impl<T, SI, F> ItemOp<T> for FlatMapIterOp<'_, F>
-where
-    F: Fn(T) -> SI + Sync,
-    SI: IntoIterator,
-{
-    type Out = SI::Item;
-    fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = SI::Item> {
-        iter.flat_map(self.0)
     }
 }
 

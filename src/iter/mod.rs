@@ -75,8 +75,7 @@ pub use filter::{Filter, FilterConsumer};
 pub use filter_map::{FilterMap, FilterMapConsumer};
 pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
 pub use flat_map_iter::{
-    FlatMapIter, FlatMapIterConsumer, FlatMapIterOp, FlattenIter, FlattenIterConsumer,
-    FlattenIterOp,
+    FlatMapIter, FlatMapIterConsumer, FlattenIter, FlattenIterConsumer, FlattenIterOp,
 };
 pub use fold::{Fold, FoldConsumer};
 pub use for_each::ForEachConsumer;

@@ -80,6 +80,10 @@ item_op!(
     /// The [`ItemOp`] of `filter_map`: keeps the `Some` values the function returns.
     FilterMapOp
 );
+item_op!(
+    /// The [`ItemOp`] of `flat_map_iter`: replaces every item by the items of the iterator it maps to.
+    FlatMapIterOp
+);
 
 impl<T, R, F: Fn(T) -> R + Sync> ItemOp<T> for MapOp<'_, F> {
     type Out = R;
@@ -100,5 +104,12 @@ impl<T, R, F: Fn(T) -> Option<R> + Sync> ItemOp<T> for FilterMapOp<'_, F> {
     type Out = R;
     fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = R> {
         iter.filter_map(self.0)
+    }
+}
+
+impl<T, SI: IntoIterator, F: Fn(T) -> SI + Sync> ItemOp<T> for FlatMapIterOp<'_, F> {
+    type Out = SI::Item;
+    fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = SI::Item> {
+        iter.flat_map(self.0)
     }
 }
