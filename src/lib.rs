@@ -29,6 +29,8 @@ mod sleep;
 mod registry;
 mod worker;
 
+mod hints;
+
 mod error;
 mod join;
 mod pool;

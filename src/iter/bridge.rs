@@ -4,21 +4,25 @@
 //!    `with_max_len` demands smaller pieces), so every thread has work from the start without waiting for
 //!    a steal to propagate.
 //! 2. **Each piece runs sequentially in batches.** Between batches the leaf polls
-//!    [`is_work_requested`](crate::worker::is_work_requested), a relaxed load of a flag an idle worker
-//!    sets when it finds nothing to steal. Only then does the leaf split its *remaining* positions in half
-//!    with `join`, keep the left half and offer the right one. A uniform loop therefore pays for about
-//!    `threads` joins in total, while a skewed loop keeps splitting exactly where the work is left.
-//! 3. **Batch sizes adapt to item cost.** A batch starts at one item and doubles while a batch takes less
-//!    than [`BATCH_TARGET`]; it halves when one takes much longer. Cheap items run in long vectorisable
-//!    batches (polling cost is amortised); expensive items are polled often, so a request is answered
-//!    within about one batch time whatever the item cost.
-//! 4. **Only a remainder worth a hand-off is split** ([`worth_sharing`]): at the last batch's rate it
-//!    must take at least [`MIN_SHARED_WORK`]. And a batch never takes more than half of what is left,
-//!    so a batch sized on cheap items that runs into expensive ones leaves a boundary behind it at
-//!    which the rest can still be shared.
+//!    [`is_work_requested`](crate::hints::is_work_requested), a relaxed load of a count an idle
+//!    worker raises when it finds nothing to steal. Only then does the leaf split its *remaining*
+//!    positions in half with `join`, keep the left half and offer the right one. A uniform loop
+//!    therefore pays for about `threads` joins in total, while a skewed loop keeps splitting exactly
+//!    where the work is left. The only worker of a pool cannot be asked, so it folds its whole piece
+//!    in one go ([`nobody_can_ask`](crate::hints::nobody_can_ask)).
+//! 3. **Batch sizes adapt to item cost.** A batch starts at one item and doubles; small batches are
+//!    not timed (a small call of ten items reads no clock at all). From [`TIMED_FROM`] items on, or as
+//!    soon as an idle worker asks, every batch is timed: the size keeps doubling while a batch takes
+//!    less than [`BATCH_TARGET`] and halves when one takes much longer. Cheap items run in long
+//!    vectorisable batches (polling cost is amortised); expensive items are polled often, so a request
+//!    is answered within about one batch time whatever the item cost.
+//! 4. **Only a remainder worth a hand-off is split** ([`worth_sharing`]): at the last timed batch's
+//!    rate it must take at least [`MIN_SHARED_WORK`]. And a batch never takes more than half of what
+//!    is left, so a batch sized on cheap items that runs into expensive ones leaves a boundary behind
+//!    it at which the rest can still be shared.
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
-//!    [`share_pending_work`](crate::worker::share_pending_work) publishes the oldest one now.
+//!    [`share_pending_work`](crate::hints::share_pending_work) publishes the oldest one now.
 //!
 //! `with_min_len(m)` forbids pieces smaller than `m` (a split needs `2m` positions); `with_max_len(m)`
 //! forces the up-front phase to split until every piece is at most `m` positions long.
@@ -28,6 +32,7 @@
 use std::time::{Duration, Instant};
 
 use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use crate::hints;
 
 /// A batch shorter than this doubles the next batch size.
 const BATCH_TARGET: Duration = Duration::from_micros(10);
@@ -38,6 +43,8 @@ const MIN_SHARED_WORK: Duration = Duration::from_micros(2);
 const MEASURABLE: Duration = Duration::from_micros(1);
 /// A batch longer than this halves the next batch size (hysteresis against flapping).
 const BATCH_TOO_LONG: Duration = Duration::from_micros(40);
+/// Batches of fewer items run untimed (see [`Pace`]).
+const TIMED_FROM: usize = 16;
 
 /// Runs `producer` into `consumer` in parallel with the adaptive policy described in the module doc.
 pub(crate) fn bridge<P, C>(producer: P, consumer: C) -> C::Result
@@ -85,65 +92,119 @@ where
         );
         reducer.reduce(left, right)
     } else {
-        run_leaf(producer, consumer, 1, None)
+        run_leaf(producer, consumer, Pace::new())
     }
 }
 
 /// Runs one piece sequentially in adaptive batches, splitting the remainder in half whenever an idle
-/// worker asks for work and the remainder is worth it. `batch` and `rate` (the last batch's items and
-/// duration, if any) carry the parent's calibration into a split-off piece.
-fn run_leaf<P, C>(
-    mut producer: P,
-    mut consumer: C,
-    mut batch: usize,
-    mut rate: Option<(usize, Duration)>,
-) -> C::Result
+/// worker asks for work and the remainder is worth it. `pace` carries the parent's batch size and
+/// measured rate into a split-off piece.
+fn run_leaf<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    if hints::nobody_can_ask() {
+        // The only worker of its pool: no split can ever be asked for, so no batches either.
+        return consumer.consume_iter(producer.into_iter()).complete();
+    }
     let min = producer.min_len().max(1);
-    // One clock read per batch: a batch's duration is the time since the previous read (the poll and
-    // split check in between cost next to nothing).
-    let mut last = Instant::now();
+    pace.restart_clock();
     loop {
         let len = producer.len();
         if len == 0 || consumer.full() {
             return consumer.complete();
         }
-        if crate::worker::is_work_requested() {
-            if len / 2 >= min && worth_sharing(len, rate) {
+        if hints::is_work_requested() {
+            if len / 2 >= min && worth_sharing(len, pace.rate) {
                 let mid = len / 2;
                 let (left_p, right_p) = producer.split_at(mid);
                 let (left_c, right_c, reducer) = consumer.split_off(mid);
                 let (left, right) = crate::join(
-                    move || run_leaf(left_p, left_c, batch, rate),
-                    move || run_leaf(right_p, right_c, batch, rate),
+                    move || run_leaf(left_p, left_c, pace),
+                    move || run_leaf(right_p, right_c, pace),
                 );
                 return reducer.reduce(left, right);
             }
+            // No estimate yet: time the next batch so the next poll can decide.
+            pace.start_clock();
             // Too short to split (`with_min_len`, one item left, or too little work left to be
             // worth a hand-off), but older pieces of this loop (the up-front halves) may still sit
             // on this worker's private job stack: share one.
-            crate::worker::share_pending_work();
+            hints::share_pending_work();
         }
         // Never more than half of what is left: a batch sized on cheap items may run into expensive
         // ones, and whatever a batch holds stays with this worker. Halving leaves a later boundary at
         // which the rest can still be shared (costs at most log2(len) extra batches per piece).
-        let n = batch.min(len.div_ceil(2));
+        let n = pace.batch.min(len.div_ceil(2));
         let (head, rest) = producer.split_at(n);
         consumer = consumer.consume_iter(head.into_iter());
         producer = rest;
+        pace.batch_done(n);
+    }
+}
+
+/// A leaf's batch size and, once it reads the clock, the rate of its last batch.
+///
+/// Small batches are not timed: a clock read costs about as much as a few dozen cheap items, and a
+/// small parallel call (ten items, each a nested call) would pay several per call. The clock starts
+/// when batches reach [`TIMED_FROM`] items (from then on it bounds a batch's duration whatever the
+/// item cost) or when an idle worker asks for work (the next poll then knows whether the remainder
+/// is worth a hand-off).
+#[derive(Clone, Copy)]
+struct Pace {
+    batch: usize,
+    /// When the current batch started, once timing is on.
+    clock: Option<Instant>,
+    /// Items and duration of the last timed batch.
+    rate: Option<(usize, Duration)>,
+}
+
+impl Pace {
+    fn new() -> Self {
+        Pace {
+            batch: 1,
+            clock: None,
+            rate: None,
+        }
+    }
+
+    /// A split-off piece keeps timing if its parent did, from its own start.
+    fn restart_clock(&mut self) {
+        if self.clock.is_some() {
+            self.clock = Some(Instant::now());
+        }
+    }
+
+    fn start_clock(&mut self) {
+        if self.clock.is_none() {
+            self.clock = Some(Instant::now());
+        }
+    }
+
+    /// Adapts the batch size after a batch of `n` items: doubles it while batches are short, halves it
+    /// when one took much longer than [`BATCH_TARGET`].
+    #[inline]
+    fn batch_done(&mut self, n: usize) {
+        let Some(started) = self.clock else {
+            self.batch *= 2;
+            if self.batch >= TIMED_FROM {
+                self.clock = Some(Instant::now());
+            }
+            return;
+        };
+        // One clock read per batch: a batch's duration is the time since the previous read (the poll
+        // and split check in between cost next to nothing).
         let now = Instant::now();
-        let took = now - last;
-        last = now;
-        rate = Some((n, took));
-        // The size needs no upper bound of its own: the clock bounds a batch's duration whatever
-        // the item cost.
+        let took = now - started;
+        self.clock = Some(now);
+        self.rate = Some((n, took));
+        // The size needs no upper bound of its own: the clock bounds a batch's duration whatever the
+        // item cost.
         if took < BATCH_TARGET {
-            batch = batch.saturating_mul(2);
-        } else if took > BATCH_TOO_LONG && batch > 1 {
-            batch /= 2;
+            self.batch = self.batch.saturating_mul(2);
+        } else if took > BATCH_TOO_LONG && self.batch > 1 {
+            self.batch /= 2;
         }
     }
 }

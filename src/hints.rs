@@ -1,0 +1,41 @@
+//! Scheduling hints: the only door through which the iterator and sort layers reach the scheduler.
+//!
+//! rayon's iterators see the core through `join_context` and `current_num_threads`; ours also split
+//! lazily, so they need three more facts, each a load or two on the calling thread:
+//!
+//! * [`is_work_requested`]: some worker of this pool is idle, so splitting now pays;
+//! * [`share_pending_work`]: before a long step that pushes no job, publish one pending job now;
+//! * [`nobody_can_ask`]: the caller is the only worker of its pool, so no split can ever be asked
+//!   for and a whole piece may run as one sequential fold.
+//!
+//! They are hints: answering wrongly costs speed, never correctness (a job that stays private is
+//! still reachable by a heavy steal, see `crate::jobstack`).
+
+use crate::worker::WorkerThread;
+
+/// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
+/// or asleep, and able to steal).
+///
+/// Long sequential loops (the parallel iterators' leaves) poll this to split lazily, only when a thief
+/// is waiting. A relaxed load of a padded counter that is written only when workers go idle or find
+/// work: cheap enough to poll every few items.
+#[inline]
+pub(crate) fn is_work_requested() -> bool {
+    crate::worker::is_work_requested()
+}
+
+/// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
+/// piece of a loop): if some worker is idle, publish this worker's oldest private job now instead of
+/// at its next `join` push, one long step later. Does nothing outside a pool or when nobody is idle.
+#[inline]
+pub(crate) fn share_pending_work() {
+    crate::worker::share_pending_work()
+}
+
+/// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.
+#[inline]
+pub(crate) fn nobody_can_ask() -> bool {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current worker is valid while this thread runs a job.
+    !wt.is_null() && unsafe { (*wt).registry().num_threads() } == 1
+}
