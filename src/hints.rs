@@ -1,10 +1,12 @@
 //! Scheduling hints: the only door through which the iterator and sort layers reach the scheduler.
 //!
 //! rayon's iterators see the core through `join_context` and `current_num_threads`; ours also split
-//! lazily, so they need three more facts, each a load or two on the calling thread:
+//! lazily, so they need a few more facts and actions, each a load or two on the calling thread:
 //!
 //! * [`is_work_requested`]: some worker of this pool is idle, so splitting now pays;
-//! * [`share_pending_work`]: before a long step that pushes no job, publish one pending job now;
+//! * [`share_pending_work`]: before a long step that pushes no job, publish one pending job on the
+//!   runtime's sharing heartbeat; [`hand_over_split`]: publish one now, after a split made for an
+//!   idle worker;
 //! * [`nobody_can_ask`]: the caller is the only worker of its pool, so no split can ever be asked
 //!   for and a whole piece may run as one sequential fold.
 //!
@@ -25,11 +27,19 @@ pub(crate) fn is_work_requested() -> bool {
 }
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
-/// piece of a loop): if some worker is idle, publish this worker's oldest private job now instead of
-/// at its next `join` push, one long step later. Does nothing outside a pool or when nobody is idle.
+/// piece of a loop): if some worker is idle, publish this worker's oldest private job on the
+/// runtime's sharing heartbeat, as its next `join` push would. Does nothing outside a pool or when
+/// nobody is idle.
 #[inline]
 pub(crate) fn share_pending_work() {
-    crate::worker::share_pending_work()
+    crate::worker::share_pending_work(false)
+}
+
+/// Right after a `join` that split work *for* an idle worker: publish the oldest private job now,
+/// not on the heartbeat (the split already judged the work worth a hand-off).
+#[inline]
+pub(crate) fn hand_over_split() {
+    crate::worker::share_pending_work(true)
 }
 
 /// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.

@@ -129,7 +129,39 @@ where
         return join_cold(oper_a, oper_b);
     }
     // SAFETY: a non-null current worker is valid for as long as this thread runs the current job.
-    unsafe { join_in_worker::<false, _, _, _, _>(&*wt, oper_a, oper_b) }
+    let wt = unsafe { &*wt };
+    if wt.is_alone() {
+        return join_alone(oper_a, oper_b);
+    }
+    // SAFETY: `wt` is the current thread's worker.
+    unsafe { join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b) }
+}
+
+/// `join` on the only worker of a pool: nobody can steal b, so it is never pushed anywhere.
+///
+/// Same panic contract as the general protocol: if `a` unwinds, b still runs (its own panic is
+/// dropped), then a's panic continues.
+#[inline(always)]
+fn join_alone<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA,
+    B: FnOnce(FnContext) -> RB,
+{
+    /// Runs b if `a` unwinds.
+    struct RunOnUnwind<B: FnOnce(FnContext) -> RB, RB>(Option<B>);
+    impl<B: FnOnce(FnContext) -> RB, RB> Drop for RunOnUnwind<B, RB> {
+        #[cold]
+        fn drop(&mut self) {
+            if let Some(b) = self.0.take() {
+                let _ = unwind::halt_unwinding(|| b(FnContext::new(false)));
+            }
+        }
+    }
+    let mut guard = RunOnUnwind(Some(oper_b));
+    let result_a = oper_a(FnContext::new(false));
+    let oper_b = guard.0.take().unwrap_or_else(|| unreachable!());
+    std::mem::forget(guard);
+    (result_a, oper_b(FnContext::new(false)))
 }
 
 #[cold]

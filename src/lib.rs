@@ -17,6 +17,7 @@
 
 mod sync;
 mod util;
+mod clock;
 
 pub mod deque;
 mod unwind;

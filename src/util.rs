@@ -2,3 +2,4 @@
 
 #[allow(unused_imports)]
 pub(crate) use crossbeam_utils::CachePadded;
+

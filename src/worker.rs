@@ -38,6 +38,11 @@ use crate::registry::{bump, Registry, WorkerStats};
 use crate::sleep::Idled;
 use crate::sync::{heavy_barrier, Arc, AtomicUsize, Ordering};
 
+/// The sharing heartbeat: an owner publishes on a push at most once per this many
+/// [`ticks`](crate::clock::ticks) (about 8–30 µs on x86-64, 16 µs elsewhere) while no worker is
+/// sleepy (see [`WorkerThread::share_cold`]).
+const SHARE_INTERVAL: u64 = 1 << 15;
+
 thread_local! {
     /// The worker running on this thread, or null. Const-initialised: reading it is a plain TLS load.
     static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
@@ -60,12 +65,11 @@ pub(crate) fn is_work_requested() -> bool {
 }
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
-/// piece of a loop): if some worker is idle, publish this worker's oldest private job now instead of
-/// at its next `join` push, one long step later. Does nothing outside a pool or when nobody is idle.
-///
-/// Only a hint, so Relaxed suffices: a job that stays private is still reachable by a heavy steal.
+/// piece of a loop): if some worker is idle, publish this worker's oldest private job on the sharing
+/// heartbeat, as a push would (see [`WorkerThread::share_cold`]). With `now`, publish it at once (a
+/// piece just split off for an idle worker). Does nothing outside a pool or when nobody is idle.
 #[inline]
-pub(crate) fn share_pending_work() {
+pub(crate) fn share_pending_work(now: bool) {
     let wt = WorkerThread::current();
     if wt.is_null() {
         return;
@@ -74,8 +78,15 @@ pub(crate) fn share_pending_work() {
     // owning thread (owner operations are allowed).
     let wt = unsafe { &*wt };
     // SAFETY: `idle_workers` points into the live registry.
-    if unsafe { (*wt.idle_workers).load(Ordering::Relaxed) } != 0 {
-        wt.share_cold();
+    // Relaxed: only a hint; a job that stays private is still reachable by a heavy steal.
+    let idle = unsafe { (*wt.idle_workers).load(Ordering::Relaxed) };
+    if idle == 0 {
+        return;
+    }
+    if now {
+        wt.share_now();
+    } else {
+        wt.share_cold(idle);
     }
 }
 
@@ -90,6 +101,10 @@ pub(crate) struct WorkerThread {
     stats: *const WorkerStats,
     deque: Worker<JobRef>,
     index: usize,
+    /// Ticks (see [`crate::clock::ticks`]) of this worker's last heartbeat publication.
+    last_share: Cell<u64>,
+    /// The pool has this worker only: nothing it pushes can be stolen.
+    alone: bool,
     rng: RefCell<Xoshiro256PlusPlus>,
     /// Below this stack address a waiting worker stops stealing (stack guard).
     stack_limit: usize,
@@ -113,6 +128,12 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn index(&self) -> usize {
         self.index
+    }
+
+    /// True if this is the only worker of its pool (then no job of its can ever be stolen).
+    #[inline(always)]
+    pub(crate) fn is_alone(&self) -> bool {
+        self.alone
     }
 
     #[inline(always)]
@@ -149,8 +170,9 @@ impl WorkerThread {
         }
         // SAFETY: `idle_workers` points into the live registry.
         // Relaxed: ordered after the push by `push`'s light barrier, against the thief's heavy barrier.
-        if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
-            self.share_cold();
+        let idle = unsafe { (*self.idle_workers).load(Ordering::Relaxed) };
+        if idle != 0 {
+            self.share_cold(idle);
         }
     }
 
@@ -163,12 +185,35 @@ impl WorkerThread {
         unsafe { self.jobs().pop_if(id) }
     }
 
-    /// Some worker is idle: publish the oldest private job, unless an earlier publication is still
-    /// waiting in our public deque (then thieves have something to take; publishing more per push would
-    /// only cost fences until they do).
+    /// Some worker is idle (`idle` of them, seen on a push): publish the oldest private job, at once
+    /// or on the sharing heartbeat.
+    ///
+    /// Publishing on every push while a worker idles turns a loop of tiny joins into a stream of
+    /// hand-offs, each costing more than the job. So while some idle worker is awake and not yet
+    /// sleepy, an owner publishes at most once per [`SHARE_INTERVAL`] ticks: that worker needs no
+    /// publication to find the job, because it heavy-steals the oldest private job of every worker
+    /// before it may sleep (see `crate::jobstack`; the heavy barrier orders its announcement of
+    /// sleepiness against our push, so either its heavy steal sees the job or
+    /// [`must_share_now`](crate::sleep::Sleep::must_share_now) sees the announcement). If a worker
+    /// is sleepy, or every idle worker sleeps, the job might be the one a blocked `a` waits for with
+    /// nobody left to take it: it is published (and announced, waking a sleeper) at once.
     #[cold]
     #[inline(never)]
-    fn share_cold(&self) {
+    fn share_cold(&self, idle: usize) {
+        let now = crate::clock::ticks();
+        if now.wrapping_sub(self.last_share.get()) < SHARE_INTERVAL
+            && !self.registry.sleep().must_share_now(idle)
+        {
+            return;
+        }
+        self.last_share.set(now);
+        self.share_now();
+    }
+
+    /// Publishes the oldest private job, unless an earlier publication is still waiting in our public
+    /// deque (then thieves have something to take; publishing more would only cost fences until they
+    /// do).
+    fn share_now(&self) {
         if self.deque.is_empty() && self.publish(1) > 0 {
             self.registry.sleep().new_jobs();
         }
@@ -395,6 +440,8 @@ pub(crate) fn main_loop(
         stats: &*info.stats,
         deque,
         index,
+        alone: registry.num_threads() == 1,
+        last_share: Cell::new(0),
         rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
             0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
         )),

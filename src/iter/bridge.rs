@@ -29,7 +29,10 @@
 //!
 //! See `docs/iterators.md` for the measurements behind these choices.
 
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use crate::clock::{self, ticks};
 
 use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
 use crate::hints;
@@ -116,12 +119,17 @@ where
             return consumer.complete();
         }
         if hints::is_work_requested() {
-            if len / 2 >= min && worth_sharing(len, pace.rate) {
+            if len / 2 >= min && worth_sharing(len, pace.rate, Limits::get()) {
                 let mid = len / 2;
                 let (left_p, right_p) = producer.split_at(mid);
                 let (left_c, right_c, reducer) = consumer.split_off(mid);
                 let (left, right) = crate::join(
-                    move || run_leaf(left_p, left_c, pace),
+                    move || {
+                        // This split is for an idle worker: hand it over now, not on the
+                        // runtime's sharing heartbeat.
+                        hints::hand_over_split();
+                        run_leaf(left_p, left_c, pace)
+                    },
                     move || run_leaf(right_p, right_c, pace),
                 );
                 return reducer.reduce(left, right);
@@ -146,18 +154,19 @@ where
 
 /// A leaf's batch size and, once it reads the clock, the rate of its last batch.
 ///
-/// Small batches are not timed: a clock read costs about as much as a few dozen cheap items, and a
-/// small parallel call (ten items, each a nested call) would pay several per call. The clock starts
-/// when batches reach [`TIMED_FROM`] items (from then on it bounds a batch's duration whatever the
-/// item cost) or when an idle worker asks for work (the next poll then knows whether the remainder
-/// is worth a hand-off).
+/// Small batches are not timed: even the cheap clock costs as much as a few cheap items, and a small
+/// parallel call (ten items, each a nested call) would pay for several reads per call. The clock
+/// starts when batches reach [`TIMED_FROM`] items (from then on it bounds a batch's duration whatever
+/// the item cost) or when an idle worker asks for work (the next poll then knows whether the
+/// remainder is worth a hand-off). Durations stay in ticks (see `crate::clock`): no conversion on
+/// the hot path, the limits are converted once.
 #[derive(Clone, Copy)]
 struct Pace {
     batch: usize,
-    /// When the current batch started, once timing is on.
-    clock: Option<Instant>,
-    /// Items and duration of the last timed batch.
-    rate: Option<(usize, Duration)>,
+    /// Ticks when the current batch started, once timing is on.
+    clock: Option<u64>,
+    /// Items and ticks of the last timed batch.
+    rate: Option<(usize, u64)>,
 }
 
 impl Pace {
@@ -172,13 +181,13 @@ impl Pace {
     /// A split-off piece keeps timing if its parent did, from its own start.
     fn restart_clock(&mut self) {
         if self.clock.is_some() {
-            self.clock = Some(Instant::now());
+            self.clock = Some(ticks());
         }
     }
 
     fn start_clock(&mut self) {
         if self.clock.is_none() {
-            self.clock = Some(Instant::now());
+            self.clock = Some(ticks());
         }
     }
 
@@ -189,28 +198,50 @@ impl Pace {
         let Some(started) = self.clock else {
             self.batch *= 2;
             if self.batch >= TIMED_FROM {
-                self.clock = Some(Instant::now());
+                self.clock = Some(ticks());
             }
             return;
         };
         // One clock read per batch: a batch's duration is the time since the previous read (the poll
         // and split check in between cost next to nothing).
-        let now = Instant::now();
-        let took = now - started;
+        let now = ticks();
+        let took = now.saturating_sub(started);
         self.clock = Some(now);
         self.rate = Some((n, took));
         // The size needs no upper bound of its own: the clock bounds a batch's duration whatever the
         // item cost.
-        if took < BATCH_TARGET {
+        let limits = Limits::get();
+        if took < limits.batch_target {
             self.batch = self.batch.saturating_mul(2);
-        } else if took > BATCH_TOO_LONG && self.batch > 1 {
+        } else if took > limits.batch_too_long && self.batch > 1 {
             self.batch /= 2;
         }
     }
 }
 
+/// The duration constants of this module, in ticks.
+struct Limits {
+    batch_target: u64,
+    batch_too_long: u64,
+    min_shared_work: u64,
+    measurable: u64,
+}
+
+impl Limits {
+    #[inline]
+    fn get() -> &'static Limits {
+        static LIMITS: OnceLock<Limits> = OnceLock::new();
+        LIMITS.get_or_init(|| Limits {
+            batch_target: clock::ticks_in(BATCH_TARGET),
+            batch_too_long: clock::ticks_in(BATCH_TOO_LONG),
+            min_shared_work: clock::ticks_in(MIN_SHARED_WORK),
+            measurable: clock::ticks_in(MEASURABLE),
+        })
+    }
+}
+
 /// True if `len` remaining items are estimated to take at least [`MIN_SHARED_WORK`] at the rate of the
-/// previous batch (`items` in `took`).
+/// previous batch (`items` in `took` ticks).
 ///
 /// Handing half of a shorter remainder to another worker costs about as much as it saves (a
 /// publication, a steal, a latch). Without this check a loop of near-free items (a range sum that
@@ -218,10 +249,10 @@ impl Pace {
 /// threads. The estimate is trusted only from a batch of at least [`MEASURABLE`]: shorter ones are
 /// dominated by the clock read itself and overstate the cost per item; no estimate means no split
 /// yet (a piece's first batches are over within a few microseconds).
-fn worth_sharing(len: usize, rate: Option<(usize, Duration)>) -> bool {
+fn worth_sharing(len: usize, rate: Option<(usize, u64)>, limits: &Limits) -> bool {
     rate.is_some_and(|(items, took)| {
-        took >= MEASURABLE
-            && took.as_nanos() * len as u128 >= MIN_SHARED_WORK.as_nanos() * items as u128
+        took >= limits.measurable
+            && took as u128 * len as u128 >= limits.min_shared_work as u128 * items as u128
     })
 }
 
@@ -231,21 +262,34 @@ mod tests {
 
     #[test]
     fn a_remainder_is_shared_only_with_a_measured_rate_that_predicts_enough_work() {
-        let us = Duration::from_micros;
+        // One tick per nanosecond, the constants as documented.
+        let ns = |d: Duration| d.as_nanos() as u64;
+        let limits = Limits {
+            batch_target: ns(BATCH_TARGET),
+            batch_too_long: ns(BATCH_TOO_LONG),
+            min_shared_work: ns(MIN_SHARED_WORK),
+            measurable: ns(MEASURABLE),
+        };
+        let us = |n: u64| n * 1_000;
         // No batch yet: no estimate, no split.
-        assert!(!worth_sharing(1_000_000, None));
+        assert!(!worth_sharing(1_000_000, None, &limits));
         // 1000 items in 2 µs: 500 more take 1 µs (too little), 1000 more take 2 µs (enough).
-        assert!(!worth_sharing(500, Some((1_000, us(2)))));
-        assert!(worth_sharing(1_000, Some((1_000, us(2)))));
+        assert!(!worth_sharing(500, Some((1_000, us(2))), &limits));
+        assert!(worth_sharing(1_000, Some((1_000, us(2))), &limits));
         // A batch shorter than `MEASURABLE` is mostly the clock read: never trusted, however many
         // items remain (a closed-form loop whose batches cost nothing).
-        assert!(!worth_sharing(
-            usize::MAX,
-            Some((1, Duration::from_nanos(900)))
-        ));
+        assert!(!worth_sharing(usize::MAX, Some((1, 900)), &limits));
         // One expensive item measured: a few more of them are worth a hand-off.
-        assert!(worth_sharing(2, Some((1, us(50)))));
+        assert!(worth_sharing(2, Some((1, us(50))), &limits));
         // One cheap item left (5 ns at the measured rate) is not.
-        assert!(!worth_sharing(1, Some((1_000, us(5)))));
+        assert!(!worth_sharing(1, Some((1_000, us(5))), &limits));
+    }
+
+    #[test]
+    fn the_limits_keep_their_order_in_ticks() {
+        let l = Limits::get();
+        assert!(l.measurable > 0);
+        assert!(l.measurable <= l.min_shared_work && l.min_shared_work <= l.batch_target);
+        assert!(l.batch_target < l.batch_too_long);
     }
 }

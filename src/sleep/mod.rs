@@ -324,6 +324,19 @@ impl Sleep {
         }
     }
 
+    /// True if an owner that saw `idle_workers` idle workers on a push must publish now rather than
+    /// on its sharing heartbeat: some worker has announced that it is about to sleep (odd JEC; it may
+    /// have made its last heavy steal already), or every idle worker sleeps (none is left awake to
+    /// heavy-steal the job before it sleeps). See `WorkerThread::share_cold` for the argument.
+    ///
+    /// Relaxed: the caller orders this load after its push with the job stack's light barrier,
+    /// against a sleepy worker's heavy barrier (the same argument as for the idle count).
+    #[inline]
+    pub(crate) fn must_share_now(&self, idle_workers: usize) -> bool {
+        let current = self.counters.load(Ordering::Relaxed);
+        (current >> JEC_SHIFT) & 1 == 1 || (current & SLEEPERS_MASK) as usize >= idle_workers
+    }
+
     /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
     /// calls this so parallelism spreads).
     pub(crate) fn wake_one_if_sleeping(&self) {
