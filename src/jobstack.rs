@@ -6,17 +6,26 @@
 //! ([`heavy_barrier`](crate::sync::heavy_barrier), Linux `membarrier`): the asymmetric-fence variant of the Chase-Lev deque.
 //!
 //! Jobs leave the stack from the bottom (oldest first) in two ways:
-//! * **publication** by the owner ([`JobStack::take_oldest`], when it sees the pool's idle-worker count
-//!   non-zero on a push) moves them to the public deque, where thieves steal them cheaply;
-//! * a **heavy steal** ([`JobStack::steal_after_barrier`]) by a thief that is about to sleep and found
+//! * **publication** by the owner ([`JobStackOwner::take_oldest`], when it sees the pool's idle-worker
+//!   count non-zero on a push) moves them to the public deque, where thieves steal them cheaply;
+//! * a **heavy steal** ([`JobStackThief::steal_after_barrier`]) by a thief that is about to sleep and found
 //!   nothing else. This is what makes a job reachable when its owner is blocked in user code (e.g. `a`
 //!   waits on a channel that only b feeds) and will never look at its flag again.
+//!
+//! **Owner and thieves are types.** [`JobStackOwner::new`] creates a stack together with its only owner
+//! handle; [`JobStackOwner::thief`] hands out any number of [`JobStackThief`] handles (like the deque's
+//! `Worker` / `Stealer`). Both share the stack through an `Arc`. The owner handle is not `Clone` and is
+//! `Send` but `!Sync`, so the owner operations (`push`, `pop_if`, `take_oldest`) run on one thread at a
+//! time, which is all they need: they are safe methods of the handle. In the pool, the registry creates
+//! one owner per worker at construction, keeps a thief in the worker's `ThreadInfo`, and moves the owner
+//! into that worker's thread, which keeps it in its `WorkerThread` for its whole life.
 //!
 //! **Indices.** `top` (owner-written) is one past the newest job; `base` (CAS'd by thieves and by the
 //! owner when it races them) is the oldest job not yet taken. `slots[base..top]` are the live jobs. Slot
 //! positions are not reused while jobs below them were taken: when the stack becomes empty the owner
-//! rewinds both to 0, bumping a generation in the upper bits of `base` so a thief's stale CAS fails (no
-//! ABA). A full stack makes [`JobStack::push`] fail and the caller publishes the job directly.
+//! rewinds both to 0, bumping a generation in the upper bits of `base` ([`Base`]) so a thief's stale CAS
+//! fails (no ABA). A full stack makes [`JobStackOwner::push`] fail and the caller publishes the job
+//! directly.
 //!
 //! **Orderings** (the Chase-Lev argument with the owner's fence made asymmetric):
 //!
@@ -33,8 +42,13 @@
 //! either entirely before it (its stores are visible to the thief's later loads) or its later loads see
 //! what the thief did before it — the two cases the SeqCst-fence proof of Chase-Lev needs.
 
+use std::cell::Cell;
+use std::marker::PhantomData;
+
 use crate::job::JobRef;
-use crate::sync::{asymmetric_barriers_enabled, light_barrier, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{
+    asymmetric_barriers_enabled, light_barrier, Arc, AtomicU64, AtomicUsize, Ordering,
+};
 use crate::util::CachePadded;
 
 /// Slots per worker; deeper nesting goes straight to the public deque.
@@ -43,11 +57,73 @@ const CAPACITY: usize = 1024;
 #[cfg(forkjoin_loom)]
 const CAPACITY: usize = 4;
 
-/// `base` = `[generation: 52 bits][index: 12 bits]`: the index never exceeds `CAPACITY` (≤ 4095), and
-/// 2^52 generations cannot wrap while a thief sits between its load of `base` and its CAS.
-const INDEX_MASK: u64 = 0xFFF;
-const GENERATION_ONE: u64 = 1 << 12;
-const _: () = assert!(CAPACITY < INDEX_MASK as usize);
+/// A value of the `base` word: `[generation: 52 bits][index: 12 bits]`. The index (of the oldest job not
+/// yet taken) never exceeds `CAPACITY` (≤ 4095), and 2^52 generations cannot wrap while a thief sits
+/// between its load of `base` and its CAS.
+///
+/// A thief carries one from [`JobStackThief::base_before_barrier`] to
+/// [`JobStackThief::steal_after_barrier`]; its CAS succeeds only if the word still holds this value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Base(u64);
+
+impl Base {
+    const INDEX_BITS: u32 = 12;
+    const INDEX_MASK: u64 = (1 << Self::INDEX_BITS) - 1;
+    const GENERATION_ONE: u64 = 1 << Self::INDEX_BITS;
+
+    /// Generation 0, index 0: a new, empty stack.
+    const INITIAL: Base = Base(0);
+
+    /// The index of the oldest job not yet taken.
+    #[inline(always)]
+    fn index(self) -> usize {
+        (self.0 & Self::INDEX_MASK) as usize
+    }
+
+    /// The CAS target that takes the job at [`index`](Self::index): index + 1, same generation.
+    #[inline(always)]
+    fn next(self) -> Base {
+        debug_assert!(self.index() < CAPACITY);
+        Base(self.0 + 1)
+    }
+
+    /// The empty stack's rewound value: index 0 under the next generation.
+    #[inline]
+    fn rewound(self) -> Base {
+        Base((self.0 & !Self::INDEX_MASK).wrapping_add(Self::GENERATION_ONE))
+    }
+}
+
+const _: () = assert!(CAPACITY < Base::INDEX_MASK as usize);
+
+/// The `base` word, holding a [`Base`]. Adds no ordering of its own: the caller passes it.
+struct AtomicBase(AtomicU64);
+
+impl AtomicBase {
+    #[inline(always)]
+    fn load(&self, order: Ordering) -> Base {
+        Base(self.0.load(order))
+    }
+
+    #[inline]
+    fn store(&self, base: Base, order: Ordering) {
+        self.0.store(base.0, order);
+    }
+
+    /// True if the word held `current` and now holds `new`.
+    #[inline]
+    fn compare_exchange(
+        &self,
+        current: Base,
+        new: Base,
+        success: Ordering,
+        failure: Ordering,
+    ) -> bool {
+        self.0
+            .compare_exchange(current.0, new.0, success, failure)
+            .is_ok()
+    }
+}
 
 /// One job reference, stored as two words that a thief may read while the owner writes others.
 struct Slot {
@@ -64,161 +140,15 @@ struct OwnerLine {
     asymmetric: bool,
 }
 
-/// The owner-private job stack of one worker (see the module docs).
-pub struct JobStack {
+/// The state of one job stack, shared by its owner and thief handles (see the module docs).
+struct JobStack {
     owner: CachePadded<OwnerLine>,
-    /// `[generation: 52][index of the oldest live job: 12]`.
-    base: CachePadded<AtomicU64>,
+    /// [`Base`]: `[generation: 52][index of the oldest live job: 12]`.
+    base: CachePadded<AtomicBase>,
     slots: Box<[Slot; CAPACITY]>,
 }
 
 impl JobStack {
-    /// An empty stack.
-    pub fn new() -> Self {
-        let slots: Box<[Slot]> = (0..CAPACITY)
-            .map(|_| Slot {
-                data: AtomicUsize::new(0),
-                execute: AtomicUsize::new(0),
-            })
-            .collect();
-        JobStack {
-            owner: CachePadded::new(OwnerLine {
-                top: AtomicUsize::new(0),
-                asymmetric: asymmetric_barriers_enabled(),
-            }),
-            base: CachePadded::new(AtomicU64::new(0)),
-            slots: slots.try_into().unwrap_or_else(|_| unreachable!()),
-        }
-    }
-
-    /// Owner: pushes `job`; false if the stack is full.
-    ///
-    /// Ends with the owner's light barrier, so the idle-worker count loaded right after is ordered after
-    /// the push (see the module docs).
-    ///
-    /// # Safety
-    /// Only the owning worker may call the owner operations (`push`, `pop_if`, `take_oldest`).
-    #[inline(always)]
-    pub unsafe fn push(&self, job: JobRef) -> bool {
-        // Relaxed: only the owner writes `top`.
-        let t = self.owner.top.load(Ordering::Relaxed);
-        if t >= CAPACITY {
-            return false;
-        }
-        let (data, execute) = job.into_raw();
-        let slot = &self.slots[t];
-        // Relaxed: published by the Release store of `top` below.
-        slot.data.store(data, Ordering::Relaxed);
-        slot.execute.store(execute, Ordering::Relaxed);
-        // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
-        self.owner.top.store(t + 1, Ordering::Release);
-        light_barrier(self.owner.asymmetric);
-        true
-    }
-
-    /// Owner: pops the newest job if it is `id` and nobody took it. False if the newest job is another
-    /// one (then `id` was never pushed here) or `id` was taken (published or stolen) — in which case
-    /// every older job was taken too and the stack is empty.
-    ///
-    /// # Safety
-    /// Owner only (see [`JobStack::push`]).
-    #[inline(always)]
-    pub unsafe fn pop_if(&self, id: *const ()) -> bool {
-        // Relaxed: only the owner writes `top` and the slots.
-        let t = self.owner.top.load(Ordering::Relaxed);
-        if t == 0 {
-            return false;
-        }
-        let idx = t - 1;
-        // SAFETY: `top <= CAPACITY` always (push stops at CAPACITY), so `idx < CAPACITY`.
-        let slot = unsafe { self.slots.get_unchecked(idx) };
-        if slot.data.load(Ordering::Relaxed) != id as usize {
-            return false;
-        }
-        // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
-        // heavy barrier).
-        self.owner.top.store(idx, Ordering::Relaxed);
-        light_barrier(self.owner.asymmetric);
-        // Acquire: pairs with a thief's CAS of `base`.
-        let base = self.base.load(Ordering::Acquire);
-        let b = (base & INDEX_MASK) as usize;
-        if b < idx {
-            return true;
-        }
-        // SAFETY: owner only, forwarded.
-        unsafe { self.pop_contended(base, idx) }
-    }
-
-    /// The last job, or an already-taken one: settle the race with the thieves by CAS.
-    ///
-    /// # Safety
-    /// Owner only.
-    #[cold]
-    #[inline(never)]
-    unsafe fn pop_contended(&self, base: u64, idx: usize) -> bool {
-        let b = (base & INDEX_MASK) as usize;
-        let won = b == idx
-            && self
-                .base
-                // SeqCst: arbitrates the last job against a thief's CAS (Chase-Lev).
-                .compare_exchange(base, base + 1, Ordering::SeqCst, Ordering::Relaxed)
-                .is_ok();
-        // Whoever took it, the stack is now empty (base == idx + 1): rewind.
-        // SAFETY: owner only.
-        unsafe { self.rewind() };
-        won
-    }
-
-    /// Owner: the stack is empty (every job taken): move both indices back to 0 under a new generation.
-    ///
-    /// # Safety
-    /// Owner only, and only when no live job remains (`base == top` or `base == top + 1` after a pop).
-    unsafe fn rewind(&self) {
-        // Relaxed store: a thief that still sees the old `top` also sees base ≥ top (empty); one that sees
-        // the new generation acquires this store through the CAS below.
-        self.owner.top.store(0, Ordering::Relaxed);
-        // Acquire: to see the latest base (a thief may have just moved it).
-        let current = self.base.load(Ordering::Acquire);
-        let next = (current & !INDEX_MASK).wrapping_add(GENERATION_ONE);
-        // Release (in the SeqCst store): a thief that loads the new base sees top == 0 or later pushes.
-        self.base.store(next, Ordering::SeqCst);
-    }
-
-    /// Owner: takes the oldest job off the stack (for publication); `None` if empty.
-    ///
-    /// # Safety
-    /// Owner only.
-    pub unsafe fn take_oldest(&self) -> Option<JobRef> {
-        loop {
-            // Acquire: pairs with thieves' CAS of `base`.
-            let base = self.base.load(Ordering::Acquire);
-            let b = (base & INDEX_MASK) as usize;
-            // Relaxed: own field.
-            let t = self.owner.top.load(Ordering::Relaxed);
-            if b >= t {
-                if t != 0 {
-                    // SAFETY: owner only; empty.
-                    unsafe { self.rewind() };
-                }
-                return None;
-            }
-            // SAFETY: slot b < top was written by us before; thieves never write slots.
-            let job = unsafe { self.read_slot(b) };
-            // SeqCst: arbitrates against thieves taking the same job.
-            if self
-                .base
-                .compare_exchange(base, base + 1, Ordering::SeqCst, Ordering::Relaxed)
-                .is_ok()
-            {
-                if b + 1 == t {
-                    // SAFETY: owner only; we took the last job.
-                    unsafe { self.rewind() };
-                }
-                return Some(job);
-            }
-        }
-    }
-
     /// # Safety
     /// Slot `i` must hold a job written by the owner and published through `top`.
     unsafe fn read_slot(&self, i: usize) -> JobRef {
@@ -229,40 +159,211 @@ impl JobStack {
         // SAFETY: the two words were produced by `JobRef::into_raw` in `push`.
         unsafe { JobRef::from_raw(data, execute) }
     }
+}
 
-    /// Thief, first half of a heavy steal: the `base` to pass to
-    /// [`steal_after_barrier`](Self::steal_after_barrier) once the caller has run `heavy_barrier()`.
-    #[inline]
-    pub fn base_before_barrier(&self) -> u64 {
-        // Acquire: pairs with the owner's rewind store and other thieves' CAS.
-        self.base.load(Ordering::Acquire)
+/// The owner's handle of a job stack: push, pop and publish. One per stack, `Send` but `!Sync`.
+pub struct JobStackOwner {
+    stack: Arc<JobStack>,
+    /// `!Sync`: the owner operations assume a single calling thread (they write `top` and the slots
+    /// with plain stores). `Send`: the registry creates the handle and moves it into the worker thread.
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+/// A thief's handle of a job stack: heavy steals of the oldest job. Cloneable and shared.
+#[derive(Clone)]
+pub struct JobStackThief {
+    stack: Arc<JobStack>,
+}
+
+impl JobStackOwner {
+    /// A new, empty stack and its only owner handle (get thief handles with [`thief`](Self::thief)).
+    pub fn new() -> Self {
+        let slots: Box<[Slot]> = (0..CAPACITY)
+            .map(|_| Slot {
+                data: AtomicUsize::new(0),
+                execute: AtomicUsize::new(0),
+            })
+            .collect();
+        let stack = JobStack {
+            owner: CachePadded::new(OwnerLine {
+                top: AtomicUsize::new(0),
+                asymmetric: asymmetric_barriers_enabled(),
+            }),
+            base: CachePadded::new(AtomicBase(AtomicU64::new(Base::INITIAL.0))),
+            slots: slots.try_into().unwrap_or_else(|_| unreachable!()),
+        };
+        JobStackOwner {
+            stack: Arc::new(stack),
+            _not_sync: PhantomData,
+        }
     }
 
-    /// Thief, second half: tries to take the oldest job. `None` if empty or if the race was lost.
-    ///
-    /// The caller must have executed [`crate::sync::heavy_barrier`] after reading `base`.
-    pub fn steal_after_barrier(&self, base: u64) -> Option<JobRef> {
-        let b = (base & INDEX_MASK) as usize;
-        // Acquire: pairs with the owner's Release store in `push`, making slot `b` readable.
-        let t = self.owner.top.load(Ordering::Acquire);
-        if b >= t {
-            return None;
+    /// A thief handle of this stack.
+    pub fn thief(&self) -> JobStackThief {
+        JobStackThief {
+            stack: self.stack.clone(),
         }
-        // SAFETY: b < top observed after the barrier: slot b was written and published by the owner. If
-        // the slot has since been reused, `base` changed and the CAS below fails, discarding the read.
-        let job = unsafe { self.read_slot(b) };
-        // SeqCst: arbitrates against the owner's pop of the last job and other thieves (Chase-Lev).
-        self.base
-            .compare_exchange(base, base + 1, Ordering::SeqCst, Ordering::Relaxed)
-            .ok()
-            .map(|_| job)
+    }
+
+    /// Pushes `job`; false if the stack is full.
+    ///
+    /// Ends with the owner's light barrier, so the idle-worker count loaded right after is ordered after
+    /// the push (see the module docs).
+    #[inline(always)]
+    pub fn push(&self, job: JobRef) -> bool {
+        let stack = &*self.stack;
+        // Relaxed: only the owner writes `top`.
+        let t = stack.owner.top.load(Ordering::Relaxed);
+        if t >= CAPACITY {
+            return false;
+        }
+        let (data, execute) = job.into_raw();
+        let slot = &stack.slots[t];
+        // Relaxed: published by the Release store of `top` below.
+        slot.data.store(data, Ordering::Relaxed);
+        slot.execute.store(execute, Ordering::Relaxed);
+        // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
+        stack.owner.top.store(t + 1, Ordering::Release);
+        light_barrier(stack.owner.asymmetric);
+        true
+    }
+
+    /// Pops the newest job if it is `id` and nobody took it. False if the newest job is another one
+    /// (then `id` was never pushed here) or `id` was taken (published or stolen) — in which case every
+    /// older job was taken too and the stack is empty.
+    #[inline(always)]
+    pub fn pop_if(&self, id: *const ()) -> bool {
+        let stack = &*self.stack;
+        // Relaxed: only the owner writes `top` and the slots.
+        let t = stack.owner.top.load(Ordering::Relaxed);
+        if t == 0 {
+            return false;
+        }
+        let idx = t - 1;
+        // SAFETY: `top <= CAPACITY` always (push stops at CAPACITY), so `idx < CAPACITY`.
+        let slot = unsafe { stack.slots.get_unchecked(idx) };
+        if slot.data.load(Ordering::Relaxed) != id as usize {
+            return false;
+        }
+        // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
+        // heavy barrier).
+        stack.owner.top.store(idx, Ordering::Relaxed);
+        light_barrier(stack.owner.asymmetric);
+        // Acquire: pairs with a thief's CAS of `base`.
+        let base = stack.base.load(Ordering::Acquire);
+        if base.index() < idx {
+            return true;
+        }
+        self.pop_contended(base, idx)
+    }
+
+    /// The last job, or an already-taken one: settle the race with the thieves by CAS.
+    #[cold]
+    #[inline(never)]
+    fn pop_contended(&self, base: Base, idx: usize) -> bool {
+        let won = base.index() == idx
+            && self.stack.base.compare_exchange(
+                base,
+                base.next(),
+                // SeqCst: arbitrates the last job against a thief's CAS (Chase-Lev).
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            );
+        // Whoever took it, the stack is now empty (base == idx + 1): rewind.
+        self.rewind();
+        won
+    }
+
+    /// The stack is empty (every job taken): move both indices back to 0 under a new generation.
+    ///
+    /// Call only when no live job remains (`base == top` or `base == top + 1` after a pop); a live job
+    /// would otherwise be lost (never run, its waiter never woken).
+    fn rewind(&self) {
+        let stack = &*self.stack;
+        // Relaxed store: a thief that still sees the old `top` also sees base ≥ top (empty); one that sees
+        // the new generation (its Acquire load of `base`) also sees this store, which the SeqCst store of
+        // `base` below releases.
+        stack.owner.top.store(0, Ordering::Relaxed);
+        // Acquire: to see the latest base (a thief may have just moved it).
+        let current = stack.base.load(Ordering::Acquire);
+        // Release (in the SeqCst store): a thief that loads the new base sees top == 0 or later pushes.
+        stack.base.store(current.rewound(), Ordering::SeqCst);
+    }
+
+    /// Takes the oldest job off the stack (for publication); `None` if empty.
+    pub fn take_oldest(&self) -> Option<JobRef> {
+        let stack = &*self.stack;
+        loop {
+            // Acquire: pairs with thieves' CAS of `base`.
+            let base = stack.base.load(Ordering::Acquire);
+            let b = base.index();
+            // Relaxed: own field.
+            let t = stack.owner.top.load(Ordering::Relaxed);
+            if b >= t {
+                if t != 0 {
+                    // Empty.
+                    self.rewind();
+                }
+                return None;
+            }
+            // SAFETY: slot b < top was written by us before; thieves never write slots.
+            let job = unsafe { stack.read_slot(b) };
+            // SeqCst: arbitrates against thieves taking the same job.
+            if stack
+                .base
+                .compare_exchange(base, base.next(), Ordering::SeqCst, Ordering::Relaxed)
+            {
+                if b + 1 == t {
+                    // We took the last job.
+                    self.rewind();
+                }
+                return Some(job);
+            }
+        }
     }
 
     /// True if the stack holds no job (owner's view).
     #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
-        let b = (self.base.load(Ordering::Acquire) & INDEX_MASK) as usize;
-        b >= self.owner.top.load(Ordering::Relaxed)
+        let b = self.stack.base.load(Ordering::Acquire).index();
+        b >= self.stack.owner.top.load(Ordering::Relaxed)
+    }
+}
+
+impl Default for JobStackOwner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JobStackThief {
+    /// First half of a heavy steal: the `base` to pass to
+    /// [`steal_after_barrier`](Self::steal_after_barrier) once the caller has run `heavy_barrier()`.
+    #[inline]
+    pub fn base_before_barrier(&self) -> Base {
+        // Acquire: pairs with the owner's rewind store and other thieves' CAS.
+        self.stack.base.load(Ordering::Acquire)
+    }
+
+    /// Second half: tries to take the oldest job. `None` if empty or if the race was lost.
+    ///
+    /// The caller must have executed [`crate::sync::heavy_barrier`] after reading `base`.
+    pub fn steal_after_barrier(&self, base: Base) -> Option<JobRef> {
+        let stack = &*self.stack;
+        let b = base.index();
+        // Acquire: pairs with the owner's Release store in `push`, making slot `b` readable.
+        let t = stack.owner.top.load(Ordering::Acquire);
+        if b >= t {
+            return None;
+        }
+        // SAFETY: b < top observed after the barrier: slot b was written and published by the owner. If
+        // the slot has since been reused, `base` changed and the CAS below fails, discarding the read.
+        let job = unsafe { stack.read_slot(b) };
+        // SeqCst: arbitrates against the owner's pop of the last job and other thieves (Chase-Lev).
+        stack
+            .base
+            .compare_exchange(base, base.next(), Ordering::SeqCst, Ordering::Relaxed)
+            .then_some(job)
     }
 }
 
@@ -283,83 +384,83 @@ mod tests {
     }
 
     #[test]
+    fn base_packs_generation_and_index() {
+        let b = Base::INITIAL.next().next();
+        assert_eq!(b.index(), 2);
+        let r = b.rewound();
+        assert_eq!(r.index(), 0);
+        assert_ne!(r, Base::INITIAL, "a rewind changes the generation");
+        assert_eq!(r.next().index(), 1);
+        assert_ne!(r.rewound(), r);
+    }
+
+    #[test]
     fn owner_push_pop_lifo() {
-        let s = JobStack::new();
+        let s = JobStackOwner::new();
         let (a, b) = (Dummy(1), Dummy(2));
-        // SAFETY: this thread is the only owner.
-        unsafe {
-            assert!(s.push(job(&a)));
-            assert!(s.push(job(&b)));
-            assert!(!s.pop_if(job(&a).id()), "a is not on top");
-            assert!(s.pop_if(job(&b).id()));
-            assert!(s.pop_if(job(&a).id()));
-            assert!(s.is_empty());
-            assert!(!s.pop_if(job(&a).id()));
-        }
+        assert!(s.push(job(&a)));
+        assert!(s.push(job(&b)));
+        assert!(!s.pop_if(job(&a).id()), "a is not on top");
+        assert!(s.pop_if(job(&b).id()));
+        assert!(s.pop_if(job(&a).id()));
+        assert!(s.is_empty());
+        assert!(!s.pop_if(job(&a).id()));
     }
 
     #[test]
     fn publication_takes_the_oldest_and_pop_sees_it_gone() {
-        let s = JobStack::new();
+        let s = JobStackOwner::new();
         let (a, b) = (Dummy(1), Dummy(2));
-        // SAFETY: single owner.
-        unsafe {
-            s.push(job(&a));
-            s.push(job(&b));
-            assert_eq!(s.take_oldest().unwrap().id(), job(&a).id());
-            assert!(s.pop_if(job(&b).id()));
-            assert!(!s.pop_if(job(&a).id()), "a was published");
-            assert!(s.take_oldest().is_none());
-        }
+        s.push(job(&a));
+        s.push(job(&b));
+        assert_eq!(s.take_oldest().unwrap().id(), job(&a).id());
+        assert!(s.pop_if(job(&b).id()));
+        assert!(!s.pop_if(job(&a).id()), "a was published");
+        assert!(s.take_oldest().is_none());
     }
 
     #[test]
     fn heavy_steal_takes_the_oldest_and_rewinds() {
-        let s = JobStack::new();
+        let s = JobStackOwner::new();
+        // The "thief" runs on the same thread here.
+        let thief = s.thief();
         let (a, b) = (Dummy(1), Dummy(2));
-        // SAFETY: single owner; the "thief" runs on the same thread here.
-        unsafe {
-            s.push(job(&a));
-            let base = s.base_before_barrier();
-            heavy_barrier();
-            assert_eq!(s.steal_after_barrier(base).unwrap().id(), job(&a).id());
-            // a stolen: its pop fails and the stack rewinds to reuse slot 0.
-            assert!(!s.pop_if(job(&a).id()));
-            assert!(s.is_empty());
-            s.push(job(&b));
-            let stale = base; // a thief holding the pre-rewind base must fail
-            heavy_barrier();
-            assert!(s.steal_after_barrier(stale).is_none());
-            assert!(s.pop_if(job(&b).id()));
-        }
+        s.push(job(&a));
+        let base = thief.base_before_barrier();
+        heavy_barrier();
+        assert_eq!(thief.steal_after_barrier(base).unwrap().id(), job(&a).id());
+        // a stolen: its pop fails and the stack rewinds to reuse slot 0.
+        assert!(!s.pop_if(job(&a).id()));
+        assert!(s.is_empty());
+        s.push(job(&b));
+        let stale = base; // a thief holding the pre-rewind base must fail
+        heavy_barrier();
+        assert!(thief.steal_after_barrier(stale).is_none());
+        assert!(s.pop_if(job(&b).id()));
     }
 
     #[test]
     fn full_stack_refuses() {
-        let s = JobStack::new();
+        let s = JobStackOwner::new();
         let d = Dummy(0);
-        // SAFETY: single owner.
-        unsafe {
-            for _ in 0..CAPACITY {
-                assert!(s.push(job(&d)));
-            }
-            assert!(!s.push(job(&d)));
+        for _ in 0..CAPACITY {
+            assert!(s.push(job(&d)));
         }
+        assert!(!s.push(job(&d)));
         let _ = d.0;
     }
 
     #[test]
     fn concurrent_pop_and_steal_take_each_job_once() {
         use std::sync::atomic::AtomicBool;
-        use std::sync::Arc;
         crate::sync::init_asymmetric_barriers();
-        let s = Arc::new(JobStack::new());
+        let s = JobStackOwner::new();
         let done = Arc::new(AtomicBool::new(false));
         let dummies: Vec<Dummy> = (0..64).map(Dummy).collect();
         let ids: Vec<usize> = dummies.iter().map(|d| job(d).id() as usize).collect();
         let thieves: Vec<_> = (0..3)
             .map(|_| {
-                let (s, done) = (s.clone(), done.clone());
+                let (s, done) = (s.thief(), done.clone());
                 std::thread::spawn(move || {
                     let mut got = Vec::new();
                     while !done.load(Ordering::Acquire) {
@@ -377,12 +478,10 @@ mod tests {
         for round in 0..20_000 {
             let n = 1 + round % 8;
             for d in &dummies[..n] {
-                // SAFETY: this thread is the only owner.
-                assert!(unsafe { s.push(job(d)) });
+                assert!(s.push(job(d)));
             }
             for d in dummies[..n].iter().rev() {
-                // SAFETY: as above.
-                if unsafe { s.pop_if(job(d).id()) } {
+                if s.pop_if(job(d).id()) {
                     owner_got.push(job(d).id() as usize);
                 }
             }

@@ -29,14 +29,60 @@ pub trait Latch {
     unsafe fn set(this: *const Self);
 }
 
-const UNSET: u32 = 0;
-const SLEEPING: u32 = 1;
-const SET: u32 = 2;
+/// A value of a [`CoreLatch`]'s state word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LatchState(u32);
+
+impl LatchState {
+    /// Not set; the waiter is awake (running jobs or searching).
+    const UNSET: LatchState = LatchState(0);
+    /// Not set; the waiter is (about to be) asleep and its setter must wake it through the sleep module.
+    const SLEEPING: LatchState = LatchState(1);
+    /// Set: final. The waiter may free the latch as soon as it observes this.
+    const SET: LatchState = LatchState(2);
+}
+
+/// A [`CoreLatch`]'s state word, holding a [`LatchState`]. Adds no ordering of its own: the caller
+/// passes it.
+#[derive(Debug)]
+struct AtomicLatchState(AtomicU32);
+
+impl AtomicLatchState {
+    #[inline]
+    fn new(state: LatchState) -> Self {
+        AtomicLatchState(AtomicU32::new(state.0))
+    }
+
+    #[inline]
+    fn load(&self, order: Ordering) -> LatchState {
+        LatchState(self.0.load(order))
+    }
+
+    /// Swaps in `state`; returns the previous state.
+    #[inline]
+    fn swap(&self, state: LatchState, order: Ordering) -> LatchState {
+        LatchState(self.0.swap(state.0, order))
+    }
+
+    /// True if the state was `from` and is now `to`.
+    #[inline]
+    fn compare_exchange(
+        &self,
+        from: LatchState,
+        to: LatchState,
+        success: Ordering,
+        failure: Ordering,
+    ) -> bool {
+        self.0
+            .compare_exchange(from.0, to.0, success, failure)
+            .is_ok()
+    }
+}
 
 /// The state machine shared by worker-side latches.
 #[derive(Debug)]
 pub struct CoreLatch {
-    state: AtomicU32,
+    state: AtomicLatchState,
 }
 
 impl CoreLatch {
@@ -44,7 +90,7 @@ impl CoreLatch {
     #[inline]
     pub fn new() -> Self {
         CoreLatch {
-            state: AtomicU32::new(UNSET),
+            state: AtomicLatchState::new(LatchState::UNSET),
         }
     }
 
@@ -52,7 +98,7 @@ impl CoreLatch {
     #[inline]
     pub fn probe(&self) -> bool {
         // Acquire: pairs with the AcqRel swap in `set`.
-        self.state.load(Ordering::Acquire) == SET
+        self.state.load(Ordering::Acquire) == LatchState::SET
     }
 
     /// The waiter is about to sleep: `UNSET → SLEEPING`. False if already set.
@@ -60,18 +106,24 @@ impl CoreLatch {
     pub fn try_sleep(&self) -> bool {
         // SeqCst: ordered after the waiter's SeqCst store of its sleep slot, so a setter that sees
         // SLEEPING (via its swap) also finds the slot claimable.
-        self.state
-            .compare_exchange(UNSET, SLEEPING, Ordering::SeqCst, Ordering::Acquire)
-            .is_ok()
+        self.state.compare_exchange(
+            LatchState::UNSET,
+            LatchState::SLEEPING,
+            Ordering::SeqCst,
+            Ordering::Acquire,
+        )
     }
 
     /// The waiter is awake again: `SLEEPING → UNSET` (no-op if the latch was set meanwhile).
     #[inline]
     pub fn wake_up(&self) {
         // Relaxed suffices: the waiter re-probes with Acquire before trusting the state.
-        let _ = self
-            .state
-            .compare_exchange(SLEEPING, UNSET, Ordering::Relaxed, Ordering::Relaxed);
+        self.state.compare_exchange(
+            LatchState::SLEEPING,
+            LatchState::UNSET,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
     }
 
     /// Sets the latch; returns true if the waiter was sleeping and must be woken.
@@ -84,7 +136,7 @@ impl CoreLatch {
         let state = unsafe { &(*this).state };
         // AcqRel: release publishes the job's result to the waiter's `probe`; acquire pairs with the
         // waiter's `try_sleep` so we observe SLEEPING if it went first.
-        state.swap(SET, Ordering::AcqRel) == SLEEPING
+        state.swap(LatchState::SET, Ordering::AcqRel) == LatchState::SLEEPING
     }
 }
 

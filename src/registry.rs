@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use crate::deque::{Stealer, Worker};
 use crate::error::ThreadPoolBuildError;
 use crate::job::{HeapJob, JobRef, StackJob};
-use crate::jobstack::JobStack;
+use crate::jobstack::{JobStackOwner, JobStackThief};
 use crate::latch::{CoreLatch, Latch, LockLatch, SpinLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
 use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
@@ -70,8 +70,9 @@ pub(crate) fn bump(counter: &AtomicU64) {
 pub(crate) struct ThreadInfo {
     pub(crate) stealer: Stealer<JobRef>,
     pub(crate) stats: CachePadded<WorkerStats>,
-    /// The worker's owner-private job stack (thieves only use its heavy-steal operations).
-    pub(crate) jobs: JobStack,
+    /// A thief handle of the worker's owner-private job stack (heavy steals); the worker thread holds
+    /// the stack's only owner handle.
+    pub(crate) jobs: JobStackThief,
     /// Set once the pool terminates; the worker's main loop waits on it.
     pub(crate) terminate: CoreLatch,
 }
@@ -223,13 +224,17 @@ impl Registry {
             "thread count checked by the builder"
         );
         let workers: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new()).collect();
+        // Each private job stack's only owner handle is created here and moved into its worker's
+        // thread below, like the deque's `Worker`; the registry keeps thief handles.
+        let job_stacks: Vec<JobStackOwner> = (0..n).map(|_| JobStackOwner::new()).collect();
         let registry = Arc::new(Registry {
             thread_infos: workers
                 .iter()
-                .map(|w| ThreadInfo {
+                .zip(&job_stacks)
+                .map(|(w, jobs)| ThreadInfo {
                     stealer: w.stealer(),
                     stats: CachePadded::new(WorkerStats::default()),
-                    jobs: JobStack::new(),
+                    jobs: jobs.thief(),
                     terminate: CoreLatch::new(),
                 })
                 .collect(),
@@ -248,13 +253,14 @@ impl Registry {
             caller_yielding: AtomicBool::new(false),
         });
         let stack_size = config.stack_size.unwrap_or_else(default_stack_size);
-        for (index, deque) in workers.into_iter().enumerate() {
+        for (index, (deque, jobs)) in workers.into_iter().zip(job_stacks).enumerate() {
             let mut builder = thread::Builder::new().stack_size(stack_size);
             if let Some(name) = config.thread_name.as_mut() {
                 builder = builder.name(name(index));
             }
             let r = registry.clone();
-            match builder.spawn(move || crate::worker::main_loop(r, index, deque, stack_size)) {
+            match builder.spawn(move || crate::worker::main_loop(r, index, deque, jobs, stack_size))
+            {
                 Ok(handle) => registry.lock_handles().push(handle),
                 Err(e) => {
                     // Stop the threads already started, and wait for them: no leak on error.

@@ -1,8 +1,8 @@
 //! A worker thread: its two-level job stack, its main loop, its search for work, and waiting by working.
 //!
-//! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStack`]) whose owner operations use
-//! no locked instruction and no hardware fence, and pops it back after running a — the common case
-//! shares nothing with other threads. Below it sits the *public* Chase-Lev deque that thieves steal
+//! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStackOwner`]) whose owner
+//! operations use no locked instruction and no hardware fence, and pops it back after running a — the
+//! common case shares nothing with other threads. Below it sits the *public* Chase-Lev deque that thieves steal
 //! from cheaply. Jobs move from the private stack to the public deque on demand: a worker that runs out
 //! of work joins the pool's *idle count* (and stays in it while it searches, spins, yields and sleeps,
 //! until it finds a job); an owner reads the count (a Relaxed load of a line written only on idle ↔ busy
@@ -32,7 +32,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::deque::{Steal, Worker};
 use crate::job::JobRef;
-use crate::jobstack::JobStack;
+use crate::jobstack::{Base, JobStackOwner};
 use crate::latch::CoreLatch;
 use crate::registry::{bump, Registry, WorkerStats};
 use crate::sleep::Idled;
@@ -92,9 +92,9 @@ pub(crate) fn share_pending_work(now: bool) {
 
 /// The state of one worker thread; lives on that thread's stack for its whole life.
 pub(crate) struct WorkerThread {
-    /// Points into `registry.thread_infos[index]` (kept alive by `registry`). Owner operations only
-    /// happen on this thread.
-    jobs: *const JobStack,
+    /// The owner handle of this worker's private job stack (thieves hold its `JobStackThief` in
+    /// `registry.thread_infos[index]`). Created with the registry and moved into this thread.
+    jobs: JobStackOwner,
     /// Points into the registry's sleep state (kept alive by `registry`): the idle-worker count.
     idle_workers: *const AtomicUsize,
     /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
@@ -153,17 +153,10 @@ impl WorkerThread {
         bump(&self.stats().local_pops);
     }
 
-    #[inline(always)]
-    fn jobs(&self) -> &JobStack {
-        // SAFETY: points into the registry, which `self.registry` keeps alive.
-        unsafe { &*self.jobs }
-    }
-
     /// Pushes a `join` job b on the private stack; publishes the oldest private job if a thief asked.
     #[inline(always)]
     pub(crate) fn push_private(&self, job: JobRef) {
-        // SAFETY: this is the owning worker's thread (a WorkerThread never leaves its thread).
-        if !unsafe { self.jobs().push(job) } {
+        if !self.jobs.push(job) {
             // Nested deeper than the private stack: share the job right away.
             self.push_public(job);
             return;
@@ -181,8 +174,7 @@ impl WorkerThread {
     /// here (private stack full).
     #[inline(always)]
     pub(crate) fn pop_private_if(&self, id: *const ()) -> bool {
-        // SAFETY: owner thread, as in `push_private`.
-        unsafe { self.jobs().pop_if(id) }
+        self.jobs.pop_if(id)
     }
 
     /// Some worker is idle (`idle` of them, seen on a push): publish the oldest private job, at once
@@ -223,8 +215,7 @@ impl WorkerThread {
     fn publish(&self, max: usize) -> usize {
         let mut n = 0;
         while n < max {
-            // SAFETY: owner thread.
-            match unsafe { self.jobs().take_oldest() } {
+            match self.jobs.take_oldest() {
                 Some(job) => {
                     self.deque.push(job);
                     bump(&self.stats().published);
@@ -407,7 +398,7 @@ impl WorkerThread {
             return None;
         }
         let infos = self.registry.thread_infos();
-        let bases: Vec<u64> = infos
+        let bases: Vec<Base> = infos
             .iter()
             .map(|info| info.jobs.base_before_barrier())
             .collect();
@@ -430,12 +421,13 @@ pub(crate) fn main_loop(
     registry: Arc<Registry>,
     index: usize,
     deque: Worker<JobRef>,
+    jobs: JobStackOwner,
     stack_size: usize,
 ) {
     let base = approx_stack_pointer();
     let info = registry.thread_info(index);
     let worker = WorkerThread {
-        jobs: &info.jobs,
+        jobs,
         idle_workers: registry.sleep().idle_workers(),
         stats: &*info.stats,
         deque,

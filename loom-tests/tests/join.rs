@@ -2,8 +2,12 @@
 //! then pops b back or — if a thief took it (heavy steal after its process-wide barrier, or the owner's
 //! own publication) — waits on b's latch. b must run exactly once and its result reach the owner.
 #![cfg(forkjoin_loom)]
+// The explicit drops mark where each job's borrow of the leaked `Sleep` ends, before `free_sleep`.
+#![allow(clippy::drop_non_drop)]
 
-use forkjoin::__loom::{heavy_barrier, Idled, JobRef, JobStack, Sleep, SpinLatch, StackJob};
+use forkjoin::__loom::{
+    heavy_barrier, Idled, JobRef, JobStackOwner, JobStackThief, Sleep, SpinLatch, StackJob,
+};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -31,15 +35,14 @@ fn wait(sleep: &Sleep, latch: &SpinLatch<'_>) {
 /// The owner's step 3 for one job: pop it back and run it, or wait for the thief's latch.
 ///
 /// # Safety
-/// Owner thread of `stack` only; `job_ref` is `job`'s reference, pushed once.
+/// `job_ref` is `job`'s reference, pushed once on `stack`.
 unsafe fn pop_or_wait<F: FnOnce(bool) -> u32>(
     sleep: &Sleep,
-    stack: &JobStack,
+    stack: &JobStackOwner,
     job: &StackJob<SpinLatch<'_>, F, u32>,
     job_ref: JobRef,
 ) -> u32 {
-    // SAFETY: owner, per the contract.
-    if unsafe { stack.pop_if(job_ref.id()) } {
+    if stack.pop_if(job_ref.id()) {
         // SAFETY: popped back: the JobRef will not be executed.
         unsafe { job.run_inline(false) }
     } else {
@@ -50,7 +53,7 @@ unsafe fn pop_or_wait<F: FnOnce(bool) -> u32>(
 }
 
 /// One thief attempt: read base, barrier, steal, run.
-fn thief(stack: &JobStack, runs: &AtomicUsize) {
+fn thief(stack: &JobStackThief, runs: &AtomicUsize) {
     let base = stack.base_before_barrier();
     heavy_barrier();
     if let Some(job) = stack.steal_after_barrier(base) {
@@ -64,18 +67,16 @@ fn thief(stack: &JobStack, runs: &AtomicUsize) {
 fn pop_vs_heavy_steal_of_b() {
     loom::model(|| {
         let sleep = leak_sleep(2);
-        let stack = Arc::new(JobStack::new());
+        let stack = JobStackOwner::new();
         let thief_runs = Arc::new(AtomicUsize::new(0));
         let job_b = StackJob::new(|_stolen: bool| 7u32, SpinLatch::new(sleep, 0));
         // SAFETY: `job_b` outlives every use of the reference: we pop it back or wait for its latch.
         let job_ref = unsafe { job_b.as_job_ref() };
-        // SAFETY: this thread is the stack's owner.
-        assert!(unsafe { stack.push(job_ref) });
-        let (s2, r2) = (stack.clone(), thief_runs.clone());
+        assert!(stack.push(job_ref));
+        let (s2, r2) = (stack.thief(), thief_runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
         // ... a runs here ...
-        // SAFETY: owner.
-        let result = if unsafe { stack.pop_if(job_ref.id()) } {
+        let result = if stack.pop_if(job_ref.id()) {
             // SAFETY: popped back: the JobRef will not be executed.
             unsafe { job_b.run_inline(false) }
         } else {
@@ -98,19 +99,17 @@ fn nested_push_pop_vs_steal_of_the_oldest() {
     // once. Every job runs exactly once whatever the interleaving.
     loom::model(|| {
         let sleep = leak_sleep(2);
-        let stack = Arc::new(JobStack::new());
+        let stack = JobStackOwner::new();
         let runs = Arc::new(AtomicUsize::new(0));
         let job_b = StackJob::new(|_| 1u32, SpinLatch::new(sleep, 0));
         let job_b2 = StackJob::new(|_| 2u32, SpinLatch::new(sleep, 0));
         // SAFETY: both jobs outlive their references (popped back or latch awaited below).
         let (rb, rb2) = unsafe { (job_b.as_job_ref(), job_b2.as_job_ref()) };
-        // SAFETY: owner.
-        unsafe { assert!(stack.push(rb)) };
-        let (s2, r2) = (stack.clone(), runs.clone());
+        assert!(stack.push(rb));
+        let (s2, r2) = (stack.thief(), runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
-        // SAFETY: owner.
-        unsafe { assert!(stack.push(rb2)) };
-        // SAFETY: owner; each job is popped once and its latch awaited if it was taken.
+        assert!(stack.push(rb2));
+        // SAFETY: each job was pushed once; it is popped once and its latch awaited if it was taken.
         let total = unsafe {
             pop_or_wait(sleep, &stack, &job_b2, rb2) + pop_or_wait(sleep, &stack, &job_b, rb)
         };
@@ -127,17 +126,15 @@ fn publication_vs_heavy_steal() {
     // one of them gets it.
     loom::model(|| {
         let sleep = leak_sleep(2);
-        let stack = Arc::new(JobStack::new());
+        let stack = JobStackOwner::new();
         let runs = Arc::new(AtomicUsize::new(0));
         let job_b = StackJob::new(|_| 5u32, SpinLatch::new(sleep, 0));
         // SAFETY: `job_b` outlives the reference (run below or latch awaited).
         let rb = unsafe { job_b.as_job_ref() };
-        // SAFETY: owner.
-        unsafe { assert!(stack.push(rb)) };
-        let (s2, r2) = (stack.clone(), runs.clone());
+        assert!(stack.push(rb));
+        let (s2, r2) = (stack.thief(), runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
-        // SAFETY: owner.
-        let result = match unsafe { stack.take_oldest() } {
+        let result = match stack.take_oldest() {
             // Published (here: run by the owner itself, as if popped back from its public deque).
             Some(job) => {
                 assert_eq!(job.id(), rb.id());

@@ -13,12 +13,22 @@
 //! * A latch set for a specific sleeping worker wakes exactly that worker
 //!   ([`Sleep::notify_worker_latch_is_set`]).
 //!
-//! Each worker sleeps on its own futex word (its *slot*: `AWAKE` or `SLEEPING`). A waker claims a sleeper by
-//! CAS `SLEEPING → AWAKE` and then issues the futex wake, so two wakers never spend their wake on the same
-//! thread and the sleeper cannot miss it (the futex re-checks the word atomically). The sleeper removes itself
-//! from the sleeper count when it wakes.
+//! Each worker sleeps on its own futex word (its *slot*, [`slot::SlotState`]: `AWAKE`, `SLEEPING`,
+//! `SLEEPING_GUARDED` or `WOKEN_FOR_WORK`). A waker claims a sleeper by CAS out of its sleeping mark and
+//! then issues the futex wake, so two wakers never spend their wake on the same thread and the sleeper
+//! cannot miss it (the futex re-checks the word atomically). The sleeper removes itself from the sleeper
+//! count when it wakes.
+//!
+//! The packed counters word (`[JEC: 32][sleepers: 32]`) is [`counters::Counters`] /
+//! [`counters::AtomicCounters`]; the slot word is [`slot::Slot`]. Both wrappers take their orderings
+//! from the call sites below, where each is explained.
 
-use crate::sync::{fence, yield_now, AtomicU64, AtomicUsize, Futex, Ordering};
+mod counters;
+mod slot;
+
+use self::counters::{AtomicCounters, JobsEventCounter};
+use self::slot::{Slot, SlotState};
+use crate::sync::{fence, yield_now, AtomicU64, AtomicUsize, Ordering};
 use crate::util::CachePadded;
 
 /// Rounds of `spin_loop` hints before yielding.
@@ -33,33 +43,16 @@ const SPIN_ROUNDS: u32 = 0;
 #[cfg(forkjoin_loom)]
 const ROUNDS_UNTIL_SLEEPY: u32 = 0;
 
-/// Slot word: the worker runs or searches.
-const AWAKE: u32 = 0;
-/// Slot word: the worker is (about to be) blocked on its futex and may be claimed by a waker.
-const SLEEPING: u32 = 1;
-/// Slot word: like `SLEEPING`, but the worker is past its stack guard and cannot steal: only its latch
-/// or injected work (which it may take) wake it, never a publication it could not take.
-const SLEEPING_GUARDED: u32 = 2;
-/// Slot word: a waker claimed the worker *for new work*; if it then leaves without searching (its latch
-/// got set), it must pass the wake on.
-const WOKEN_FOR_WORK: u32 = 3;
-
-/// Low half of the counters word: number of threads counted as sleeping.
-const SLEEPERS_MASK: u64 = 0xFFFF_FFFF;
-/// High half of the counters word: the jobs event counter (odd = some thread is sleepy).
-const JEC_SHIFT: u32 = 32;
-const JEC_ONE: u64 = 1 << JEC_SHIFT;
-
 /// The most workers one pool may have (the sleeper count must fit the low half of the counters).
 pub(crate) const MAX_THREADS: usize = 0xFFFF;
 
 /// The idle/sleep state of one pool.
 pub struct Sleep {
-    /// `[JEC: 32 bits][sleepers: 32 bits]`, one word so that "JEC unchanged" and "count me as a sleeper"
-    /// are decided by a single CAS.
-    counters: CachePadded<AtomicU64>,
+    /// `[JEC: 32 bits][sleepers: 32 bits]` (see [`counters`]), one word so that "JEC unchanged" and
+    /// "count me as a sleeper" are decided by a single CAS.
+    counters: CachePadded<AtomicCounters>,
     /// One futex word per worker.
-    slots: Box<[CachePadded<Futex>]>,
+    slots: Box<[CachePadded<Slot>]>,
     /// Futex wakes issued (statistics; cold path only).
     wakeups: AtomicU64,
     /// Workers that ran out of work and can steal (searching or asleep, not past the stack guard).
@@ -74,7 +67,7 @@ pub struct IdleState {
     index: usize,
     rounds: u32,
     /// The JEC value observed when announcing sleepiness (valid once `rounds > ROUNDS_UNTIL_SLEEPY`).
-    jec: u64,
+    jec: JobsEventCounter,
     /// Past the stack guard: sleeps as `SLEEPING_GUARDED`.
     guarded: bool,
     /// A waker claimed this worker for new work since the last `take_woken_for_work`.
@@ -118,9 +111,9 @@ impl Sleep {
     pub fn new(num_threads: usize) -> Self {
         assert!(num_threads <= MAX_THREADS);
         Sleep {
-            counters: CachePadded::new(AtomicU64::new(0)),
+            counters: CachePadded::new(AtomicCounters::new()),
             slots: (0..num_threads)
-                .map(|_| CachePadded::new(Futex::new(AWAKE)))
+                .map(|_| CachePadded::new(Slot::new()))
                 .collect(),
             wakeups: AtomicU64::new(0),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
@@ -140,7 +133,7 @@ impl Sleep {
         IdleState {
             index,
             rounds: 0,
-            jec: 0,
+            jec: JobsEventCounter::default(),
             guarded,
             woken_for_work: false,
         }
@@ -158,6 +151,8 @@ impl Sleep {
     /// is marked `SLEEPING`, so a latch setter that observes the latch's sleeping state finds the slot
     /// claimable. If it returns false (latch set) the worker does not sleep. `has_injected_jobs` is the
     /// last check before blocking (see README, "JEC wrap-around").
+    // Under loom both round limits are 0, which makes the first two comparisons constant.
+    #[cfg_attr(forkjoin_loom, allow(clippy::absurd_extreme_comparisons))]
     pub fn no_work_found(
         &self,
         idle: &mut IdleState,
@@ -191,22 +186,22 @@ impl Sleep {
     }
 
     /// Makes the JEC odd ("sleepy") unless it already is, and returns the odd value.
-    fn announce_sleepy(&self) -> u64 {
+    fn announce_sleepy(&self) -> JobsEventCounter {
         // SeqCst: this read-modify-write and the search that follows it are ordered against the
         // publisher's fence in `new_jobs` (see README, rule 3).
         let mut current = self.counters.load(Ordering::SeqCst);
         let jec = loop {
-            let jec = current >> JEC_SHIFT;
-            if jec & 1 == 1 {
-                break jec;
+            if current.jobs_counter().is_sleepy() {
+                break current.jobs_counter();
             }
+            let sleepy = current.with_next_jobs_counter();
             match self.counters.compare_exchange_weak(
                 current,
-                current.wrapping_add(JEC_ONE),
+                sleepy,
                 Ordering::SeqCst,
                 Ordering::SeqCst,
             ) {
-                Ok(_) => break (jec + 1) & 0xFFFF_FFFF,
+                Ok(_) => break sleepy.jobs_counter(),
                 Err(now) => current = now,
             }
         };
@@ -224,21 +219,20 @@ impl Sleep {
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> bool {
         let slot = &self.slots[idle.index];
-        let mark = if idle.guarded {
-            SLEEPING_GUARDED
-        } else {
-            SLEEPING
-        };
+        let mark = SlotState::sleeping(idle.guarded);
         // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile.
         let give_up = |idle: &mut IdleState| {
             // AcqRel: acquire what a claiming waker published; the swap orders against its CAS.
-            if slot.word().swap(AWAKE, Ordering::AcqRel) == WOKEN_FOR_WORK {
+            if slot
+                .swap(SlotState::AWAKE, Ordering::AcqRel)
+                .is_woken_for_work()
+            {
                 idle.woken_for_work = true;
             }
         };
         // SeqCst: must be visible to any latch setter that observes the latch's SLEEPING state (set by
         // `try_sleep` below), and to any waker that observes our sleeper count.
-        slot.word().store(mark, Ordering::SeqCst);
+        slot.store(mark, Ordering::SeqCst);
         if !try_sleep() {
             give_up(idle);
             return false;
@@ -246,17 +240,16 @@ impl Sleep {
         // SeqCst: part of the fall-asleep step below; pairs with `announce_jobs`' fence + load.
         let mut current = self.counters.load(Ordering::SeqCst);
         loop {
-            if current >> JEC_SHIFT != idle.jec {
+            if current.jobs_counter() != idle.jec {
                 // New work since we announced sleepiness: search again instead. A waker that claimed our
                 // slot meanwhile is satisfied, because we are awake and about to search.
                 give_up(idle);
                 return false;
             }
-            debug_assert!(current & SLEEPERS_MASK < SLEEPERS_MASK);
             // SeqCst: the decisive step; pairs with `new_jobs`' fence + load (rule 3 of the README).
             match self.counters.compare_exchange_weak(
                 current,
-                current + 1,
+                current.with_one_more_sleeper(),
                 Ordering::SeqCst,
                 Ordering::SeqCst,
             ) {
@@ -267,18 +260,19 @@ impl Sleep {
         // SeqCst fence: pairs with the injector's push + `new_jobs` fence, for the wrap-around check.
         fence(Ordering::SeqCst);
         if has_injected_jobs() {
-            self.counters.fetch_sub(1, Ordering::Relaxed);
+            // Relaxed: as below.
+            self.counters.remove_sleeper(Ordering::Relaxed);
             give_up(idle);
             return false;
         }
         // Acquire: pairs with the waker's CAS out of `mark`, so whatever it published before waking us
         // is visible once we leave.
-        while slot.word().load(Ordering::Acquire) == mark {
-            slot.wait(mark);
+        while slot.load(Ordering::Acquire) == mark {
+            slot.wait_while(mark);
         }
         give_up(idle);
         // Relaxed: the count is only a hint for wakers; each sleeper removes exactly its own increment.
-        self.counters.fetch_sub(1, Ordering::Relaxed);
+        self.counters.remove_sleeper(Ordering::Relaxed);
         true
     }
 
@@ -302,24 +296,25 @@ impl Sleep {
         fence(Ordering::SeqCst);
         let mut current = self.counters.load(Ordering::SeqCst);
         loop {
-            if (current >> JEC_SHIFT) & 1 == 0 {
+            if !current.jobs_counter().is_sleepy() {
                 break;
             }
+            let active = current.with_next_jobs_counter();
             // SeqCst: makes every pending fall-asleep CAS fail (it compares the whole word).
             match self.counters.compare_exchange_weak(
                 current,
-                current.wrapping_add(JEC_ONE),
+                active,
                 Ordering::SeqCst,
                 Ordering::SeqCst,
             ) {
                 Ok(_) => {
-                    current = current.wrapping_add(JEC_ONE);
+                    current = active;
                     break;
                 }
                 Err(now) => current = now,
             }
         }
-        if current & SLEEPERS_MASK != 0 {
+        if current.sleeping_threads() != 0 {
             self.wake_any(include_guarded);
         }
     }
@@ -341,7 +336,7 @@ impl Sleep {
     /// calls this so parallelism spreads).
     pub(crate) fn wake_one_if_sleeping(&self) {
         // Relaxed: a heuristic; missing a sleeper here loses no work (the work is already taken).
-        if self.counters.load(Ordering::Relaxed) & SLEEPERS_MASK != 0 {
+        if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
             self.wake_any(false);
         }
     }
@@ -351,13 +346,13 @@ impl Sleep {
     #[cold]
     fn wake_any(&self, include_guarded: bool) {
         for slot in self.slots.iter() {
-            if self.claim(slot, SLEEPING, WOKEN_FOR_WORK) {
+            if self.claim(slot, SlotState::SLEEPING, SlotState::WOKEN_FOR_WORK) {
                 return;
             }
         }
         if include_guarded {
             for slot in self.slots.iter() {
-                if self.claim(slot, SLEEPING_GUARDED, WOKEN_FOR_WORK) {
+                if self.claim(slot, SlotState::SLEEPING_GUARDED, SlotState::WOKEN_FOR_WORK) {
                     return;
                 }
             }
@@ -367,20 +362,17 @@ impl Sleep {
     /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.
     pub fn notify_worker_latch_is_set(&self, index: usize) {
         let slot = &self.slots[index];
-        if !self.claim(slot, SLEEPING, AWAKE) {
-            self.claim(slot, SLEEPING_GUARDED, AWAKE);
+        if !self.claim(slot, SlotState::SLEEPING, SlotState::AWAKE) {
+            self.claim(slot, SlotState::SLEEPING_GUARDED, SlotState::AWAKE);
         }
     }
 
-    fn claim(&self, slot: &Futex, from: u32, to: u32) -> bool {
+    /// Claims `slot` by CAS `from → to` and, if that succeeded, wakes its worker (README, rule 4).
+    fn claim(&self, slot: &Slot, from: SlotState, to: SlotState) -> bool {
         // AcqRel: pairs with the sleeper's SeqCst store of its sleeping mark (acquire) and its Acquire
         // load in the wait loop (release), so work published before this call is visible to it.
-        if slot
-            .word()
-            .compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
-        {
-            slot.wake(1);
+        if slot.compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed) {
+            slot.wake();
             // Relaxed: a statistic.
             self.wakeups.fetch_add(1, Ordering::Relaxed);
             true
@@ -397,7 +389,7 @@ impl Sleep {
     /// Number of threads currently counted as sleeping (a snapshot).
     #[cfg(test)]
     pub(crate) fn num_sleeping(&self) -> usize {
-        (self.counters.load(Ordering::Relaxed) & SLEEPERS_MASK) as usize
+        self.counters.load(Ordering::Relaxed).sleeping_threads() as usize
     }
 }
 
