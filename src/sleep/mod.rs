@@ -329,7 +329,7 @@ impl Sleep {
     #[inline]
     pub(crate) fn must_share_now(&self, idle_workers: usize) -> bool {
         let current = self.counters.load(Ordering::Relaxed);
-        (current >> JEC_SHIFT) & 1 == 1 || (current & SLEEPERS_MASK) as usize >= idle_workers
+        current.jobs_counter().is_sleepy() || current.sleeping_threads() as usize >= idle_workers
     }
 
     /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
