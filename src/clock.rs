@@ -39,25 +39,6 @@ pub(crate) fn ticks_in(d: Duration) -> u64 {
     (((d.as_nanos() << 32) / ns_per_tick_q32() as u128) as u64).max(1)
 }
 
-/// A point in time, in ticks.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Stamp(u64);
-
-impl Stamp {
-    /// Now.
-    #[inline]
-    pub(crate) fn now() -> Stamp {
-        Stamp(ticks())
-    }
-
-    /// Time from `earlier` to `self` (zero if the counter went backwards, e.g. across cores).
-    #[inline]
-    pub(crate) fn duration_since(self, earlier: Stamp) -> Duration {
-        let ticks = self.0.saturating_sub(earlier.0);
-        Duration::from_nanos(((ticks as u128 * ns_per_tick_q32() as u128) >> 32) as u64)
-    }
-}
-
 /// Nanoseconds per tick as a 32.32 fixed-point number.
 #[inline]
 fn ns_per_tick_q32() -> u64 {
@@ -93,12 +74,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stamps_measure_about_the_same_time_as_instant() {
-        let (start, stamp) = (std::time::Instant::now(), Stamp::now());
+    fn ticks_measure_about_the_same_time_as_instant() {
+        let (start, first) = (std::time::Instant::now(), ticks());
         while start.elapsed() < Duration::from_millis(20) {
             std::hint::spin_loop();
         }
-        let (real, measured) = (start.elapsed(), Stamp::now().duration_since(stamp));
+        let (real, elapsed) = (start.elapsed(), ticks() - first);
+        let measured = Duration::from_nanos(
+            ((elapsed as u128 * ns_per_tick_q32() as u128) >> 32) as u64,
+        );
         // A preemption between the two reads at either end can only skew by its own length; 20 ms
         // against a generous factor of two keeps this free of timing flakiness.
         assert!(measured > real / 2 && measured < real * 2, "{measured:?} vs {real:?}");

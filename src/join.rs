@@ -320,7 +320,12 @@ mod tests {
                 .unwrap();
             assert_eq!(pool.install(|| fib(22)), 17711, "{threads} threads");
             let stats = pool.stats();
-            assert!(stats.jobs_executed >= 17710, "{stats:?}");
+            if threads == 1 {
+                // The only worker's joins push nothing (nobody could steal): only the install.
+                assert_eq!(stats.jobs_executed, 1, "{stats:?}");
+            } else {
+                assert!(stats.jobs_executed >= 17710, "{stats:?}");
+            }
         }
     }
 

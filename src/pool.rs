@@ -26,7 +26,8 @@ use crate::worker::WorkerThread;
 pub struct PoolStats {
     /// Jobs run by workers: popped back by their owner, taken from the injector or stolen.
     pub jobs_executed: u64,
-    /// Jobs a worker took back from its own stacks (the `join` fast path counts here).
+    /// Jobs a worker took back from its own stacks (the `join` fast path counts here; in a pool of one
+    /// thread a `join` pushes nothing, since nobody could steal, and counts nothing).
     pub local_pops: u64,
     /// Jobs taken from another worker's deque.
     pub steals: u64,

@@ -118,6 +118,25 @@ impl Futex {
         }
     }
 
+    /// Blocks while the word equals `expected`, for at most `timeout` (may return earlier, spuriously).
+    #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+    pub(crate) fn wait_timeout(&self, expected: u32, timeout: std::time::Duration) {
+        let timeout = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: as in `wait`; the timeout is a valid relative `timespec` that lives across the call.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.word.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                &timeout as *const libc::timespec,
+            );
+        }
+    }
+
     /// Wakes up to `n` threads blocked in [`Futex::wait`]; call after changing the word.
     #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
     pub(crate) fn wake(&self, n: i32) {
@@ -139,6 +158,24 @@ impl Futex {
         // SeqCst: pairs with the waker's change of the word, which happens before it takes `lock`.
         if self.word.load(Ordering::SeqCst) == expected {
             drop(self.cond.wait(guard).unwrap_or_else(|e| e.into_inner()));
+        }
+    }
+
+    /// Blocks while the word equals `expected`, for at most `timeout` (may return earlier, spuriously).
+    ///
+    /// loom has no time: a timed wait returns at once, as if the timeout had fired, so the models
+    /// explore the path that needs it.
+    #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
+    pub(crate) fn wait_timeout(&self, expected: u32, timeout: std::time::Duration) {
+        #[cfg(forkjoin_loom)]
+        let _ = (expected, timeout);
+        #[cfg(not(forkjoin_loom))]
+        {
+            let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            // SeqCst: as in `wait`.
+            if self.word.load(Ordering::SeqCst) == expected {
+                drop(self.cond.wait_timeout(guard, timeout).unwrap_or_else(|e| e.into_inner()));
+            }
         }
     }
 

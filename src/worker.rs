@@ -26,6 +26,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::ptr;
+use std::time::Duration;
 
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -38,10 +39,9 @@ use crate::registry::{bump, Registry, WorkerStats};
 use crate::sleep::Idled;
 use crate::sync::{heavy_barrier, Arc, AtomicUsize, Ordering};
 
-/// The sharing heartbeat: an owner publishes on a push at most once per this many
-/// [`ticks`](crate::clock::ticks) (about 8–30 µs on x86-64, 16 µs elsewhere) while no worker is
-/// sleepy (see [`WorkerThread::share_cold`]).
-const SHARE_INTERVAL: u64 = 1 << 15;
+/// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
+/// worker is idle (see [`WorkerThread::share_cold`]).
+const SHARE_INTERVAL: Duration = Duration::from_micros(20);
 
 thread_local! {
     /// The worker running on this thread, or null. Const-initialised: reading it is a plain TLS load.
@@ -79,14 +79,13 @@ pub(crate) fn share_pending_work(now: bool) {
     let wt = unsafe { &*wt };
     // SAFETY: `idle_workers` points into the live registry.
     // Relaxed: only a hint; a job that stays private is still reachable by a heavy steal.
-    let idle = unsafe { (*wt.idle_workers).load(Ordering::Relaxed) };
-    if idle == 0 {
+    if unsafe { (*wt.idle_workers).load(Ordering::Relaxed) } == 0 {
         return;
     }
     if now {
         wt.share_now();
     } else {
-        wt.share_cold(idle);
+        wt.share_cold();
     }
 }
 
@@ -103,6 +102,8 @@ pub(crate) struct WorkerThread {
     index: usize,
     /// Ticks (see [`crate::clock::ticks`]) of this worker's last heartbeat publication.
     last_share: Cell<u64>,
+    /// [`SHARE_INTERVAL`] in ticks.
+    share_interval: u64,
     /// The pool has this worker only: nothing it pushes can be stolen.
     alone: bool,
     rng: RefCell<Xoshiro256PlusPlus>,
@@ -163,9 +164,8 @@ impl WorkerThread {
         }
         // SAFETY: `idle_workers` points into the live registry.
         // Relaxed: ordered after the push by `push`'s light barrier, against the thief's heavy barrier.
-        let idle = unsafe { (*self.idle_workers).load(Ordering::Relaxed) };
-        if idle != 0 {
-            self.share_cold(idle);
+        if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
+            self.share_cold();
         }
     }
 
@@ -177,25 +177,20 @@ impl WorkerThread {
         self.jobs.pop_if(id)
     }
 
-    /// Some worker is idle (`idle` of them, seen on a push): publish the oldest private job, at once
-    /// or on the sharing heartbeat.
+    /// Some worker is idle (seen on a push): publish the oldest private job on the sharing heartbeat.
     ///
     /// Publishing on every push while a worker idles turns a loop of tiny joins into a stream of
-    /// hand-offs, each costing more than the job. So while some idle worker is awake and not yet
-    /// sleepy, an owner publishes at most once per [`SHARE_INTERVAL`] ticks: that worker needs no
-    /// publication to find the job, because it heavy-steals the oldest private job of every worker
-    /// before it may sleep (see `crate::jobstack`; the heavy barrier orders its announcement of
-    /// sleepiness against our push, so either its heavy steal sees the job or
-    /// [`must_share_now`](crate::sleep::Sleep::must_share_now) sees the announcement). If a worker
-    /// is sleepy, or every idle worker sleeps, the job might be the one a blocked `a` waits for with
-    /// nobody left to take it: it is published (and announced, waking a sleeper) at once.
+    /// hand-offs, each costing more than the job (and keeping the idle worker from ever sleeping).
+    /// So an owner publishes at most once per [`SHARE_INTERVAL`]: the oldest private job, the root
+    /// of the largest pending subtree, exactly what an idle worker should take. The first push after
+    /// this worker itself idled always publishes (see `wait_until_cold`). A job that stays private
+    /// is not lost: idle workers that sleep while another worker is busy wake up to patrol, taking
+    /// the oldest private job of every worker with a heavy steal (`crate::sleep`, `crate::jobstack`).
     #[cold]
     #[inline(never)]
-    fn share_cold(&self, idle: usize) {
+    fn share_cold(&self) {
         let now = crate::clock::ticks();
-        if now.wrapping_sub(self.last_share.get()) < SHARE_INTERVAL
-            && !self.registry.sleep().must_share_now(idle)
-        {
+        if now.wrapping_sub(self.last_share.get()) < self.share_interval {
             return;
         }
         self.last_share.set(now);
@@ -288,8 +283,9 @@ impl WorkerThread {
         while !latch.probe() {
             let found = match self.find_work(guarded) {
                 Some(job) => Some(job),
-                None if !guarded && idle.is_sleepy() => {
-                    // Last chance before sleeping: jobs hidden on other workers' private stacks.
+                None if !guarded && idle.take_patrol_due() => {
+                    // A timed sleep ran out: look for jobs hidden on other workers' private
+                    // stacks, whose owners may be blocked in user code.
                     self.steal_private()
                 }
                 None => None,
@@ -299,6 +295,9 @@ impl WorkerThread {
                     // Relaxed: a hint for owners' pushes (see `Sleep::idle_workers`).
                     sleep.idle_workers().fetch_sub(1, Ordering::Relaxed);
                     counted = false;
+                    // Our first push publishes (and announces): a worker that saw every worker
+                    // idle, us included, sleeps without a patrol timeout.
+                    self.last_share.set(self.last_share.get().wrapping_sub(self.share_interval));
                 }
                 if idle.has_idled() || owe_wake {
                     // Back to work after idling: if others sleep, wake one to look for more, so
@@ -313,7 +312,8 @@ impl WorkerThread {
             // We searched: whatever we were woken for is taken.
             owe_wake = false;
             if !guarded && !counted {
-                // Relaxed: ordered before our heavy steal by its barrier; owners only need a hint.
+                // Relaxed: ordered before a patrol's heavy steal by its barrier; owners only need
+                // a hint.
                 sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
                 counted = true;
             }
@@ -324,7 +324,7 @@ impl WorkerThread {
             ) {
                 Idled::Waited => {}
                 Idled::Aborted => latch.wake_up(),
-                Idled::Slept => {
+                Idled::Slept | Idled::TimedOut => {
                     bump(&self.stats().sleeps);
                     latch.wake_up();
                 }
@@ -434,6 +434,7 @@ pub(crate) fn main_loop(
         index,
         alone: registry.num_threads() == 1,
         last_share: Cell::new(0),
+        share_interval: crate::clock::ticks_in(SHARE_INTERVAL),
         rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
             0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
         )),

@@ -12,8 +12,16 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
+/// Counts all `n` workers of `sleep` idle, so their sleeps have no patrol timeout: a lost wake-up
+/// is then a loom deadlock instead of being hidden by a timeout (which loom fires at once).
+fn all_idle(sleep: Sleep) -> Sleep {
+    let n = sleep.num_threads();
+    sleep.idle_workers().fetch_add(n, Ordering::Relaxed);
+    sleep
+}
+
 fn leak_sleep(n: usize) -> &'static Arc<Sleep> {
-    Box::leak(Box::new(Arc::new(Sleep::new(n))))
+    Box::leak(Box::new(Arc::new(all_idle(Sleep::new(n)))))
 }
 
 fn free_sleep(sleep: &'static Arc<Sleep>) {
@@ -27,7 +35,7 @@ fn wait(sleep: &Sleep, latch: &SpinLatch<'_>) {
     while !latch.probe() {
         match sleep.no_work_found(&mut idle, || latch.core().try_sleep(), || false) {
             Idled::Waited => {}
-            Idled::Aborted | Idled::Slept => latch.core().wake_up(),
+            Idled::Aborted | Idled::Slept | Idled::TimedOut => latch.core().wake_up(),
         }
     }
 }
@@ -148,6 +156,54 @@ fn publication_vs_heavy_steal() {
             }
         };
         assert_eq!(result, 5);
+        t.join().unwrap();
+        drop(job_b);
+        free_sleep(sleep);
+    });
+}
+
+#[test]
+fn patrol_finds_a_job_whose_owner_blocks() {
+    // The owner pushes b and never publishes it (its sharing heartbeat is not due) nor pops it: its
+    // `a` blocks until b has run (a channel only b feeds). The idle thief sleeps with a patrol timeout
+    // because the owner is busy (loom fires it at once), then heavy-steals b. A missing patrol is a
+    // loom deadlock.
+    loom::model(|| {
+        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(Sleep::new(2))));
+        let stack = JobStackOwner::new();
+        let job_b = StackJob::new(|_| 9u32, SpinLatch::new(sleep, 0));
+        // SAFETY: `job_b` outlives the reference: the owner waits for its latch below.
+        let rb = unsafe { job_b.as_job_ref() };
+        assert!(stack.push(rb));
+        let thieves = stack.thief();
+        let t = thread::spawn(move || {
+            // The thief's idle loop, as in `WorkerThread::wait_until_cold`: counted idle (1 of 2
+            // workers), patrols when a timed sleep ran out.
+            sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
+            let never_set = forkjoin::__loom::CoreLatch::new();
+            let mut idle = sleep.start_looking(1);
+            loop {
+                if idle.take_patrol_due() {
+                    let base = thieves.base_before_barrier();
+                    heavy_barrier();
+                    if let Some(job) = thieves.steal_after_barrier(base) {
+                        // SAFETY: taken exactly once from the stack; its owner waits for its latch.
+                        unsafe { job.execute() };
+                        return;
+                    }
+                }
+                match sleep.no_work_found(&mut idle, || never_set.try_sleep(), || false) {
+                    Idled::Waited => {}
+                    Idled::Aborted | Idled::Slept | Idled::TimedOut => never_set.wake_up(),
+                }
+            }
+        });
+        // The blocked `a`: waits for b's effect without taking part in the pool.
+        while !job_b.latch().probe() {
+            thread::yield_now();
+        }
+        // SAFETY: the latch is set.
+        assert_eq!(unsafe { job_b.take_result() }, 9);
         t.join().unwrap();
         drop(job_b);
         free_sleep(sleep);

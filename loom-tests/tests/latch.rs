@@ -8,6 +8,14 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
+/// Counts all `n` workers of `sleep` idle, so their sleeps have no patrol timeout: a lost wake-up
+/// is then a loom deadlock instead of being hidden by a timeout (which loom fires at once).
+fn all_idle(sleep: Sleep) -> Sleep {
+    let n = sleep.num_threads();
+    sleep.idle_workers().fetch_add(n, Ordering::Relaxed);
+    sleep
+}
+
 /// A pointer to a latch on the waiter's stack; the waiter joins the setter before the latch dies.
 struct LatchPtr(*const SpinLatch<'static>);
 // SAFETY: the latch is only set through this pointer (an atomic protocol), and outlives the setter.
@@ -19,7 +27,7 @@ fn wait(sleep: &Sleep, latch: &SpinLatch<'_>, index: usize) {
     while !latch.probe() {
         match sleep.no_work_found(&mut idle, || latch.core().try_sleep(), || false) {
             Idled::Waited => {}
-            Idled::Aborted | Idled::Slept => latch.core().wake_up(),
+            Idled::Aborted | Idled::Slept | Idled::TimedOut => latch.core().wake_up(),
         }
     }
 }
@@ -27,7 +35,7 @@ fn wait(sleep: &Sleep, latch: &SpinLatch<'_>, index: usize) {
 #[test]
 fn latch_set_vs_wait() {
     loom::model(|| {
-        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(Sleep::new(1))));
+        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(1)))));
         let latch = SpinLatch::new(sleep, 0);
         let result = Arc::new(AtomicUsize::new(0));
         let ptr = LatchPtr(&latch);
@@ -55,7 +63,7 @@ fn latch_set_vs_wait() {
 fn latch_set_while_another_worker_sleeps() {
     // Worker 1 is asleep-prone too; the targeted wake must reach worker 0, not be spent on worker 1.
     loom::model(|| {
-        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(Sleep::new(2))));
+        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(2)))));
         let latch = SpinLatch::new(sleep, 0);
         let ptr = LatchPtr(&latch);
         let setter = thread::spawn(move || {

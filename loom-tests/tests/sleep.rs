@@ -8,6 +8,14 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
+/// Counts all `n` workers of `sleep` idle, so their sleeps have no patrol timeout: a lost wake-up
+/// is then a loom deadlock instead of being hidden by a timeout (which loom fires at once).
+fn all_idle(sleep: Sleep) -> Sleep {
+    let n = sleep.num_threads();
+    sleep.idle_workers().fetch_add(n, Ordering::Relaxed);
+    sleep
+}
+
 /// An idle worker's loop: search (the flag), else go through the idle rounds; returns once it found
 /// the work.
 fn worker(sleep: &Sleep, index: usize, work: &AtomicBool) {
@@ -20,7 +28,7 @@ fn worker(sleep: &Sleep, index: usize, work: &AtomicBool) {
         }
         match sleep.no_work_found(&mut idle, || never_set.try_sleep(), || false) {
             Idled::Waited => {}
-            Idled::Aborted | Idled::Slept => never_set.wake_up(),
+            Idled::Aborted | Idled::Slept | Idled::TimedOut => never_set.wake_up(),
         }
     }
 }
@@ -28,7 +36,7 @@ fn worker(sleep: &Sleep, index: usize, work: &AtomicBool) {
 #[test]
 fn new_work_vs_falling_asleep() {
     loom::model(|| {
-        let sleep = Arc::new(Sleep::new(1));
+        let sleep = Arc::new(all_idle(Sleep::new(1)));
         let work = Arc::new(AtomicBool::new(false));
         let (s2, w2) = (sleep.clone(), work.clone());
         let publisher = thread::spawn(move || {
@@ -48,7 +56,7 @@ fn two_jobs_two_idle_workers() {
     // Two idle workers, two jobs published one after the other: each worker must end up with one job.
     // A worker left asleep with a job still queued shows up as a loom deadlock.
     loom::model(|| {
-        let sleep = Arc::new(Sleep::new(2));
+        let sleep = Arc::new(all_idle(Sleep::new(2)));
         let jobs = Arc::new(AtomicUsize::new(0));
         let (s2, j2) = (sleep.clone(), jobs.clone());
         let publisher = thread::spawn(move || {
@@ -80,7 +88,7 @@ fn take_one(sleep: &Sleep, index: usize, jobs: &AtomicUsize) {
         }
         match sleep.no_work_found(&mut idle, || never_set.try_sleep(), || false) {
             Idled::Waited => {}
-            Idled::Aborted | Idled::Slept => never_set.wake_up(),
+            Idled::Aborted | Idled::Slept | Idled::TimedOut => never_set.wake_up(),
         }
     }
 }
@@ -91,7 +99,7 @@ fn publication_wake_skips_a_guarded_sleeper() {
     // is published: the wake must reach worker 1 (a wake spent on worker 0 would leave worker 1 asleep
     // forever: a loom deadlock). Worker 0 leaves when its latch is set at the end.
     loom::model(|| {
-        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(Sleep::new(2))));
+        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(2)))));
         let jobs = Arc::new(AtomicUsize::new(0));
         let latch0 = Arc::new(forkjoin::__loom::CoreLatch::new());
         let (l0, s0) = (latch0.clone(), sleep);
@@ -100,7 +108,7 @@ fn publication_wake_skips_a_guarded_sleeper() {
             while !l0.probe() {
                 match s0.no_work_found(&mut idle, || l0.try_sleep(), || false) {
                     Idled::Waited => {}
-                    Idled::Aborted | Idled::Slept => l0.wake_up(),
+                    Idled::Aborted | Idled::Slept | Idled::TimedOut => l0.wake_up(),
                 }
             }
         });

@@ -28,6 +28,8 @@ mod slot;
 
 use self::counters::{AtomicCounters, JobsEventCounter};
 use self::slot::{Slot, SlotState};
+use std::time::Duration;
+
 use crate::sync::{fence, yield_now, AtomicU64, AtomicUsize, Ordering};
 use crate::util::CachePadded;
 
@@ -42,6 +44,15 @@ const ROUNDS_UNTIL_SLEEPY: u32 = 32;
 const SPIN_ROUNDS: u32 = 0;
 #[cfg(forkjoin_loom)]
 const ROUNDS_UNTIL_SLEEPY: u32 = 0;
+
+/// How long a worker sleeps, while some other worker is busy, before it wakes to *patrol*: one heavy
+/// steal of the oldest private job of every worker. Doubles after each patrol that finds nothing, up to
+/// [`PATROL_MAX`]; back to this after work. Owners publish on a heartbeat, not on every push, so a job
+/// whose owner then blocks in user code without pushing again (an `a` waiting on a channel that only
+/// b feeds) is found within this time.
+const PATROL_FIRST: Duration = Duration::from_millis(1);
+/// The longest patrol interval.
+const PATROL_MAX: Duration = Duration::from_millis(64);
 
 /// The most workers one pool may have (the sleeper count must fit the low half of the counters).
 pub(crate) const MAX_THREADS: usize = 0xFFFF;
@@ -72,6 +83,20 @@ pub struct IdleState {
     guarded: bool,
     /// A waker claimed this worker for new work since the last `take_woken_for_work`.
     woken_for_work: bool,
+    /// The next timed sleep's length.
+    patrol_interval: Duration,
+    /// A timed sleep ran out since the last `take_patrol_due`: heavy-steal before sleeping again.
+    patrol_due: bool,
+}
+
+/// How [`Sleep::sleep`] ended.
+enum Slept {
+    /// It did not block (new work, the latch, or injected work intervened).
+    No,
+    /// A waker claimed it (for work, or its latch).
+    Woken,
+    /// It left on its own: the patrol interval ran out (or the wait returned spuriously).
+    TimedOut,
 }
 
 /// What [`Sleep::no_work_found`] did, for the caller's statistics.
@@ -83,6 +108,8 @@ pub enum Idled {
     Aborted,
     /// Blocked on the futex and was woken.
     Slept,
+    /// Blocked on the futex until the patrol interval ran out (see [`IdleState::take_patrol_due`]).
+    TimedOut,
 }
 
 impl IdleState {
@@ -92,10 +119,11 @@ impl IdleState {
         self.rounds > 0
     }
 
-    /// True once the worker has announced it is sleepy (its next failed search may put it to sleep).
+    /// True (once) after a timed sleep ran out: the worker should now patrol, i.e. heavy-steal the
+    /// oldest private job of every worker, before it searches and sleeps again.
     #[inline]
-    pub(crate) fn is_sleepy(&self) -> bool {
-        self.rounds > ROUNDS_UNTIL_SLEEPY
+    pub fn take_patrol_due(&mut self) -> bool {
+        std::mem::take(&mut self.patrol_due)
     }
 
     /// True (once) if a waker claimed this worker for new work: the worker must then search, or pass
@@ -120,6 +148,11 @@ impl Sleep {
         }
     }
 
+    /// Number of workers this sleep state serves.
+    pub fn num_threads(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Begins an idle period for worker `index`.
     #[cfg(any(test, forkjoin_loom))]
     #[inline]
@@ -136,12 +169,14 @@ impl Sleep {
             jec: JobsEventCounter::default(),
             guarded,
             woken_for_work: false,
+            patrol_interval: PATROL_FIRST,
+            patrol_due: false,
         }
     }
 
     /// The count of idle workers that can steal (see the field).
     #[inline(always)]
-    pub(crate) fn idle_workers(&self) -> &AtomicUsize {
+    pub fn idle_workers(&self) -> &AtomicUsize {
         &self.idle_workers
     }
 
@@ -174,13 +209,25 @@ impl Sleep {
             idle.rounds += 1;
             Idled::Waited
         } else {
-            let slept = self.sleep(idle, try_sleep, has_injected_jobs);
-            // Whether woken or aborted: search in earnest again before the next attempt.
-            idle.rounds = 0;
-            if slept {
-                Idled::Slept
-            } else {
-                Idled::Aborted
+            match self.sleep(idle, try_sleep, has_injected_jobs) {
+                Slept::No => {
+                    // Search in earnest again before the next attempt.
+                    idle.rounds = 0;
+                    Idled::Aborted
+                }
+                Slept::Woken => {
+                    idle.rounds = 0;
+                    idle.patrol_interval = PATROL_FIRST;
+                    Idled::Slept
+                }
+                Slept::TimedOut => {
+                    // Nobody needed us: patrol, then go back to sleep at once (announcing again),
+                    // for twice as long.
+                    idle.rounds = ROUNDS_UNTIL_SLEEPY;
+                    idle.patrol_due = true;
+                    idle.patrol_interval = (idle.patrol_interval * 2).min(PATROL_MAX);
+                    Idled::TimedOut
+                }
             }
         }
     }
@@ -211,31 +258,32 @@ impl Sleep {
         jec
     }
 
-    /// Blocks the worker until it is woken; returns false if it did not block.
+    /// Blocks the worker until it is woken, or, while another worker is busy, until its patrol
+    /// interval runs out.
     fn sleep(
         &self,
         idle: &mut IdleState,
         try_sleep: impl FnOnce() -> bool,
         has_injected_jobs: impl FnOnce() -> bool,
-    ) -> bool {
+    ) -> Slept {
         let slot = &self.slots[idle.index];
         let mark = SlotState::sleeping(idle.guarded);
         // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile.
+        // True if nobody claimed us (we leave on our own: a timeout).
         let give_up = |idle: &mut IdleState| {
             // AcqRel: acquire what a claiming waker published; the swap orders against its CAS.
-            if slot
-                .swap(SlotState::AWAKE, Ordering::AcqRel)
-                .is_woken_for_work()
-            {
+            let was = slot.swap(SlotState::AWAKE, Ordering::AcqRel);
+            if was.is_woken_for_work() {
                 idle.woken_for_work = true;
             }
+            was == mark
         };
         // SeqCst: must be visible to any latch setter that observes the latch's SLEEPING state (set by
         // `try_sleep` below), and to any waker that observes our sleeper count.
         slot.store(mark, Ordering::SeqCst);
         if !try_sleep() {
             give_up(idle);
-            return false;
+            return Slept::No;
         }
         // SeqCst: part of the fall-asleep step below; pairs with `announce_jobs`' fence + load.
         let mut current = self.counters.load(Ordering::SeqCst);
@@ -244,7 +292,7 @@ impl Sleep {
                 // New work since we announced sleepiness: search again instead. A waker that claimed our
                 // slot meanwhile is satisfied, because we are awake and about to search.
                 give_up(idle);
-                return false;
+                return Slept::No;
             }
             // SeqCst: the decisive step; pairs with `new_jobs`' fence + load (rule 3 of the README).
             match self.counters.compare_exchange_weak(
@@ -263,17 +311,32 @@ impl Sleep {
             // Relaxed: as below.
             self.counters.remove_sleeper(Ordering::Relaxed);
             give_up(idle);
-            return false;
+            return Slept::No;
         }
+        // While another worker is busy it may hold private jobs that nobody will publish (its owner
+        // publishes on a heartbeat and may block in user code): sleep only until the next patrol.
+        // Relaxed: a worker that becomes busy after this load publishes its first job at once
+        // (`WorkerThread::wait_until_cold`), which `new_jobs` announces to us.
+        let timed = self.idle_workers.load(Ordering::Relaxed) < self.num_threads();
         // Acquire: pairs with the waker's CAS out of `mark`, so whatever it published before waking us
         // is visible once we leave.
-        while slot.load(Ordering::Acquire) == mark {
-            slot.wait_while(mark);
+        if timed {
+            if slot.load(Ordering::Acquire) == mark {
+                slot.wait_while_for(mark, idle.patrol_interval);
+            }
+        } else {
+            while slot.load(Ordering::Acquire) == mark {
+                slot.wait_while(mark);
+            }
         }
-        give_up(idle);
+        let timed_out = give_up(idle);
         // Relaxed: the count is only a hint for wakers; each sleeper removes exactly its own increment.
         self.counters.remove_sleeper(Ordering::Relaxed);
-        true
+        if timed_out {
+            Slept::TimedOut
+        } else {
+            Slept::Woken
+        }
     }
 
     /// Announces that new stealable work became visible (call *after* publishing it); wakes one sleeper
@@ -317,19 +380,6 @@ impl Sleep {
         if current.sleeping_threads() != 0 {
             self.wake_any(include_guarded);
         }
-    }
-
-    /// True if an owner that saw `idle_workers` idle workers on a push must publish now rather than
-    /// on its sharing heartbeat: some worker has announced that it is about to sleep (odd JEC; it may
-    /// have made its last heavy steal already), or every idle worker sleeps (none is left awake to
-    /// heavy-steal the job before it sleeps). See `WorkerThread::share_cold` for the argument.
-    ///
-    /// Relaxed: the caller orders this load after its push with the job stack's light barrier,
-    /// against a sleepy worker's heavy barrier (the same argument as for the idle count).
-    #[inline]
-    pub(crate) fn must_share_now(&self, idle_workers: usize) -> bool {
-        let current = self.counters.load(Ordering::Relaxed);
-        current.jobs_counter().is_sleepy() || current.sleeping_threads() as usize >= idle_workers
     }
 
     /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling

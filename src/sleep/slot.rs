@@ -5,6 +5,8 @@
 //! `WOKEN_FOR_WORK`, or to `AWAKE` for a latch) and only then issues the futex wake (README, rules 4, 5
 //! and 7). Like the counters wrapper, [`Slot`] adds no ordering of its own: the caller passes it.
 
+use std::time::Duration;
+
 use crate::sync::{Futex, Ordering};
 
 /// A value of a worker's slot word.
@@ -86,6 +88,12 @@ impl Slot {
     #[inline]
     pub(super) fn wait_while(&self, state: SlotState) {
         self.0.wait(state.0);
+    }
+
+    /// Like [`Slot::wait_while`], for at most `timeout`.
+    #[inline]
+    pub(super) fn wait_while_for(&self, state: SlotState, timeout: Duration) {
+        self.0.wait_timeout(state.0, timeout);
     }
 
     /// Wakes the worker blocked in [`Slot::wait_while`], if any; call after changing the state.
