@@ -6,11 +6,13 @@
 //! ([`heavy_barrier`](crate::sync::heavy_barrier), Linux `membarrier`): the asymmetric-fence variant of the Chase-Lev deque.
 //!
 //! Jobs leave the stack from the bottom (oldest first) in two ways:
-//! * **publication** by the owner ([`JobStackOwner::take_oldest`], when it sees the pool's idle-worker
-//!   count non-zero on a push) moves them to the public deque, where thieves steal them cheaply;
-//! * a **heavy steal** ([`JobStackThief::steal_after_barrier`]) by a thief that is about to sleep and found
-//!   nothing else. This is what makes a job reachable when its owner is blocked in user code (e.g. `a`
-//!   waits on a channel that only b feeds) and will never look at its flag again.
+//! * **publication** by the owner ([`JobStackOwner::take_oldest`], on its sharing heartbeat while the
+//!   pool's idle-worker count is non-zero) moves them to the public deque, where thieves steal them
+//!   cheaply;
+//! * a **heavy steal** ([`JobStackThief::steal_after_barrier`]) by an idle worker on *patrol*: it slept
+//!   while another worker was busy and its patrol timeout ran out (see `crate::sleep`). This is what
+//!   makes a job reachable when its owner is blocked in user code (e.g. `a` waits on a channel that
+//!   only b feeds) and will never push, and so never publish, again.
 //!
 //! **Owner and thieves are types.** [`JobStackOwner::new`] creates a stack together with its only owner
 //! handle; [`JobStackOwner::thief`] hands out any number of [`JobStackThief`] handles (like the deque's
@@ -34,9 +36,8 @@
 //! | pop: store `top = t-1`; light barrier;  | load `base = b`; heavy barrier; load `top`;    |
 //! | load `base`: `< t-1` → mine, no CAS;    | `b < top` → read slot b; CAS `base b → b+1`    |
 //! | `== t-1` → CAS race for the last one     | (fails if the owner or another thief won)      |
-//! | push: write slot; store `top` (Release); | idle: increment idle count; heavy barrier;     |
-//! | light barrier; load idle count          | load `top` (so: steal it, or the owner sees    |
-//! |                                         | the count on its next push — never neither)    |
+//! | push: write slot; store `top` (Release); | (the Acquire load of `top` above sees the slot) |
+//! | light barrier; load idle count (a hint)  |                                                |
 //!
 //! The heavy barrier runs a full fence on every thread of the process, so each owner operation is
 //! either entirely before it (its stores are visible to the thief's later loads) or its later loads see

@@ -2,19 +2,23 @@
 //!
 //! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStackOwner`]) whose owner
 //! operations use no locked instruction and no hardware fence, and pops it back after running a — the
-//! common case shares nothing with other threads. Below it sits the *public* Chase-Lev deque that thieves steal
-//! from cheaply. Jobs move from the private stack to the public deque on demand: a worker that runs out
-//! of work joins the pool's *idle count* (and stays in it while it searches, spins, yields and sleeps,
-//! until it finds a job); an owner reads the count (a Relaxed load of a line written only on idle ↔ busy
-//! transitions) on each push and, while it is non-zero and its public deque is empty, publishes its
-//! **oldest** private job (the biggest subtree) and tells the sleep module. An idle worker about to sleep also tries a *heavy steal* of the oldest private job
-//! of every worker (see `crate::jobstack`), so a job whose owner is blocked in user code still runs.
-//! Because jobs leave the private stack oldest first, every job `join` might be waiting for is either
-//! still on top of the private stack or already taken (see `join.rs`).
+//! common case shares nothing with other threads. Below it sits the *public* Chase-Lev deque that
+//! thieves steal from cheaply. A worker that runs out of work joins the pool's *idle count* (and stays
+//! in it while it searches, spins, yields and sleeps, until it finds a job). An owner reads the count
+//! (a Relaxed load of a line written only on idle ↔ busy transitions) on each push and, while it is
+//! non-zero, publishes its **oldest** private job (the biggest subtree) on a *sharing heartbeat*: at
+//! most once per [`SHARE_INTERVAL`], and always on its first push after idling itself. Publishing on
+//! every push while someone idles would turn a loop of tiny joins into a stream of hand-offs that
+//! each cost more than the job. An idle worker that sleeps while another is busy wakes on a patrol
+//! timeout and *heavy-steals* the oldest private job of every worker (see `crate::jobstack`), so a job
+//! whose owner is blocked in user code still runs. Because jobs leave the private stack oldest first,
+//! every job `join` might be waiting for is either still on top of the private stack or already taken
+//! (see `join.rs`). A pool of one worker pushes nothing at all: nobody could take it.
 //!
 //! **Search order** (idle or waiting): own public deque (LIFO, hot in cache) → injector (work from outside
 //! the pool) → random victims (FIFO end, the oldest and largest jobs). Finding nothing, the worker joins
-//! the idle count, then spins, yields, heavy-steals once and finally sleeps through [`crate::sleep`].
+//! the idle count, then spins, yields and finally sleeps through [`crate::sleep`]; after a patrol
+//! timeout it heavy-steals once and sleeps again, twice as long.
 //!
 //! **Stack guard** (rayon #854). A worker that waits for a stolen job executes other jobs on top of its
 //! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each

@@ -12,6 +12,9 @@
 //!   one fence and one shared load per publication, and no read-modify-write.
 //! * A latch set for a specific sleeping worker wakes exactly that worker
 //!   ([`Sleep::notify_worker_latch_is_set`]).
+//! * While some worker is busy, a sleeper wakes on its own after a *patrol* interval (1 ms, doubling to
+//!   64 ms) to heavy-steal jobs that owners keep private (they publish on a heartbeat, and one blocked in
+//!   user code never will); see [`IdleState::take_patrol_due`].
 //!
 //! Each worker sleeps on its own futex word (its *slot*, [`slot::SlotState`]: `AWAKE`, `SLEEPING`,
 //! `SLEEPING_GUARDED` or `WOKEN_FOR_WORK`). A waker claims a sleeper by CAS out of its sleeping mark and
