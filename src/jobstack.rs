@@ -17,7 +17,7 @@
 //! **Owner and thieves are types.** [`JobStackOwner::new`] creates a stack together with its only owner
 //! handle; [`JobStackOwner::thief`] hands out any number of [`JobStackThief`] handles (like the deque's
 //! `Worker` / `Stealer`). Both share the stack through an `Arc`. The owner handle is not `Clone` and is
-//! `Send` but `!Sync`, so the owner operations (`push`, `pop_if`, `take_oldest`) run on one thread at a
+//! `Send` but `!Sync`, so the owner operations (`push`, `pop`, `take_oldest`) run on one thread at a
 //! time, which is all they need: they are safe methods of the handle. In the pool, the registry creates
 //! one owner per worker at construction, keeps a thief in the worker's `ThreadInfo`, and moves the owner
 //! into that worker's thread, which keeps it in its `WorkerThread` for its whole life.
@@ -136,18 +136,28 @@ struct Slot {
 struct OwnerLine {
     /// One past the newest job. Written only by the owner.
     top: AtomicUsize,
+    /// Jobs the owner popped back (statistics). Written only by the owner, with a load and a store:
+    /// no read-modify-write, and no extra cache line on the pop path.
+    popped: AtomicU64,
     /// Copy of [`asymmetric_barriers_enabled`] (fixed before any stack exists), kept next to `top` so
     /// the owner's barrier choice costs no extra cache line.
     asymmetric: bool,
 }
 
 /// The state of one job stack, shared by its owner and thief handles (see the module docs).
+///
+/// The slots live in the same allocation: a push or pop computes a slot's address from the stack's,
+/// without first loading a pointer to a separate array.
 struct JobStack {
     owner: CachePadded<OwnerLine>,
     /// [`Base`]: `[generation: 52][index of the oldest live job: 12]`.
     base: CachePadded<AtomicBase>,
-    slots: Box<[Slot; CAPACITY]>,
+    slots: [Slot; CAPACITY],
 }
+
+/// Where [`JobStackOwner::push`] put a job: the witness that [`JobStackOwner::pop`] takes back.
+#[derive(Clone, Copy, Debug)]
+pub struct Pushed(usize);
 
 impl JobStack {
     /// # Safety
@@ -179,19 +189,17 @@ pub struct JobStackThief {
 impl JobStackOwner {
     /// A new, empty stack and its only owner handle (get thief handles with [`thief`](Self::thief)).
     pub fn new() -> Self {
-        let slots: Box<[Slot]> = (0..CAPACITY)
-            .map(|_| Slot {
-                data: AtomicUsize::new(0),
-                execute: AtomicUsize::new(0),
-            })
-            .collect();
         let stack = JobStack {
             owner: CachePadded::new(OwnerLine {
                 top: AtomicUsize::new(0),
+                popped: AtomicU64::new(0),
                 asymmetric: asymmetric_barriers_enabled(),
             }),
             base: CachePadded::new(AtomicBase(AtomicU64::new(Base::INITIAL.0))),
-            slots: slots.try_into().unwrap_or_else(|_| unreachable!()),
+            slots: std::array::from_fn(|_| Slot {
+                data: AtomicUsize::new(0),
+                execute: AtomicUsize::new(0),
+            }),
         };
         JobStackOwner {
             stack: Arc::new(stack),
@@ -206,44 +214,43 @@ impl JobStackOwner {
         }
     }
 
-    /// Pushes `job`; false if the stack is full.
+    /// Pushes `job`; `None` if the stack is full.
     ///
-    /// Ends with the owner's light barrier, so the idle-worker count loaded right after is ordered after
-    /// the push (see the module docs).
+    /// Ends with the owner's light barrier (the idle-worker count loaded right after is then ordered
+    /// after the push; today that load is only a hint).
     #[inline(always)]
-    pub fn push(&self, job: JobRef) -> bool {
+    pub fn push(&self, job: JobRef) -> Option<Pushed> {
         let stack = &*self.stack;
         // Relaxed: only the owner writes `top`.
         let t = stack.owner.top.load(Ordering::Relaxed);
         if t >= CAPACITY {
-            return false;
+            return None;
         }
         let (data, execute) = job.into_raw();
-        let slot = &stack.slots[t];
+        // SAFETY: `t < CAPACITY`, checked above.
+        let slot = unsafe { stack.slots.get_unchecked(t) };
         // Relaxed: published by the Release store of `top` below.
         slot.data.store(data, Ordering::Relaxed);
         slot.execute.store(execute, Ordering::Relaxed);
         // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
         stack.owner.top.store(t + 1, Ordering::Release);
         light_barrier(stack.owner.asymmetric);
-        true
+        Some(Pushed(t))
     }
 
-    /// Pops the newest job if it is `id` and nobody took it. False if the newest job is another one
-    /// (then `id` was never pushed here) or `id` was taken (published or stolen) — in which case every
-    /// older job was taken too and the stack is empty.
+    /// Pops the job that `pushed` witnesses if nobody took it; false if it was taken (published or
+    /// stolen), in which case every older job was taken too.
+    ///
+    /// Only `top` is compared, never the slot: jobs pushed since are strictly nested (each nested `join`
+    /// pops its own job or sees it taken before it returns), so `top` is back at `pushed + 1` unless the
+    /// job was taken. A taken job either emptied the stack, whose rewind moved `top` to 0 (and nested
+    /// pushes since return it there), or it still sits below `top`, and `base` shows it taken.
     #[inline(always)]
-    pub fn pop_if(&self, id: *const ()) -> bool {
+    pub fn pop(&self, pushed: Pushed) -> bool {
         let stack = &*self.stack;
-        // Relaxed: only the owner writes `top` and the slots.
-        let t = stack.owner.top.load(Ordering::Relaxed);
-        if t == 0 {
-            return false;
-        }
-        let idx = t - 1;
-        // SAFETY: `top <= CAPACITY` always (push stops at CAPACITY), so `idx < CAPACITY`.
-        let slot = unsafe { stack.slots.get_unchecked(idx) };
-        if slot.data.load(Ordering::Relaxed) != id as usize {
+        let idx = pushed.0;
+        // Relaxed: only the owner writes `top`.
+        if stack.owner.top.load(Ordering::Relaxed) != idx + 1 {
             return false;
         }
         // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
@@ -253,6 +260,9 @@ impl JobStackOwner {
         // Acquire: pairs with a thief's CAS of `base`.
         let base = stack.base.load(Ordering::Acquire);
         if base.index() < idx {
+            // Relaxed load + store: only the owner writes the counter.
+            let popped = &stack.owner.popped;
+            popped.store(popped.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
             return true;
         }
         self.pop_contended(base, idx)
@@ -272,6 +282,11 @@ impl JobStackOwner {
             );
         // Whoever took it, the stack is now empty (base == idx + 1): rewind.
         self.rewind();
+        if won {
+            // Relaxed load + store: only the owner writes the counter.
+            let popped = &self.stack.owner.popped;
+            popped.store(popped.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        }
         won
     }
 
@@ -338,6 +353,12 @@ impl Default for JobStackOwner {
 }
 
 impl JobStackThief {
+    /// Jobs the owner has popped back so far (statistics; a snapshot).
+    pub fn popped(&self) -> u64 {
+        // Relaxed: a statistic.
+        self.stack.owner.popped.load(Ordering::Relaxed)
+    }
+
     /// First half of a heavy steal: the `base` to pass to
     /// [`steal_after_barrier`](Self::steal_after_barrier) once the caller has run `heavy_barrier()`.
     #[inline]
@@ -399,24 +420,25 @@ mod tests {
     fn owner_push_pop_lifo() {
         let s = JobStackOwner::new();
         let (a, b) = (Dummy(1), Dummy(2));
-        assert!(s.push(job(&a)));
-        assert!(s.push(job(&b)));
-        assert!(!s.pop_if(job(&a).id()), "a is not on top");
-        assert!(s.pop_if(job(&b).id()));
-        assert!(s.pop_if(job(&a).id()));
+        let pa = s.push(job(&a)).unwrap();
+        let pb = s.push(job(&b)).unwrap();
+        assert!(!s.pop(pa), "a is not on top");
+        assert!(s.pop(pb));
+        assert!(s.pop(pa));
         assert!(s.is_empty());
-        assert!(!s.pop_if(job(&a).id()));
+        assert!(!s.pop(pa));
+        assert_eq!(s.thief().popped(), 2);
     }
 
     #[test]
     fn publication_takes_the_oldest_and_pop_sees_it_gone() {
         let s = JobStackOwner::new();
         let (a, b) = (Dummy(1), Dummy(2));
-        s.push(job(&a));
-        s.push(job(&b));
+        let pa = s.push(job(&a)).unwrap();
+        let pb = s.push(job(&b)).unwrap();
         assert_eq!(s.take_oldest().unwrap().id(), job(&a).id());
-        assert!(s.pop_if(job(&b).id()));
-        assert!(!s.pop_if(job(&a).id()), "a was published");
+        assert!(s.pop(pb));
+        assert!(!s.pop(pa), "a was published");
         assert!(s.take_oldest().is_none());
     }
 
@@ -426,18 +448,18 @@ mod tests {
         // The "thief" runs on the same thread here.
         let thief = s.thief();
         let (a, b) = (Dummy(1), Dummy(2));
-        s.push(job(&a));
+        let pa = s.push(job(&a)).unwrap();
         let base = thief.base_before_barrier();
         heavy_barrier();
         assert_eq!(thief.steal_after_barrier(base).unwrap().id(), job(&a).id());
         // a stolen: its pop fails and the stack rewinds to reuse slot 0.
-        assert!(!s.pop_if(job(&a).id()));
+        assert!(!s.pop(pa));
         assert!(s.is_empty());
-        s.push(job(&b));
+        let pb = s.push(job(&b)).unwrap();
         let stale = base; // a thief holding the pre-rewind base must fail
         heavy_barrier();
         assert!(thief.steal_after_barrier(stale).is_none());
-        assert!(s.pop_if(job(&b).id()));
+        assert!(s.pop(pb));
     }
 
     #[test]
@@ -445,9 +467,9 @@ mod tests {
         let s = JobStackOwner::new();
         let d = Dummy(0);
         for _ in 0..CAPACITY {
-            assert!(s.push(job(&d)));
+            assert!(s.push(job(&d)).is_some());
         }
-        assert!(!s.push(job(&d)));
+        assert!(s.push(job(&d)).is_none());
         let _ = d.0;
     }
 
@@ -478,11 +500,12 @@ mod tests {
         let mut owner_got = Vec::new();
         for round in 0..20_000 {
             let n = 1 + round % 8;
-            for d in &dummies[..n] {
-                assert!(s.push(job(d)));
-            }
-            for d in dummies[..n].iter().rev() {
-                if s.pop_if(job(d).id()) {
+            let pushed: Vec<Pushed> = dummies[..n]
+                .iter()
+                .map(|d| s.push(job(d)).unwrap())
+                .collect();
+            for (d, &p) in dummies[..n].iter().zip(&pushed).rev() {
+                if s.pop(p) {
                     owner_got.push(job(d).id() as usize);
                 }
             }

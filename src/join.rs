@@ -29,6 +29,7 @@
 //! panics, its panic is resumed after a has finished. The fast path therefore needs no `catch_unwind`.
 
 use crate::job::{JobRef, StackJob};
+use crate::jobstack::Pushed;
 use crate::latch::SpinLatch;
 use crate::registry;
 use crate::unwind;
@@ -192,6 +193,7 @@ where
     F: FnOnce(bool) -> R,
 {
     job_b: *const StackJob<SpinLatch<'r>, F, R>,
+    pushed: Option<Pushed>,
 }
 
 impl<F, R> Drop for JoinGuard<'_, F, R>
@@ -206,8 +208,7 @@ where
         // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
         let job_b = unsafe { &*self.job_b };
         let job_b_id = self.job_b.cast::<()>();
-        if wt.pop_private_if(job_b_id) {
-            wt.count_local_pop();
+        if wt.pop_private(self.pushed) {
             // b's panic, if any, is dropped: a's panic wins.
             // SAFETY: we popped b back, so its JobRef will never be executed; run once.
             let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
@@ -250,14 +251,16 @@ where
     // guard guarantee one of the two before we return or unwind past it); A, B, RA, RB are Send.
     let job_b_ref: JobRef = unsafe { job_b.as_job_ref() };
     let job_b_id = job_b_ref.id();
-    wt.push_private(job_b_ref);
+    let pushed = wt.push_private(job_b_ref);
 
-    let guard = JoinGuard { job_b: &job_b };
+    let guard = JoinGuard {
+        job_b: &job_b,
+        pushed,
+    };
     let result_a = oper_a(FnContext::new(INJECTED));
     std::mem::forget(guard);
 
-    if wt.pop_private_if(job_b_id) {
-        wt.count_local_pop();
+    if wt.pop_private(pushed) {
         // SAFETY: we popped b back, so its JobRef will never be executed; run once.
         let result_b = unsafe { job_b.run_inline(false) };
         return (result_a, result_b);

@@ -61,7 +61,7 @@ struct ReadmeDoctests;
 pub mod __loom {
     pub use crate::deque::Reclaimer;
     pub use crate::job::{JobRef, StackJob};
-    pub use crate::jobstack::{JobStackOwner, JobStackThief};
+    pub use crate::jobstack::{JobStackOwner, JobStackThief, Pushed};
     pub use crate::latch::{CoreLatch, Latch, SpinLatch};
     pub use crate::sleep::{IdleState, Idled, Sleep};
     pub use crate::sync::heavy_barrier;

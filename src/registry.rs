@@ -512,7 +512,7 @@ impl Registry {
             .iter()
             .map(|info| {
                 let s = &info.stats;
-                [
+                let mut counters = [
                     &s.local_pops,
                     &s.steals,
                     &s.failed_steals,
@@ -520,7 +520,10 @@ impl Registry {
                     &s.sleeps,
                     &s.published,
                 ]
-                .map(|c| c.load(Ordering::Relaxed))
+                .map(|c| c.load(Ordering::Relaxed));
+                // The `join` fast path counts its pops in the job stack's owner line.
+                counters[0] += info.jobs.popped();
+                counters
             })
             .collect()
     }

@@ -37,7 +37,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::deque::{Steal, Worker};
 use crate::job::JobRef;
-use crate::jobstack::{Base, JobStackOwner};
+use crate::jobstack::{Base, JobStackOwner, Pushed};
 use crate::latch::CoreLatch;
 use crate::registry::{bump, Registry, WorkerStats};
 use crate::sleep::Idled;
@@ -152,33 +152,29 @@ impl WorkerThread {
         unsafe { &*self.stats }
     }
 
-    /// Counts a job popped back by its owner (join's fast path).
+    /// Pushes a `join` job b on the private stack and publishes the oldest private job if some worker
+    /// idles and the sharing heartbeat is due. `None` if the private stack was full: then b went
+    /// straight to the public deque.
     #[inline(always)]
-    pub(crate) fn count_local_pop(&self) {
-        bump(&self.stats().local_pops);
-    }
-
-    /// Pushes a `join` job b on the private stack; publishes the oldest private job if a thief asked.
-    #[inline(always)]
-    pub(crate) fn push_private(&self, job: JobRef) {
-        if !self.jobs.push(job) {
+    pub(crate) fn push_private(&self, job: JobRef) -> Option<Pushed> {
+        let Some(pushed) = self.jobs.push(job) else {
             // Nested deeper than the private stack: share the job right away.
             self.push_public(job);
-            return;
-        }
+            return None;
+        };
         // SAFETY: `idle_workers` points into the live registry.
-        // Relaxed: ordered after the push by `push`'s light barrier, against the thief's heavy barrier.
+        // Relaxed: a hint (see `share_cold`).
         if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
             self.share_cold();
         }
+        Some(pushed)
     }
 
-    /// Pops the top private job if it is `id`. False if `id` is not on top — then it was published or
-    /// stolen (and the private stack holds no job of this frame or its callers any more), or never pushed
-    /// here (private stack full).
+    /// Pops b back if nobody took it. False if it was published or stolen (then the private stack holds
+    /// no job of this frame or its callers any more), or never pushed here (`pushed` is `None`).
     #[inline(always)]
-    pub(crate) fn pop_private_if(&self, id: *const ()) -> bool {
-        self.jobs.pop_if(id)
+    pub(crate) fn pop_private(&self, pushed: Option<Pushed>) -> bool {
+        pushed.is_some_and(|p| self.jobs.pop(p))
     }
 
     /// Some worker is idle (seen on a push): publish the oldest private job on the sharing heartbeat.

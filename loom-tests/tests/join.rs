@@ -6,7 +6,7 @@
 #![allow(clippy::drop_non_drop)]
 
 use forkjoin::__loom::{
-    heavy_barrier, Idled, JobRef, JobStackOwner, JobStackThief, Sleep, SpinLatch, StackJob,
+    heavy_barrier, Idled, JobRef, JobStackOwner, JobStackThief, Pushed, Sleep, SpinLatch, StackJob,
 };
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
@@ -43,14 +43,14 @@ fn wait(sleep: &Sleep, latch: &SpinLatch<'_>) {
 /// The owner's step 3 for one job: pop it back and run it, or wait for the thief's latch.
 ///
 /// # Safety
-/// `job_ref` is `job`'s reference, pushed once on `stack`.
+/// `pushed` witnesses the push of `job`'s reference on `stack`, once.
 unsafe fn pop_or_wait<F: FnOnce(bool) -> u32>(
     sleep: &Sleep,
     stack: &JobStackOwner,
     job: &StackJob<SpinLatch<'_>, F, u32>,
-    job_ref: JobRef,
+    pushed: Pushed,
 ) -> u32 {
-    if stack.pop_if(job_ref.id()) {
+    if stack.pop(pushed) {
         // SAFETY: popped back: the JobRef will not be executed.
         unsafe { job.run_inline(false) }
     } else {
@@ -80,11 +80,11 @@ fn pop_vs_heavy_steal_of_b() {
         let job_b = StackJob::new(|_stolen: bool| 7u32, SpinLatch::new(sleep, 0));
         // SAFETY: `job_b` outlives every use of the reference: we pop it back or wait for its latch.
         let job_ref = unsafe { job_b.as_job_ref() };
-        assert!(stack.push(job_ref));
+        let pushed = stack.push(job_ref).unwrap();
         let (s2, r2) = (stack.thief(), thief_runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
         // ... a runs here ...
-        let result = if stack.pop_if(job_ref.id()) {
+        let result = if stack.pop(pushed) {
             // SAFETY: popped back: the JobRef will not be executed.
             unsafe { job_b.run_inline(false) }
         } else {
@@ -113,13 +113,13 @@ fn nested_push_pop_vs_steal_of_the_oldest() {
         let job_b2 = StackJob::new(|_| 2u32, SpinLatch::new(sleep, 0));
         // SAFETY: both jobs outlive their references (popped back or latch awaited below).
         let (rb, rb2) = unsafe { (job_b.as_job_ref(), job_b2.as_job_ref()) };
-        assert!(stack.push(rb));
+        let pb = stack.push(rb).unwrap();
         let (s2, r2) = (stack.thief(), runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
-        assert!(stack.push(rb2));
+        let pb2 = stack.push(rb2).unwrap();
         // SAFETY: each job was pushed once; it is popped once and its latch awaited if it was taken.
         let total = unsafe {
-            pop_or_wait(sleep, &stack, &job_b2, rb2) + pop_or_wait(sleep, &stack, &job_b, rb)
+            pop_or_wait(sleep, &stack, &job_b2, pb2) + pop_or_wait(sleep, &stack, &job_b, pb)
         };
         assert_eq!(total, 3);
         t.join().unwrap();
@@ -139,7 +139,7 @@ fn publication_vs_heavy_steal() {
         let job_b = StackJob::new(|_| 5u32, SpinLatch::new(sleep, 0));
         // SAFETY: `job_b` outlives the reference (run below or latch awaited).
         let rb = unsafe { job_b.as_job_ref() };
-        assert!(stack.push(rb));
+        assert!(stack.push(rb).is_some());
         let (s2, r2) = (stack.thief(), runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
         let result = match stack.take_oldest() {
@@ -174,7 +174,7 @@ fn patrol_finds_a_job_whose_owner_blocks() {
         let job_b = StackJob::new(|_| 9u32, SpinLatch::new(sleep, 0));
         // SAFETY: `job_b` outlives the reference: the owner waits for its latch below.
         let rb = unsafe { job_b.as_job_ref() };
-        assert!(stack.push(rb));
+        assert!(stack.push(rb).is_some());
         let thieves = stack.thief();
         let t = thread::spawn(move || {
             // The thief's idle loop, as in `WorkerThread::wait_until_cold`: counted idle (1 of 2

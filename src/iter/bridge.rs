@@ -148,7 +148,7 @@ where
         let (head, rest) = producer.split_at(n);
         consumer = consumer.consume_iter(head.into_iter());
         producer = rest;
-        pace.batch_done(n);
+        pace.batch_done(n, n < pace.batch);
     }
 }
 
@@ -165,8 +165,10 @@ struct Pace {
     batch: usize,
     /// Ticks when the current batch started, once timing is on.
     clock: Option<u64>,
-    /// Items and ticks of the last timed batch.
+    /// Items and ticks of the last timed batch (or batches: see `batch_done`).
     rate: Option<(usize, u64)>,
+    /// Items consumed since the clock was last read.
+    untimed_items: usize,
 }
 
 impl Pace {
@@ -175,6 +177,7 @@ impl Pace {
             batch: 1,
             clock: None,
             rate: None,
+            untimed_items: 0,
         }
     }
 
@@ -182,6 +185,7 @@ impl Pace {
     fn restart_clock(&mut self) {
         if self.clock.is_some() {
             self.clock = Some(ticks());
+            self.untimed_items = 0;
         }
     }
 
@@ -191,10 +195,15 @@ impl Pace {
         }
     }
 
-    /// Adapts the batch size after a batch of `n` items: doubles it while batches are short, halves it
-    /// when one took much longer than [`BATCH_TARGET`].
+    /// Adapts the batch size after a batch of `n` items: grows it while batches are short (eightfold
+    /// while they are very short), halves it when one took much longer than [`BATCH_TARGET`].
+    ///
+    /// `capped`: the batch was cut to half of what was left. Such batches only shrink towards the end
+    /// of the piece and say nothing new about the batch size, so once a rate is known they are not
+    /// timed (a closed-form range sum would otherwise read the clock some twenty times in its tail);
+    /// the next timed batch then measures them together.
     #[inline]
-    fn batch_done(&mut self, n: usize) {
+    fn batch_done(&mut self, n: usize, capped: bool) {
         let Some(started) = self.clock else {
             self.batch *= 2;
             if self.batch >= TIMED_FROM {
@@ -202,16 +211,22 @@ impl Pace {
             }
             return;
         };
-        // One clock read per batch: a batch's duration is the time since the previous read (the poll
+        self.untimed_items += n;
+        if capped && self.rate.is_some() {
+            return;
+        }
+        // One clock read per timed batch: its duration is the time since the previous read (the poll
         // and split check in between cost next to nothing).
         let now = ticks();
         let took = now.saturating_sub(started);
         self.clock = Some(now);
-        self.rate = Some((n, took));
+        self.rate = Some((std::mem::take(&mut self.untimed_items), took));
         // The size needs no upper bound of its own: the clock bounds a batch's duration whatever the
         // item cost.
         let limits = Limits::get();
-        if took < limits.batch_target {
+        if took < limits.batch_target / 8 {
+            self.batch = self.batch.saturating_mul(8);
+        } else if took < limits.batch_target {
             self.batch = self.batch.saturating_mul(2);
         } else if took > limits.batch_too_long && self.batch > 1 {
             self.batch /= 2;
