@@ -1,0 +1,536 @@
+//! The standard fork-join suite side by side: sequential, forkjoin, rayon, chili and forte on pools of
+//! 1 and 2 threads, as a markdown table. A quick developer check without criterion (that is
+//! `cargo bench --bench suite`); the workloads, and what each row measures, are documented in
+//! `examples/common/suite.rs`.
+//!
+//! ```sh
+//! cargo run --release --example suite -- [--threads 1,2] [--rounds 5] [--rows fib,matmul] [--quick]
+//! ```
+//!
+//! One pass per thread count, in ascending order (forte's pool can only grow), with only that pass's
+//! pools alive. Within a pass, each row runs `--rounds` rounds of sequential, forkjoin, rayon, chili,
+//! forte, interleaved so drift hits every column alike; the table shows medians, the sequential column
+//! measured in the same pass. Every run's result is checked (a wrong one panics).
+//!
+//! Columns: ms per run, or ns (µs) per call / join for the per-call rows; `–` where a runtime has no
+//! such API (chili and forte have no parallel iterators). `fj ÷ best` is forkjoin's time over the
+//! fastest of rayon, chili and forte (below 1: forkjoin is fastest); the last table is its geometric
+//! mean over fib, skynet, nqueens and matmul per thread count.
+//!
+//! Rows (`--rows` keys): `fib`, `skynet`, `nqueens`, `matmul`, `tree-left`, `tree-right`,
+//! `iter-small`, `iter-sum`, `joins`. `--quick` shrinks every size (a smoke test: well under a second).
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[path = "common/suite.rs"]
+mod suite;
+use suite::*;
+
+const USAGE: &str = "usage: suite [--threads 1,2] [--rounds 5] [--rows KEYS] [--quick]
+  --threads LIST  comma-separated pool sizes, each 1..=256 (default 1,2)
+  --rounds N      interleaved rounds per row, median reported, 1..=100 (default 5)
+  --rows KEYS     comma-separated subset of: fib,skynet,nqueens,matmul,tree-left,tree-right,
+                  iter-small,iter-sum,joins (default: all)
+  --quick         small sizes (smoke test)";
+
+const ROW_KEYS: [&str; 9] = [
+    "fib",
+    "skynet",
+    "nqueens",
+    "matmul",
+    "tree-left",
+    "tree-right",
+    "iter-small",
+    "iter-sum",
+    "joins",
+];
+
+/// The rows whose `fj ÷ best` enters the geometric mean.
+const GEOMEAN_ROWS: [&str; 4] = ["fib", "skynet", "nqueens", "matmul"];
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Rt {
+    Seq,
+    Forkjoin,
+    Rayon,
+    Chili,
+    Forte,
+}
+
+/// The parallel runtimes, in column order.
+const PARALLEL: [Rt; 4] = [Rt::Forkjoin, Rt::Rayon, Rt::Chili, Rt::Forte];
+
+struct Pools {
+    threads: usize,
+    forkjoin: forkjoin::ThreadPool,
+    rayon: rayon::ThreadPool,
+    chili: chili::ThreadPool,
+}
+
+struct Sizes {
+    fib: u64,
+    skynet_leaves: u64,
+    /// Only 12 (default) and 8 (quick): the board size is a const generic.
+    quick_nqueens: bool,
+    matmul: usize,
+    tree_layers: u32,
+    iter_small_calls: u64,
+    iter_sum_calls: u64,
+    iter_sum_n: u64,
+    joins: u64,
+}
+
+impl Sizes {
+    fn new(quick: bool) -> Self {
+        if quick {
+            Sizes {
+                fib: 20,
+                skynet_leaves: 10_000,
+                quick_nqueens: true,
+                matmul: 128,
+                tree_layers: 14,
+                iter_small_calls: 1_000,
+                iter_sum_calls: 10,
+                iter_sum_n: 1_000_000,
+                joins: 10_000,
+            }
+        } else {
+            Sizes {
+                fib: 35,
+                skynet_leaves: SKYNET_LEAVES,
+                quick_nqueens: false,
+                matmul: 1024,
+                tree_layers: 23,
+                iter_small_calls: 100_000,
+                iter_sum_calls: 10_000,
+                iter_sum_n: ITER_SUM_N,
+                joins: 200_000,
+            }
+        }
+    }
+}
+
+/// One row: runs one runtime once on one pool, checks the result, returns the time in `unit`s, or
+/// `None` where the runtime has no such API.
+type RunFn = Box<dyn FnMut(Rt, &Pools) -> Option<f64>>;
+
+struct Workload {
+    label: String,
+    unit: &'static str,
+    run: RunFn,
+}
+
+fn time<R>(f: impl FnOnce() -> R) -> (Duration, R) {
+    let start = Instant::now();
+    let r = black_box(f());
+    (start.elapsed(), r)
+}
+
+/// Times `f` on the calling thread's forte worker; [`FORTE`] is already sized for the pass.
+fn time_forte<R>(f: impl FnOnce(&forte::Worker) -> R) -> (Duration, R) {
+    FORTE.with_worker(|w| time(|| f(w)))
+}
+
+/// Times `f` on a fresh chili scope of `pool` (created and dropped outside the timing: a live scope
+/// keeps chili's heartbeat thread ticking).
+fn time_chili<R>(
+    pool: &chili::ThreadPool,
+    f: impl FnOnce(&mut chili::Scope<'_>) -> R,
+) -> (Duration, R) {
+    let mut s = pool.scope();
+    time(|| f(&mut s))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn per(d: Duration, count: u64, scale: f64) -> f64 {
+    d.as_secs_f64() * scale / count as f64
+}
+
+fn fib_row(n: u64) -> Workload {
+    let expected = fib_seq(n);
+    Workload {
+        label: format!("fib({n})"),
+        unit: "ms",
+        run: Box::new(move |rt, p| {
+            let n = black_box(n);
+            let (t, r) = match rt {
+                Rt::Seq => time(|| fib_seq(n)),
+                Rt::Forkjoin => time(|| p.forkjoin.install(|| fib_forkjoin(n))),
+                Rt::Rayon => time(|| p.rayon.install(|| fib_rayon(n))),
+                Rt::Chili => time_chili(&p.chili, |s| fib_chili(s, n)),
+                Rt::Forte => time_forte(|w| fib_forte(w, n)),
+            };
+            assert_eq!(r, expected, "fib({n}) on {rt:?}, {} threads", p.threads);
+            Some(ms(t))
+        }),
+    }
+}
+
+fn skynet_row(leaves: u64) -> Workload {
+    let expected = skynet_expected(leaves);
+    Workload {
+        label: format!("skynet 1e{}", leaves.ilog10()),
+        unit: "ms",
+        run: Box::new(move |rt, p| {
+            let leaves = black_box(leaves);
+            let (t, r) = match rt {
+                Rt::Seq => time(|| skynet_seq(0, leaves)),
+                Rt::Forkjoin => time(|| p.forkjoin.install(|| skynet_forkjoin(0, leaves))),
+                Rt::Rayon => time(|| p.rayon.install(|| skynet_rayon(0, leaves))),
+                Rt::Chili => time_chili(&p.chili, |s| skynet_chili(s, 0, leaves)),
+                Rt::Forte => time_forte(|w| skynet_forte(w, 0, leaves)),
+            };
+            assert_eq!(r, expected, "skynet on {rt:?}, {} threads", p.threads);
+            Some(ms(t))
+        }),
+    }
+}
+
+fn nqueens_row<const N: usize>() -> Workload {
+    let expected = nqueens_expected(N);
+    Workload {
+        label: format!("nqueens({N})"),
+        unit: "ms",
+        run: Box::new(move |rt, p| {
+            let b = black_box([0i8; N]);
+            let (t, r) = match rt {
+                Rt::Seq => time(|| nqueens_seq(0, b)),
+                Rt::Forkjoin => time(|| p.forkjoin.install(|| nqueens_forkjoin(0, b))),
+                Rt::Rayon => time(|| p.rayon.install(|| nqueens_rayon(0, b))),
+                Rt::Chili => time_chili(&p.chili, |s| nqueens_chili(s, 0, b)),
+                Rt::Forte => time_forte(|w| nqueens_forte(w, 0, b)),
+            };
+            assert_eq!(r, expected, "nqueens({N}) on {rt:?}, {} threads", p.threads);
+            Some(ms(t))
+        }),
+    }
+}
+
+fn matmul_row(n: usize) -> Workload {
+    let a = mm_matrix(n, 0x9E37_79B9_7F4A_7C15);
+    let b = mm_matrix(n, 0xD1B5_4A32_D192_ED03);
+    let mut expected = vec![0; n * n];
+    matmul_seq(&mut expected, &a, &b);
+    assert!(
+        mm_spot_check(n, &expected, &a, &b),
+        "sequential matmul is wrong"
+    );
+    let mut c = vec![0; n * n];
+    Workload {
+        label: format!("matmul {n}"),
+        unit: "ms",
+        run: Box::new(move |rt, p| {
+            c.fill(0);
+            let (a, b, c) = (&a[..], &b[..], &mut c[..]);
+            let (t, ()) = match rt {
+                Rt::Seq => time(|| matmul_seq(c, a, b)),
+                Rt::Forkjoin => time(|| p.forkjoin.install(|| matmul_forkjoin(c, a, b))),
+                Rt::Rayon => time(|| p.rayon.install(|| matmul_rayon(c, a, b))),
+                Rt::Chili => time_chili(&p.chili, |s| matmul_chili(s, c, a, b)),
+                Rt::Forte => time_forte(|_| matmul_forte(c, a, b)),
+            };
+            assert!(c == expected, "matmul on {rt:?}, {} threads", p.threads);
+            Some(ms(t))
+        }),
+    }
+}
+
+fn tree_row<const LEFT_FIRST: bool>(layers: u32) -> Workload {
+    let tree = Node::tree(layers);
+    let expected = (1u64 << layers) - 1;
+    let order = if LEFT_FIRST { "left" } else { "right" };
+    Workload {
+        label: format!("tree 2^{layers} {order}-first"),
+        unit: "ms",
+        run: Box::new(move |rt, p| {
+            let tree = black_box(&*tree);
+            let (t, r) = match rt {
+                Rt::Seq => time(|| tree_sum_seq::<LEFT_FIRST>(tree)),
+                Rt::Forkjoin => {
+                    time(|| p.forkjoin.install(|| tree_sum_forkjoin::<LEFT_FIRST>(tree)))
+                }
+                Rt::Rayon => time(|| p.rayon.install(|| tree_sum_rayon::<LEFT_FIRST>(tree))),
+                Rt::Chili => time_chili(&p.chili, |s| tree_sum_chili::<LEFT_FIRST>(s, tree)),
+                Rt::Forte => time_forte(|w| tree_sum_forte::<LEFT_FIRST>(w, tree)),
+            };
+            assert_eq!(r, expected, "tree sum on {rt:?}, {} threads", p.threads);
+            Some(ms(t))
+        }),
+    }
+}
+
+fn iter_small_row(calls: u64) -> Workload {
+    Workload {
+        label: "iter (0..10).map.sum".into(),
+        unit: "ns/call",
+        run: Box::new(move |rt, p| {
+            let (t, r) = match rt {
+                Rt::Seq => time(|| iter_small_seq(calls)),
+                Rt::Forkjoin => time(|| p.forkjoin.install(|| iter_small_forkjoin(calls))),
+                Rt::Rayon => time(|| p.rayon.install(|| iter_small_rayon(calls))),
+                Rt::Chili | Rt::Forte => return None,
+            };
+            assert_eq!(r, ITER_SMALL_EXPECTED * calls, "iter-small on {rt:?}");
+            Some(per(t, calls, 1e9))
+        }),
+    }
+}
+
+fn iter_sum_row(calls: u64, n: u64) -> Workload {
+    let expected = (n * (n - 1) / 2).wrapping_mul(calls);
+    Workload {
+        label: format!("iter (0..1e{}).sum", n.ilog10()),
+        unit: "µs/call",
+        run: Box::new(move |rt, p| {
+            let (t, r) = match rt {
+                Rt::Seq => time(|| iter_sum_seq(calls, n)),
+                Rt::Forkjoin => time(|| p.forkjoin.install(|| iter_sum_forkjoin(calls, n))),
+                Rt::Rayon => time(|| p.rayon.install(|| iter_sum_rayon(calls, n))),
+                Rt::Chili | Rt::Forte => return None,
+            };
+            assert_eq!(r, expected, "iter-sum on {rt:?}");
+            Some(per(t, calls, 1e6))
+        }),
+    }
+}
+
+fn joins_row(n: u64) -> Workload {
+    let expected = tiny_joins_expected(n);
+    Workload {
+        label: "flat loop of tiny joins".into(),
+        unit: "ns/join",
+        run: Box::new(move |rt, p| {
+            let (t, r) = match rt {
+                Rt::Seq => time(|| tiny_joins_seq(n)),
+                Rt::Forkjoin => time(|| p.forkjoin.install(|| tiny_joins_forkjoin(n))),
+                Rt::Rayon => time(|| p.rayon.install(|| tiny_joins_rayon(n))),
+                Rt::Chili => time_chili(&p.chili, |s| tiny_joins_chili(s, n)),
+                Rt::Forte => time_forte(|w| tiny_joins_forte(w, n)),
+            };
+            assert_eq!(r, expected, "tiny joins on {rt:?}, {} threads", p.threads);
+            Some(per(t, n, 1e9))
+        }),
+    }
+}
+
+/// Builds the row's inputs (untimed) and its runner.
+fn workload(key: &str, s: &Sizes) -> Workload {
+    match key {
+        "fib" => fib_row(s.fib),
+        "skynet" => skynet_row(s.skynet_leaves),
+        "nqueens" if s.quick_nqueens => nqueens_row::<8>(),
+        "nqueens" => nqueens_row::<12>(),
+        "matmul" => matmul_row(s.matmul),
+        "tree-left" => tree_row::<true>(s.tree_layers),
+        "tree-right" => tree_row::<false>(s.tree_layers),
+        "iter-small" => iter_small_row(s.iter_small_calls),
+        "iter-sum" => iter_sum_row(s.iter_sum_calls, s.iter_sum_n),
+        "joins" => joins_row(s.joins),
+        _ => unreachable!("row keys are validated by parse_args"),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
+}
+
+/// Medians of one row at one thread count: the sequential time and one entry per [`PARALLEL`] runtime.
+struct Measured {
+    label: String,
+    unit: &'static str,
+    seq: f64,
+    par: [Option<f64>; 4],
+}
+
+fn measure(mut w: Workload, p: &Pools, rounds: usize) -> Measured {
+    let mut seq = Vec::with_capacity(rounds);
+    let mut par: [Vec<f64>; 4] = Default::default();
+    for _ in 0..rounds {
+        seq.extend((w.run)(Rt::Seq, p));
+        for (rt, samples) in PARALLEL.into_iter().zip(par.iter_mut()) {
+            samples.extend((w.run)(rt, p));
+        }
+    }
+    Measured {
+        label: w.label,
+        unit: w.unit,
+        seq: median(seq).expect("sequential always runs"),
+        par: par.map(median),
+    }
+}
+
+/// forkjoin over the fastest of rayon, chili and forte.
+fn fj_over_best(par: &[Option<f64>; 4]) -> Option<f64> {
+    let best = par[1..].iter().flatten().copied().min_by(f64::total_cmp)?;
+    Some(par[0]? / best)
+}
+
+/// Three significant digits (no decimals from 100 up).
+fn fmt_value(v: Option<f64>) -> String {
+    match v {
+        None => "–".into(),
+        Some(v) if v >= 100.0 || v <= 0.0 => format!("{v:.0}"),
+        Some(v) => {
+            let decimals = (2 - v.log10().floor() as i32).clamp(0, 4) as usize;
+            format!("{v:.decimals$}")
+        }
+    }
+}
+
+struct Args {
+    threads: Vec<usize>,
+    rounds: usize,
+    rows: Vec<&'static str>,
+    quick: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        threads: vec![1, 2],
+        rounds: 5,
+        rows: ROW_KEYS.to_vec(),
+        quick: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "-h" | "--help" => return Err(String::new()),
+            "--quick" => args.quick = true,
+            "--rounds" => {
+                let v = value("--rounds")?;
+                args.rounds = v
+                    .parse()
+                    .ok()
+                    .filter(|r| (1..=100).contains(r))
+                    .ok_or_else(|| format!("--rounds must be in 1..=100, got `{v}`"))?;
+            }
+            "--threads" => {
+                let v = value("--threads")?;
+                args.threads = v
+                    .split(',')
+                    .map(|t| t.trim().parse().ok().filter(|t| (1..=256).contains(t)))
+                    .collect::<Option<Vec<usize>>>()
+                    .ok_or_else(|| format!("--threads: `{v}` is not a list of sizes in 1..=256"))?;
+                args.threads.sort_unstable();
+                args.threads.dedup();
+            }
+            "--rows" => {
+                let v = value("--rows")?;
+                args.rows = v
+                    .split(',')
+                    .map(|r| {
+                        ROW_KEYS
+                            .into_iter()
+                            .find(|k| *k == r.trim())
+                            .ok_or_else(|| format!("--rows: unknown row `{r}`"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            s => return Err(format!("unknown argument `{s}`")),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            if e.is_empty() {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let sizes = Sizes::new(args.quick);
+
+    // One pass per thread count, ascending (forte's pool can only grow), with only that pass's pools
+    // alive. `results[row][pass]`.
+    let mut results: Vec<Vec<Measured>> = args.rows.iter().map(|_| Vec::new()).collect();
+    for &threads in &args.threads {
+        forte_grow(threads);
+        let pools = Pools {
+            threads,
+            forkjoin: forkjoin_pool(threads),
+            rayon: rayon_pool(threads),
+            chili: chili_pool(threads),
+        };
+        for (&key, out) in args.rows.iter().zip(&mut results) {
+            let started = Instant::now();
+            let m = measure(workload(key, &sizes), &pools, args.rounds);
+            eprintln!(
+                "{:<28} {threads} thread(s) {:>6.1} s",
+                m.label,
+                started.elapsed().as_secs_f64()
+            );
+            out.push(m);
+        }
+    }
+
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "medians of {} rounds, {cpus} CPU(s); chili and forte count the calling thread",
+        args.rounds
+    );
+    println!();
+    println!("| workload | unit | threads | seq | forkjoin | rayon | chili | forte | fj ÷ best |");
+    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|");
+    for row in &results {
+        for (&threads, m) in args.threads.iter().zip(row) {
+            let ratio = fj_over_best(&m.par).map_or("–".into(), |r| format!("{r:.2}"));
+            println!(
+                "| {} | {} | {threads} | {} | {} | {} | {} | {} | {ratio} |",
+                m.label,
+                m.unit,
+                fmt_value(Some(m.seq)),
+                fmt_value(m.par[0]),
+                fmt_value(m.par[1]),
+                fmt_value(m.par[2]),
+                fmt_value(m.par[3]),
+            );
+        }
+    }
+
+    let geo_rows: Vec<&Vec<Measured>> = args
+        .rows
+        .iter()
+        .zip(&results)
+        .filter(|(k, _)| GEOMEAN_ROWS.contains(k))
+        .map(|(_, row)| row)
+        .collect();
+    if !geo_rows.is_empty() {
+        println!();
+        println!(
+            "geometric mean of fj ÷ best over {}:",
+            geo_rows
+                .iter()
+                .map(|row| row[0].label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        println!();
+        println!("| threads | fj ÷ best |");
+        println!("|--:|--:|");
+        for (pass, threads) in args.threads.iter().enumerate() {
+            let ratios: Vec<f64> = geo_rows
+                .iter()
+                .filter_map(|row| fj_over_best(&row[pass].par))
+                .collect();
+            let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+            println!("| {threads} | {geo:.2} |");
+        }
+    }
+    ExitCode::SUCCESS
+}
