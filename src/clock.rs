@@ -80,11 +80,13 @@ mod tests {
             std::hint::spin_loop();
         }
         let (real, elapsed) = (start.elapsed(), ticks() - first);
-        let measured = Duration::from_nanos(
-            ((elapsed as u128 * ns_per_tick_q32() as u128) >> 32) as u64,
-        );
+        let measured =
+            Duration::from_nanos(((elapsed as u128 * ns_per_tick_q32() as u128) >> 32) as u64);
         // A preemption between the two reads at either end can only skew by its own length; 20 ms
         // against a generous factor of two keeps this free of timing flakiness.
-        assert!(measured > real / 2 && measured < real * 2, "{measured:?} vs {real:?}");
+        assert!(
+            measured > real / 2 && measured < real * 2,
+            "{measured:?} vs {real:?}"
+        );
     }
 }

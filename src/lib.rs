@@ -11,13 +11,14 @@
 //! assert_eq!(fib(20), 6765);
 //! ```
 //!
-//! Layers (a module imports only its own layer or lower): `sync`/`util` → `deque`/`unwind` →
-//! `sleep`/`latch`/`job` → `registry`/`worker` → `pool`/`join`/`scope`/`spawn` → `iter`/`sort`.
+//! Layers (a module imports only its own layer or lower): `sync`/`util`/`clock` → `deque`/`unwind` →
+//! `sleep`/`latch`/`job`/`jobstack` → `registry`/`worker` → `pool`/`join`/`scope`/`spawn`/`hints` →
+//! `iter`/`sort` (which reach the scheduler only through `hints`).
 #![warn(missing_docs)]
 
+mod clock;
 mod sync;
 mod util;
-mod clock;
 
 pub mod deque;
 mod unwind;

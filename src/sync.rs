@@ -174,7 +174,11 @@ impl Futex {
             let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
             // SeqCst: as in `wait`.
             if self.word.load(Ordering::SeqCst) == expected {
-                drop(self.cond.wait_timeout(guard, timeout).unwrap_or_else(|e| e.into_inner()));
+                drop(
+                    self.cond
+                        .wait_timeout(guard, timeout)
+                        .unwrap_or_else(|e| e.into_inner()),
+                );
             }
         }
     }

@@ -2,4 +2,3 @@
 
 #[allow(unused_imports)]
 pub(crate) use crossbeam_utils::CachePadded;
-

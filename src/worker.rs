@@ -297,7 +297,8 @@ impl WorkerThread {
                     counted = false;
                     // Our first push publishes (and announces): a worker that saw every worker
                     // idle, us included, sleeps without a patrol timeout.
-                    self.last_share.set(self.last_share.get().wrapping_sub(self.share_interval));
+                    self.last_share
+                        .set(self.last_share.get().wrapping_sub(self.share_interval));
                 }
                 if idle.has_idled() || owe_wake {
                     // Back to work after idling: if others sleep, wake one to look for more, so
