@@ -45,6 +45,7 @@
 
 use std::cell::Cell;
 use std::marker::PhantomData;
+use std::num::NonZeroUsize;
 
 use crate::job::JobRef;
 use crate::sync::{
@@ -156,8 +157,11 @@ struct JobStack {
 }
 
 /// Where [`JobStackOwner::push`] put a job: the witness that [`JobStackOwner::pop`] takes back.
+///
+/// Holds the value of `top` right after the push (the job's index + 1), which is never zero, so an
+/// `Option<Pushed>` is one word.
 #[derive(Clone, Copy, Debug)]
-pub struct Pushed(usize);
+pub struct Pushed(NonZeroUsize);
 
 impl JobStack {
     /// # Safety
@@ -235,22 +239,23 @@ impl JobStackOwner {
         // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
         stack.owner.top.store(t + 1, Ordering::Release);
         light_barrier(stack.owner.asymmetric);
-        Some(Pushed(t))
+        NonZeroUsize::new(t + 1).map(Pushed)
     }
 
     /// Pops the job that `pushed` witnesses if nobody took it; false if it was taken (published or
     /// stolen), in which case every older job was taken too.
     ///
-    /// Only `top` is compared, never the slot: jobs pushed since are strictly nested (each nested `join`
-    /// pops its own job or sees it taken before it returns), so `top` is back at `pushed + 1` unless the
-    /// job was taken. A taken job either emptied the stack, whose rewind moved `top` to 0 (and nested
-    /// pushes since return it there), or it still sits below `top`, and `base` shows it taken.
+    /// Only `top` is compared, never the slot: jobs pushed since are strictly nested (each nested
+    /// `join` pops its own job or sees it taken before it returns), so `top` is back where the push
+    /// left it unless the job was taken. A taken job either emptied the stack, whose rewind moved
+    /// `top` to 0 (and nested pushes since return it there), or it still sits below `top`, and
+    /// `base` shows it taken.
     #[inline(always)]
     pub fn pop(&self, pushed: Pushed) -> bool {
         let stack = &*self.stack;
-        let idx = pushed.0;
+        let idx = pushed.0.get() - 1;
         // Relaxed: only the owner writes `top`.
-        if stack.owner.top.load(Ordering::Relaxed) != idx + 1 {
+        if stack.owner.top.load(Ordering::Relaxed) != pushed.0.get() {
             return false;
         }
         // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
