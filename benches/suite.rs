@@ -3,7 +3,7 @@
 //! `examples/common/suite.rs`; `cargo run --release --example suite` prints the same rows as one
 //! markdown table.
 //!
-//! Groups: `fib35`, `skynet1e7`, `nqueens12`, `matmul1024`, `tree_sum/{left_first,right_first}` (2^23 - 1
+//! Groups: `fib36`, `skynet1e7`, `nqueens12`, `matmul1024`, `tree_sum/{left_first,right_first}` (2^23 - 1
 //! nodes), `iter_small` and `iter_sum` (time per call, calls back to back inside one `install`), and
 //! `tiny_joins` (time per join, a flat loop inside one `install`). Ids: `sequential` once, then
 //! `<runtime>/<threads>`; chili and forte count the calling thread.
@@ -11,7 +11,7 @@
 //! The thread counts run as passes in ascending order, each with its own pools: forte's pool is a
 //! static that can only grow (see `forte_grow`), so groups reopen once per pass.
 //!
-//! Run: `cargo bench --bench suite` (a few minutes), or e.g. `cargo bench --bench suite -- fib35`.
+//! Run: `cargo bench --bench suite` (a few minutes), or e.g. `cargo bench --bench suite -- fib36`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -25,7 +25,7 @@ use criterion::{
 mod suite;
 use suite::*;
 
-const FIB_N: u64 = 35;
+const FIB_N: u64 = 36;
 const NQUEENS_N: usize = 12;
 const MATMUL_N: usize = 1024;
 const TREE_LAYERS: u32 = 23;
@@ -82,7 +82,7 @@ fn bench_fib(c: &mut Criterion, p: &Pools, seq: bool) {
     assert_eq!(p.rayon.install(|| fib_rayon(FIB_N)), expected);
     assert_eq!(fib_chili(&mut p.chili.scope(), FIB_N), expected);
     assert_eq!(FORTE.with_worker(|w| fib_forte(w, FIB_N)), expected);
-    let mut g = whole_runs(c, "fib35");
+    let mut g = whole_runs(c, "fib36");
     if seq {
         g.bench_function("sequential", |b| b.iter(|| fib_seq(black_box(FIB_N))));
     }

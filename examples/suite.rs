@@ -98,7 +98,7 @@ impl Sizes {
             }
         } else {
             Sizes {
-                fib: 35,
+                fib: 36,
                 skynet_leaves: SKYNET_LEAVES,
                 quick_nqueens: false,
                 matmul: 1024,
