@@ -28,10 +28,10 @@
 //! for the thief), swallowing any panic of b, and then the unwinding of a's panic continues. If only b
 //! panics, its panic is resumed after a has finished. The fast path therefore needs no `catch_unwind`.
 
+use crate::entry;
 use crate::job::{JobRef, StackJob};
 use crate::jobstack::Pushed;
 use crate::latch::SpinLatch;
-use crate::registry;
 use crate::unwind;
 use crate::worker::WorkerThread;
 
@@ -173,7 +173,7 @@ where
     RA: Send,
     RB: Send,
 {
-    registry::global_registry().in_worker(|wt, injected| {
+    entry::in_worker(entry::global_registry(), |wt, injected| {
         // SAFETY: `wt` is the current worker (in_worker runs us on it).
         unsafe {
             if injected {

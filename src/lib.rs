@@ -11,9 +11,9 @@
 //! assert_eq!(fib(20), 6765);
 //! ```
 //!
-//! Layers (a module imports only its own layer or lower): `sync`/`util`/`clock` → `deque`/`unwind` →
-//! `sleep`/`latch`/`job`/`jobstack` → `registry`/`worker` → `pool`/`join`/`scope`/`spawn`/`hints` →
-//! `iter`/`sort` (which reach the scheduler only through `hints`).
+//! Layers (a module imports only its own layer or lower, and never in a cycle): `sync`/`util`/`clock` →
+//! `deque`/`unwind` → `sleep`/`latch`/`job`/`jobstack` → `registry` → `worker` → `entry` →
+//! `pool`/`join`/`scope`/`spawn`/`hints` → `iter`/`sort` (which reach the scheduler only through `hints`).
 #![warn(missing_docs)]
 
 mod clock;
@@ -28,6 +28,7 @@ mod jobstack;
 mod latch;
 mod sleep;
 
+mod entry;
 mod registry;
 mod worker;
 

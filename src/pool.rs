@@ -4,12 +4,13 @@
 use std::any::Any;
 use std::fmt;
 
+use crate::entry;
 use crate::error::ThreadPoolBuildError;
 use crate::registry::{self, Registry, RegistryConfig};
 use crate::scope::Scope;
 use crate::sleep::MAX_THREADS;
 use crate::sync::Arc;
-use crate::worker::WorkerThread;
+use crate::worker::{self, WorkerThread};
 
 /// Event totals of a pool, summed over its workers; see [`ThreadPool::stats`].
 ///
@@ -222,7 +223,7 @@ impl ThreadPoolBuilder {
     /// ```
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
         let config = self.resolve()?;
-        let registry = Registry::new(config).map_err(ThreadPoolBuildError::io)?;
+        let registry = worker::start_pool(config).map_err(ThreadPoolBuildError::io)?;
         Ok(ThreadPool { registry })
     }
 
@@ -236,7 +237,7 @@ impl ThreadPoolBuilder {
     /// ```
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
         let config = self.resolve()?;
-        registry::init_global(config)
+        entry::init_global(config)
     }
 }
 
@@ -289,7 +290,7 @@ impl ThreadPool {
         OP: FnOnce() -> R + Send,
         R: Send,
     {
-        self.registry.in_worker(|_, _| op())
+        entry::in_worker(&self.registry, |_, _| op())
     }
 
     /// [`join`](fn@crate::join) inside this pool.
@@ -340,7 +341,7 @@ impl ThreadPool {
     where
         OP: FnOnce() + Send + 'static,
     {
-        Registry::spawn(&self.registry, op)
+        entry::spawn(&self.registry, op)
     }
 
     /// Number of worker threads of this pool.
@@ -361,7 +362,7 @@ impl ThreadPool {
     /// assert!(pool.install(|| pool.current_thread_index()).unwrap() < 2);
     /// ```
     pub fn current_thread_index(&self) -> Option<usize> {
-        self.registry.current_worker().map(WorkerThread::index)
+        entry::current_worker(&self.registry).map(WorkerThread::index)
     }
 
     /// Totals of the pool's event counters.
@@ -392,7 +393,7 @@ impl ThreadPool {
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
-        if self.registry.terminate() && self.registry.current_worker().is_none() {
+        if self.registry.terminate() && entry::current_worker(&self.registry).is_none() {
             // No spawned work was pending: the workers exit promptly, so wait for them (no thread
             // outlives its pool). Never from one of the pool's own workers (it cannot join itself).
             self.registry.join_threads();
@@ -409,7 +410,7 @@ impl Drop for ThreadPool {
 pub fn current_num_threads() -> usize {
     let wt = WorkerThread::current();
     if wt.is_null() {
-        registry::global_registry().num_threads()
+        entry::global_registry().num_threads()
     } else {
         // SAFETY: a non-null current worker is valid while this thread runs.
         unsafe { (*wt).registry().num_threads() }

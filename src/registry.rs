@@ -1,11 +1,10 @@
 //! The shared state of one pool: every worker's stealer and private job stack, the injector for work
-//! from outside, the sleep state, the handlers, and termination.
+//! from outside, the sleep state, the handlers, the statistics storage, and termination.
 //!
-//! **Entering a pool** ([`Registry::in_worker`]): a worker of this pool runs the operation inline; a
-//! plain thread injects a [`StackJob`] and waits on a [`LockLatch`] (yielding for up to 50 µs if no other
-//! plain thread is yielding for this pool, then blocking on its futex); a worker of
-//! *another* pool injects the job and keeps executing its own pool's work until the job's
-//! [`SpinLatch`] is set — so neither pool loses a thread to the wait and no cycle of pools can deadlock.
+//! This is the bottom of the scheduler layer: it imports neither the worker thread nor the entry
+//! points and starts no thread. The threads are started by [`crate::worker::start_pool`] (which owns
+//! the main loop they run), and calls and spawned jobs get into a pool through [`crate::entry`]. Both
+//! import this module, never the reverse.
 //!
 //! **Termination.** `terminate_count` starts at 1 for the `ThreadPool` handle and is incremented by every
 //! `spawn` until that job has finished. Dropping the handle and finishing a spawned job both decrement it;
@@ -15,19 +14,16 @@
 //! need either a pool handle or a running job of the pool.
 
 use std::collections::VecDeque;
-use std::io;
-use std::sync::OnceLock;
 
 use crate::deque::{Stealer, Worker};
 use crate::error::ThreadPoolBuildError;
-use crate::job::{HeapJob, JobRef, StackJob};
+use crate::job::JobRef;
 use crate::jobstack::{JobStackOwner, JobStackThief};
-use crate::latch::{CoreLatch, Latch, LockLatch, SpinLatch};
+use crate::latch::{CoreLatch, Latch, LockLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
 use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::unwind::{self, Payload};
 use crate::util::CachePadded;
-use crate::worker::WorkerThread;
 
 /// User callback receiving a panic payload.
 pub(crate) type PanicHandler = dyn Fn(Payload) + Send + Sync;
@@ -122,63 +118,19 @@ pub(crate) struct Registry {
     handles: Mutex<Vec<thread::JoinHandle<()>>>,
     /// Workers that have not finished starting (TLS set, start handler run) yet.
     starting: AtomicUsize,
-    /// Set by the last worker to finish starting; `Registry::new` waits for it.
+    /// Set by the last worker to finish starting; the starter waits for it
+    /// ([`Registry::wait_until_started`]).
     started: Arc<LockLatch>,
     /// A plain thread is yielding while it waits for its injected job. Only one may: many threads
     /// calling `install` at once then block at once instead of taking CPU time from the workers.
     caller_yielding: AtomicBool,
 }
 
-static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
-static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// The global pool, started with the default configuration on first use.
-pub(crate) fn global_registry() -> &'static Arc<Registry> {
-    GLOBAL.get().unwrap_or_else(|| init_global_default())
-}
-
-#[cold]
-fn init_global_default() -> &'static Arc<Registry> {
-    let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(r) = GLOBAL.get() {
-        return r;
-    }
-    let num_threads = match default_num_threads() {
-        Ok(n) => n,
-        Err(err) => {
-            // Warn once (we hold the init lock and initialise exactly once).
-            let fallback = available_parallelism();
-            unwind::report(format_args!(
-                "{err}; the global pool uses {fallback} threads instead"
-            ));
-            fallback
-        }
-    };
-    let config = RegistryConfig {
-        num_threads,
-        ..RegistryConfig::default()
-    };
-    let registry = Registry::new(config)
-        .unwrap_or_else(|e| panic!("forkjoin: could not start the global thread pool: {e}"));
-    let _ = GLOBAL.set(registry);
-    GLOBAL.get().expect("just set")
-}
-
-/// Installs `config` as the global pool; an error if it already exists.
-pub(crate) fn init_global(config: RegistryConfig) -> Result<(), ThreadPoolBuildError> {
-    let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
-    if GLOBAL.get().is_some() {
-        return Err(ThreadPoolBuildError::global_already_initialized());
-    }
-    let registry = Registry::new(config).map_err(ThreadPoolBuildError::io)?;
-    let _ = GLOBAL.set(registry);
-    Ok(())
-}
-
 /// Name of the environment variable that sets the default thread count.
 pub(crate) const NUM_THREADS_ENV: &str = "FORKJOIN_NUM_THREADS";
 
-fn available_parallelism() -> usize {
+/// The machine's available parallelism (1 if unknown).
+pub(crate) fn available_parallelism() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
@@ -206,17 +158,20 @@ pub(crate) fn default_num_threads() -> Result<usize, ThreadPoolBuildError> {
     }
 }
 
-/// The stack size std gives spawned threads by default.
-fn default_stack_size() -> usize {
-    std::env::var("RUST_MIN_STACK")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(2 << 20)
+/// The owner handles of one worker's two queues: its public deque and its private job stack.
+/// [`Registry::new`] keeps the thief side of each (in [`ThreadInfo`]) and returns these, to be moved
+/// into the thread that will own them.
+pub(crate) struct WorkerQueues {
+    pub(crate) deque: Worker<JobRef>,
+    pub(crate) jobs: JobStackOwner,
 }
 
 impl Registry {
-    /// Starts the worker threads.
-    pub(crate) fn new(mut config: RegistryConfig) -> io::Result<Arc<Registry>> {
+    /// Creates the shared state of a pool of `config.num_threads` workers, and the owner handles of
+    /// each worker's queues (in index order). Starts no thread: `config.thread_name` and
+    /// `config.stack_size` are for the starter (`crate::worker::start_pool`), which moves each
+    /// worker's queues into its thread and registers the thread with [`Registry::add_thread`].
+    pub(crate) fn new(mut config: RegistryConfig) -> (Arc<Registry>, Vec<WorkerQueues>) {
         let n = config.num_threads;
         crate::sync::init_asymmetric_barriers();
         assert!(
@@ -225,7 +180,7 @@ impl Registry {
         );
         let workers: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new()).collect();
         // Each private job stack's only owner handle is created here and moved into its worker's
-        // thread below, like the deque's `Worker`; the registry keeps thief handles.
+        // thread by the starter, like the deque's `Worker`; the registry keeps thief handles.
         let job_stacks: Vec<JobStackOwner> = (0..n).map(|_| JobStackOwner::new()).collect();
         let registry = Arc::new(Registry {
             thread_infos: workers
@@ -252,28 +207,22 @@ impl Registry {
             started: Arc::new(LockLatch::new()),
             caller_yielding: AtomicBool::new(false),
         });
-        let stack_size = config.stack_size.unwrap_or_else(default_stack_size);
-        for (index, (deque, jobs)) in workers.into_iter().zip(job_stacks).enumerate() {
-            let mut builder = thread::Builder::new().stack_size(stack_size);
-            if let Some(name) = config.thread_name.as_mut() {
-                builder = builder.name(name(index));
-            }
-            let r = registry.clone();
-            match builder.spawn(move || crate::worker::main_loop(r, index, deque, jobs, stack_size))
-            {
-                Ok(handle) => registry.lock_handles().push(handle),
-                Err(e) => {
-                    // Stop the threads already started, and wait for them: no leak on error.
-                    registry.terminate();
-                    registry.join_threads();
-                    return Err(e);
-                }
-            }
-        }
-        // Return only once every worker runs its main loop: a `join` right after `build` then finds
-        // the other workers already idle and looking for work, and tests see a settled pool.
-        registry.started.wait();
-        Ok(registry)
+        let queues = workers
+            .into_iter()
+            .zip(job_stacks)
+            .map(|(deque, jobs)| WorkerQueues { deque, jobs })
+            .collect();
+        (registry, queues)
+    }
+
+    /// Keeps a started worker thread's handle, for [`Registry::join_threads`].
+    pub(crate) fn add_thread(&self, handle: thread::JoinHandle<()>) {
+        self.lock_handles().push(handle);
+    }
+
+    /// Blocks until every worker has called [`Registry::worker_started`].
+    pub(crate) fn wait_until_started(&self) {
+        self.started.wait();
     }
 
     /// Called by each worker once it has started (after its start handler).
@@ -317,23 +266,6 @@ impl Registry {
         &self.sleep
     }
 
-    /// True if the current thread is a worker of this registry; then returns it.
-    #[inline]
-    pub(crate) fn current_worker(&self) -> Option<&WorkerThread> {
-        let wt = WorkerThread::current();
-        if wt.is_null() {
-            return None;
-        }
-        // SAFETY: a non-null current worker pointer is valid for the rest of this thread's job (the
-        // worker outlives every job it runs), and we only hand it out for the caller's use on this thread.
-        let wt = unsafe { &*wt };
-        if std::ptr::eq(&**wt.registry(), self) {
-            Some(wt)
-        } else {
-            None
-        }
-    }
-
     /// Makes a job from outside the pool visible and wakes a worker for it.
     pub(crate) fn inject(&self, job: JobRef) {
         self.injector.push(job);
@@ -348,108 +280,20 @@ impl Registry {
         self.injector.has_jobs()
     }
 
-    /// Pushes a job on the current worker's public deque if it belongs to this pool, else injects it.
-    pub(crate) fn push_or_inject(&self, job: JobRef) {
-        match self.current_worker() {
-            Some(wt) => wt.push_public(job),
-            None => self.inject(job),
-        }
-    }
-
-    /// Runs `op` on a worker of this pool; the flag says whether it was injected from elsewhere.
-    #[inline]
-    pub(crate) fn in_worker<OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let wt = WorkerThread::current();
-        if wt.is_null() {
-            self.in_worker_cold(op)
-        } else {
-            // SAFETY: see `current_worker`.
-            let wt = unsafe { &*wt };
-            if std::ptr::eq(&**wt.registry(), self) {
-                op(wt, false)
-            } else {
-                self.in_worker_cross(wt, op)
-            }
-        }
-    }
-
-    /// From a plain thread: inject, yield briefly if no other caller is yielding, then block.
-    #[cold]
-    fn in_worker_cold<OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let latch = Arc::new(LockLatch::new());
-        let job = StackJob::new(
-            |_stolen| {
-                let wt = WorkerThread::current();
-                assert!(!wt.is_null(), "injected job ran outside a worker");
-                // SAFETY: non-null current worker, valid during this job.
-                op(unsafe { &*wt }, true)
-            },
-            latch.clone(),
-        );
-        // SAFETY: `job` lives in this frame until its latch is set, which `latch.wait()` waits for; the
-        // closure and result are Send.
-        self.inject(unsafe { job.as_job_ref() });
+    /// A plain thread waits for the job it injected into this pool (`latch` is that job's): it yields
+    /// until the latch is set or for up to 50 µs if no other plain thread is yielding for this pool,
+    /// then blocks on the latch's futex.
+    pub(crate) fn wait_for_injected(&self, latch: &LockLatch) {
         // Relaxed: the flag only rations CPU time; it guards no data.
         if !self.caller_yielding.swap(true, Ordering::Relaxed) {
             latch.yield_until_set();
             self.caller_yielding.store(false, Ordering::Relaxed);
         }
         latch.wait();
-        job.into_result()
     }
 
-    /// From a worker of another pool: inject, and keep that worker busy with its own pool until done.
-    #[cold]
-    fn in_worker_cross<OP, R>(&self, current: &WorkerThread, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let latch = SpinLatch::cross(current.registry().sleep(), current.index());
-        let job = StackJob::new(
-            |_stolen| {
-                let wt = WorkerThread::current();
-                assert!(!wt.is_null(), "injected job ran outside a worker");
-                // SAFETY: non-null current worker, valid during this job.
-                op(unsafe { &*wt }, true)
-            },
-            latch,
-        );
-        // SAFETY: `job` lives in this frame until its latch is set (`wait_until` below).
-        self.inject(unsafe { job.as_job_ref() });
-        current.wait_until(job.latch().core());
-        job.into_result()
-    }
-
-    /// Fire-and-forget `func` in this pool; keeps the pool alive until it has run.
-    pub(crate) fn spawn<F>(this: &Arc<Self>, func: F)
-    where
-        F: FnOnce() + Send + 'static,
-    {
-        this.increment_terminate_count();
-        let registry = this.clone();
-        let job = HeapJob::new(move || {
-            if let Err(payload) = unwind::halt_unwinding(func) {
-                // Nothing may unwind out of a job into the worker loop (not even a panicking payload
-                // drop), or the worker would die and the pool never terminate.
-                let _ = unwind::halt_unwinding(|| registry.handle_panic(payload));
-            }
-            registry.terminate();
-        });
-        // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); executed once.
-        let job_ref = unsafe { job.into_job_ref() };
-        this.push_or_inject(job_ref);
-    }
-
-    fn increment_terminate_count(&self) {
+    /// Adds one reference on the pool's lifetime (a spawned job, until it has run).
+    pub(crate) fn increment_terminate_count(&self) {
         // Relaxed: the caller holds a live reference to the pool (count ≥ 1), so this cannot race with
         // the final decrement.
         let old = self.terminate_count.fetch_add(1, Ordering::Relaxed);

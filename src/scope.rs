@@ -10,9 +10,10 @@
 
 use std::marker::PhantomData;
 
+use crate::entry;
 use crate::job::{HeapJob, SendPtr};
 use crate::latch::{CountLatch, Latch};
-use crate::registry::{self, Registry};
+use crate::registry::Registry;
 use crate::sync::{Arc, Mutex};
 use crate::unwind::{self, Payload};
 use crate::worker::WorkerThread;
@@ -67,12 +68,12 @@ where
 {
     let wt = WorkerThread::current();
     let registry: &Registry = if wt.is_null() {
-        registry::global_registry()
+        entry::global_registry()
     } else {
         // SAFETY: a non-null current worker is valid while this thread runs.
         unsafe { (*wt).registry() }
     };
-    registry.in_worker(|owner, _injected| {
+    entry::in_worker(registry, |owner, _injected| {
         let scope = Scope::new(owner);
         scope.complete(owner, || op(&scope))
     })
@@ -123,7 +124,7 @@ impl<'scope> Scope<'scope> {
         // SAFETY: `body` borrows only data outliving the scope, and the scope waits for the job (count
         // latch); the job is executed exactly once by whichever worker takes it.
         let job_ref = unsafe { job.into_job_ref() };
-        self.registry.push_or_inject(job_ref);
+        entry::push_or_inject(&self.registry, job_ref);
     }
 
     fn record_panic(&self, payload: Payload) {

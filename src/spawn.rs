@@ -1,6 +1,6 @@
 //! `spawn`: fire-and-forget jobs.
 
-use crate::registry;
+use crate::entry;
 use crate::worker::WorkerThread;
 
 /// Runs `func` asynchronously in the current pool (the global pool from outside any pool).
@@ -19,9 +19,9 @@ where
 {
     let wt = WorkerThread::current();
     if wt.is_null() {
-        registry::Registry::spawn(registry::global_registry(), func);
+        entry::spawn(entry::global_registry(), func);
     } else {
         // SAFETY: a non-null current worker is valid while this thread runs.
-        unsafe { registry::Registry::spawn((*wt).registry(), func) };
+        unsafe { entry::spawn((*wt).registry(), func) };
     }
 }

@@ -1,4 +1,10 @@
-//! A worker thread: its two-level job stack, its main loop, its search for work, and waiting by working.
+//! A worker thread: its start, its two-level job stack, its main loop, its search for work, and waiting
+//! by working.
+//!
+//! **Start.** [`start_pool`] creates a pool's shared state ([`Registry::new`], which starts no
+//! threads) and spawns one thread per worker, moving that worker's queue owner handles into it; the
+//! thread records its stack base (for the stack guard below), publishes itself in a thread-local and
+//! runs [`main_loop`] until the pool terminates.
 //!
 //! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStackOwner`]) whose owner
 //! operations use no locked instruction and no hardware fence, and pops it back after running a — the
@@ -29,6 +35,7 @@
 //! injected work wake it).
 
 use std::cell::{Cell, RefCell};
+use std::io;
 use std::ptr;
 use std::time::Duration;
 
@@ -39,9 +46,9 @@ use crate::deque::{Steal, Worker};
 use crate::job::JobRef;
 use crate::jobstack::{Base, JobStackOwner, Pushed};
 use crate::latch::CoreLatch;
-use crate::registry::{bump, Registry, WorkerStats};
+use crate::registry::{bump, Registry, RegistryConfig, WorkerQueues, WorkerStats};
 use crate::sleep::Idled;
-use crate::sync::{heavy_barrier, Arc, AtomicUsize, Ordering};
+use crate::sync::{heavy_barrier, thread, Arc, AtomicUsize, Ordering};
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
 /// worker is idle (see [`WorkerThread::share_cold`]).
@@ -417,12 +424,50 @@ impl WorkerThread {
     }
 }
 
+/// The stack size std gives spawned threads by default.
+fn default_stack_size() -> usize {
+    std::env::var("RUST_MIN_STACK")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(2 << 20)
+}
+
+/// Starts a pool: its shared state, then one thread per worker running [`main_loop`]. Returns only
+/// once every worker runs its main loop; on a spawn failure, stops and joins the threads already
+/// started (no leak) and returns the error.
+pub(crate) fn start_pool(mut config: RegistryConfig) -> io::Result<Arc<Registry>> {
+    let mut thread_name = config.thread_name.take();
+    let stack_size = config.stack_size;
+    let (registry, queues) = Registry::new(config);
+    // Set explicitly on every worker thread: the stack guard derives its limit from it.
+    let stack_size = stack_size.unwrap_or_else(default_stack_size);
+    for (index, queues) in queues.into_iter().enumerate() {
+        let mut builder = thread::Builder::new().stack_size(stack_size);
+        if let Some(name) = thread_name.as_mut() {
+            builder = builder.name(name(index));
+        }
+        let r = registry.clone();
+        match builder.spawn(move || main_loop(r, index, queues, stack_size)) {
+            Ok(handle) => registry.add_thread(handle),
+            Err(e) => {
+                // Stop the threads already started, and wait for them: no leak on error.
+                registry.terminate();
+                registry.join_threads();
+                return Err(e);
+            }
+        }
+    }
+    // Return only once every worker runs its main loop: a `join` right after `build` then finds
+    // the other workers already idle and looking for work, and tests see a settled pool.
+    registry.wait_until_started();
+    Ok(registry)
+}
+
 /// Body of every worker thread.
-pub(crate) fn main_loop(
+fn main_loop(
     registry: Arc<Registry>,
     index: usize,
-    deque: Worker<JobRef>,
-    jobs: JobStackOwner,
+    WorkerQueues { deque, jobs }: WorkerQueues,
     stack_size: usize,
 ) {
     let base = approx_stack_pointer();
