@@ -6,7 +6,7 @@
 #![allow(clippy::drop_non_drop)]
 
 use forkjoin::__loom::{
-    heavy_barrier, Idled, JobRef, JobStackOwner, JobStackThief, Pushed, Sleep, SpinLatch, StackJob,
+    heavy_barrier, Idled, JobStackOwner, JobStackThief, Pushed, Sleep, SpinLatch, StackJob,
 };
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
