@@ -193,7 +193,7 @@ where
     F: FnOnce(bool) -> R,
 {
     job_b: *const StackJob<SpinLatch<'r>, F, R>,
-    pushed: Option<Pushed>,
+    pushed: Pushed,
 }
 
 impl<F, R> Drop for JoinGuard<'_, F, R>
