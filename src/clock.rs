@@ -3,13 +3,12 @@
 //! `Instant::now` costs about 23 ns here (a vDSO `clock_gettime`), and a lot more where the kernel
 //! cannot read the clock in user space; a small parallel call that timed its batches with it spent
 //! most of its time in the clock. On x86-64 a tick is the time-stamp counter (about 9 ns to read),
-//! converted to nanoseconds with a factor measured once against `Instant` (about 200 µs, on first
-//! use); elsewhere a tick is a nanosecond from `Instant`. These clocks only steer hints (when to
-//! publish, how large a batch is, whether a split pays), so a skew between cores costs at most a
-//! badly sized batch, never a wrong result.
+//! converted to nanoseconds with a factor measured once against `Instant` (three windows of about
+//! 200 µs, on first use); elsewhere a tick is a nanosecond from `Instant`. These clocks only steer
+//! hints (when to publish, how large a batch is, whether a split pays), so a skew between cores
+//! costs at most a badly sized batch, never a wrong result.
 //!
-//! Under loom the clock stands still: time never lets a rate-limited event through, so the models
-//! see the limited path on every call.
+//! Under loom the clock stands still.
 
 use std::time::Duration;
 
@@ -54,19 +53,46 @@ fn ns_per_tick_q32() -> u64 {
     }
 }
 
-/// Measures the tick rate against `Instant` over about 200 µs.
+/// Measures the tick rate against `Instant`: the median of three windows of about 200 µs.
+///
+/// Each end of a window reads the tick counter on both sides of its `Instant` read; a window whose
+/// brackets are wide (the thread was preempted between the reads) is thrown away and measured again,
+/// since one bad factor would skew every rate limit and batch size for the life of the process.
 #[cfg(all(not(forkjoin_loom), target_arch = "x86_64"))]
 #[cold]
 fn calibrate() -> u64 {
     use std::time::Instant;
-    let (start, start_ticks) = (Instant::now(), ticks());
-    let mut elapsed = start.elapsed();
-    while elapsed < Duration::from_micros(200) {
-        std::hint::spin_loop();
-        elapsed = start.elapsed();
+    /// A bracket wider than this many ticks (a few µs at any clock rate) means a preemption.
+    const WIDE: u64 = 20_000;
+    let window = || {
+        let (before, start, after) = (ticks(), Instant::now(), ticks());
+        let mut elapsed = start.elapsed();
+        while elapsed < Duration::from_micros(200) {
+            std::hint::spin_loop();
+            elapsed = start.elapsed();
+        }
+        let (before_end, elapsed, after_end) = (ticks(), start.elapsed(), ticks());
+        let wide = after.wrapping_sub(before) > WIDE || after_end.wrapping_sub(before_end) > WIDE;
+        let ticks = (before_end / 2 + after_end / 2)
+            .wrapping_sub(before / 2 + after / 2)
+            .max(1);
+        (!wide).then(|| ((elapsed.as_nanos() << 32) / ticks as u128).max(1) as u64)
+    };
+    let mut factors = Vec::with_capacity(3);
+    // Bounded: on a machine so loaded that every window is preempted, take what we have.
+    for _ in 0..20 {
+        if let Some(factor) = window() {
+            factors.push(factor);
+            if factors.len() == 3 {
+                break;
+            }
+        }
     }
-    let ticks = ticks().wrapping_sub(start_ticks).max(1);
-    ((elapsed.as_nanos() << 32) / ticks as u128).max(1) as u64
+    if factors.is_empty() {
+        factors.extend(window().or(Some(1 << 32)));
+    }
+    factors.sort_unstable();
+    factors[factors.len() / 2]
 }
 
 #[cfg(all(test, not(forkjoin_loom)))]

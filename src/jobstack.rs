@@ -515,10 +515,7 @@ mod tests {
         let mut owner_got = Vec::new();
         for round in 0..20_000 {
             let n = 1 + round % 8;
-            let pushed: Vec<Pushed> = dummies[..n]
-                .iter()
-                .map(|d| s.push(job(d)))
-                .collect();
+            let pushed: Vec<Pushed> = dummies[..n].iter().map(|d| s.push(job(d))).collect();
             for (d, &p) in dummies[..n].iter().zip(&pushed).rev() {
                 if s.pop(p) {
                     owner_got.push(job(d).id() as usize);
