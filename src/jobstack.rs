@@ -45,6 +45,7 @@
 
 use std::cell::Cell;
 use std::marker::PhantomData;
+use std::num::NonZeroUsize;
 
 use crate::job::JobRef;
 use crate::sync::{
@@ -157,21 +158,10 @@ struct JobStack {
 
 /// Where [`JobStackOwner::push`] put a job: the witness that [`JobStackOwner::pop`] takes back.
 ///
-/// Holds the value of `top` right after the push (the job's index + 1), or, when the stack was full,
-/// a value `top` never takes, so that `pop` needs no separate "was it pushed" test.
+/// Holds the value of `top` right after the push (the job's index + 1), which is never zero, so an
+/// `Option<Pushed>` is one word.
 #[derive(Clone, Copy, Debug)]
-pub struct Pushed(usize);
-
-impl Pushed {
-    /// The witness of a push that did not happen (the stack was full).
-    const NOTHING: Pushed = Pushed(usize::MAX);
-
-    /// True if the job was pushed.
-    #[inline(always)]
-    pub fn is_pushed(self) -> bool {
-        self.0 != Self::NOTHING.0
-    }
-}
+pub struct Pushed(NonZeroUsize);
 
 impl JobStack {
     /// # Safety
@@ -228,17 +218,17 @@ impl JobStackOwner {
         }
     }
 
-    /// Pushes `job`; if the stack is full, returns a witness that [`Pushed::is_pushed`] rejects.
+    /// Pushes `job`; `None` if the stack is full.
     ///
     /// Ends with the owner's light barrier (the idle-worker count loaded right after is then ordered
     /// after the push; today that load is only a hint).
     #[inline(always)]
-    pub fn push(&self, job: JobRef) -> Pushed {
+    pub fn push(&self, job: JobRef) -> Option<Pushed> {
         let stack = &*self.stack;
         // Relaxed: only the owner writes `top`.
         let t = stack.owner.top.load(Ordering::Relaxed);
         if t >= CAPACITY {
-            return Pushed::NOTHING;
+            return None;
         }
         let (data, execute) = job.into_raw();
         // SAFETY: `t < CAPACITY`, checked above.
@@ -249,7 +239,7 @@ impl JobStackOwner {
         // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
         stack.owner.top.store(t + 1, Ordering::Release);
         light_barrier(stack.owner.asymmetric);
-        Pushed(t + 1)
+        NonZeroUsize::new(t + 1).map(Pushed)
     }
 
     /// Pops the job that `pushed` witnesses if nobody took it; false if it was taken (published or
@@ -263,11 +253,11 @@ impl JobStackOwner {
     #[inline(always)]
     pub fn pop(&self, pushed: Pushed) -> bool {
         let stack = &*self.stack;
-        // Relaxed: only the owner writes `top`. `Pushed::NOTHING` never matches.
-        if stack.owner.top.load(Ordering::Relaxed) != pushed.0 {
+        let idx = pushed.0.get() - 1;
+        // Relaxed: only the owner writes `top`.
+        if stack.owner.top.load(Ordering::Relaxed) != pushed.0.get() {
             return false;
         }
-        let idx = pushed.0 - 1;
         // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
         // heavy barrier).
         stack.owner.top.store(idx, Ordering::Relaxed);
@@ -435,8 +425,8 @@ mod tests {
     fn owner_push_pop_lifo() {
         let s = JobStackOwner::new();
         let (a, b) = (Dummy(1), Dummy(2));
-        let pa = s.push(job(&a));
-        let pb = s.push(job(&b));
+        let pa = s.push(job(&a)).unwrap();
+        let pb = s.push(job(&b)).unwrap();
         assert!(!s.pop(pa), "a is not on top");
         assert!(s.pop(pb));
         assert!(s.pop(pa));
@@ -449,8 +439,8 @@ mod tests {
     fn publication_takes_the_oldest_and_pop_sees_it_gone() {
         let s = JobStackOwner::new();
         let (a, b) = (Dummy(1), Dummy(2));
-        let pa = s.push(job(&a));
-        let pb = s.push(job(&b));
+        let pa = s.push(job(&a)).unwrap();
+        let pb = s.push(job(&b)).unwrap();
         assert_eq!(s.take_oldest().unwrap().id(), job(&a).id());
         assert!(s.pop(pb));
         assert!(!s.pop(pa), "a was published");
@@ -463,14 +453,14 @@ mod tests {
         // The "thief" runs on the same thread here.
         let thief = s.thief();
         let (a, b) = (Dummy(1), Dummy(2));
-        let pa = s.push(job(&a));
+        let pa = s.push(job(&a)).unwrap();
         let base = thief.base_before_barrier();
         heavy_barrier();
         assert_eq!(thief.steal_after_barrier(base).unwrap().id(), job(&a).id());
         // a stolen: its pop fails and the stack rewinds to reuse slot 0.
         assert!(!s.pop(pa));
         assert!(s.is_empty());
-        let pb = s.push(job(&b));
+        let pb = s.push(job(&b)).unwrap();
         let stale = base; // a thief holding the pre-rewind base must fail
         heavy_barrier();
         assert!(thief.steal_after_barrier(stale).is_none());
@@ -482,9 +472,9 @@ mod tests {
         let s = JobStackOwner::new();
         let d = Dummy(0);
         for _ in 0..CAPACITY {
-            assert!(s.push(job(&d)).is_pushed());
+            assert!(s.push(job(&d)).is_some());
         }
-        assert!(!s.push(job(&d)).is_pushed());
+        assert!(s.push(job(&d)).is_none());
         let _ = d.0;
     }
 
@@ -515,7 +505,10 @@ mod tests {
         let mut owner_got = Vec::new();
         for round in 0..20_000 {
             let n = 1 + round % 8;
-            let pushed: Vec<Pushed> = dummies[..n].iter().map(|d| s.push(job(d))).collect();
+            let pushed: Vec<Pushed> = dummies[..n]
+                .iter()
+                .map(|d| s.push(job(d)).unwrap())
+                .collect();
             for (d, &p) in dummies[..n].iter().zip(&pushed).rev() {
                 if s.pop(p) {
                     owner_got.push(job(d).id() as usize);

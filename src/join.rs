@@ -193,7 +193,7 @@ where
     F: FnOnce(bool) -> R,
 {
     job_b: *const StackJob<SpinLatch<'r>, F, R>,
-    pushed: Pushed,
+    pushed: Option<Pushed>,
 }
 
 impl<F, R> Drop for JoinGuard<'_, F, R>

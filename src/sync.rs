@@ -249,18 +249,12 @@ mod asym {
     /// [`asymmetric_barriers_enabled`]), else a full fence.
     #[inline(always)]
     pub(crate) fn light_barrier(asymmetric: bool) {
-        if !asymmetric {
-            full_fence();
+        if asymmetric {
+            std::sync::atomic::compiler_fence(Ordering::SeqCst);
+        } else {
+            // SeqCst fence: pairs with the thief's fence in `heavy_barrier`.
+            fence(Ordering::SeqCst);
         }
-        std::sync::atomic::compiler_fence(Ordering::SeqCst);
-    }
-
-    /// `light_barrier` without `membarrier`: out of line, so the common path is a test and a branch.
-    #[cold]
-    #[inline(never)]
-    fn full_fence() {
-        // SeqCst fence: pairs with the thief's fence in `heavy_barrier`.
-        fence(Ordering::SeqCst);
     }
 
     /// The thief's side: a process-wide barrier (or a full fence, pairing with `light_barrier`'s).

@@ -80,7 +80,7 @@ fn pop_vs_heavy_steal_of_b() {
         let job_b = StackJob::new(|_stolen: bool| 7u32, SpinLatch::new(sleep, 0));
         // SAFETY: `job_b` outlives every use of the reference: we pop it back or wait for its latch.
         let job_ref = unsafe { job_b.as_job_ref() };
-        let pushed = stack.push(job_ref);
+        let pushed = stack.push(job_ref).unwrap();
         let (s2, r2) = (stack.thief(), thief_runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
         // ... a runs here ...
@@ -113,10 +113,10 @@ fn nested_push_pop_vs_steal_of_the_oldest() {
         let job_b2 = StackJob::new(|_| 2u32, SpinLatch::new(sleep, 0));
         // SAFETY: both jobs outlive their references (popped back or latch awaited below).
         let (rb, rb2) = unsafe { (job_b.as_job_ref(), job_b2.as_job_ref()) };
-        let pb = stack.push(rb);
+        let pb = stack.push(rb).unwrap();
         let (s2, r2) = (stack.thief(), runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
-        let pb2 = stack.push(rb2);
+        let pb2 = stack.push(rb2).unwrap();
         // SAFETY: each job was pushed once; it is popped once and its latch awaited if it was taken.
         let total = unsafe {
             pop_or_wait(sleep, &stack, &job_b2, pb2) + pop_or_wait(sleep, &stack, &job_b, pb)
@@ -139,7 +139,7 @@ fn publication_vs_heavy_steal() {
         let job_b = StackJob::new(|_| 5u32, SpinLatch::new(sleep, 0));
         // SAFETY: `job_b` outlives the reference (run below or latch awaited).
         let rb = unsafe { job_b.as_job_ref() };
-        assert!(stack.push(rb).is_pushed());
+        assert!(stack.push(rb).is_some());
         let (s2, r2) = (stack.thief(), runs.clone());
         let t = thread::spawn(move || thief(&s2, &r2));
         let result = match stack.take_oldest() {
@@ -174,7 +174,7 @@ fn patrol_finds_a_job_whose_owner_blocks() {
         let job_b = StackJob::new(|_| 9u32, SpinLatch::new(sleep, 0));
         // SAFETY: `job_b` outlives the reference: the owner waits for its latch below.
         let rb = unsafe { job_b.as_job_ref() };
-        assert!(stack.push(rb).is_pushed());
+        assert!(stack.push(rb).is_some());
         let thieves = stack.thief();
         let t = thread::spawn(move || {
             // The thief's idle loop, as in `WorkerThread::wait_until_cold`: counted idle (1 of 2
