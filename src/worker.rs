@@ -52,7 +52,7 @@ use crate::sync::{heavy_barrier, thread, Arc, AtomicUsize, Ordering};
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
 /// worker is idle (see [`WorkerThread::share_cold`]).
-const SHARE_INTERVAL: Duration = Duration::from_micros(20);
+const SHARE_INTERVAL: Duration = Duration::from_micros(100);
 
 thread_local! {
     /// The worker running on this thread, or null. Const-initialised: reading it is a plain TLS load.
