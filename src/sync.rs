@@ -104,35 +104,35 @@ impl Futex {
     /// Blocks while the word equals `expected` (may return spuriously).
     #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
     pub(crate) fn wait(&self, expected: u32) {
-        // SAFETY: FUTEX_WAIT reads the u32 at a valid, aligned address we borrow for the whole call and
-        // blocks only if it still equals `expected` (checked atomically by the kernel); a null timeout
-        // means "no timeout". Errors (EAGAIN, EINTR) are spurious returns, which callers tolerate.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                self.word.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                expected,
-                std::ptr::null::<libc::timespec>(),
-            );
-        }
+        self.futex_wait(expected, None);
     }
 
     /// Blocks while the word equals `expected`, for at most `timeout` (may return earlier, spuriously).
     #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
     pub(crate) fn wait_timeout(&self, expected: u32, timeout: std::time::Duration) {
-        let timeout = libc::timespec {
-            tv_sec: timeout.as_secs() as libc::time_t,
-            tv_nsec: timeout.subsec_nanos() as libc::c_long,
-        };
-        // SAFETY: as in `wait`; the timeout is a valid relative `timespec` that lives across the call.
+        self.futex_wait(expected, Some(timeout));
+    }
+
+    #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+    fn futex_wait(&self, expected: u32, timeout: Option<std::time::Duration>) {
+        let timeout = timeout.map(|t| libc::timespec {
+            tv_sec: t.as_secs() as libc::time_t,
+            tv_nsec: t.subsec_nanos() as libc::c_long,
+        });
+        let timeout_ptr = timeout
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        // SAFETY: FUTEX_WAIT reads the u32 at a valid, aligned address we borrow for the whole call and
+        // blocks only if it still equals `expected` (checked atomically by the kernel); the timeout is
+        // null ("no timeout") or a valid relative `timespec` that lives across the call. Errors
+        // (EAGAIN, EINTR, ETIMEDOUT) are spurious returns, which callers tolerate.
         unsafe {
             libc::syscall(
                 libc::SYS_futex,
                 self.word.as_ptr(),
                 libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
                 expected,
-                &timeout as *const libc::timespec,
+                timeout_ptr,
             );
         }
     }
