@@ -194,6 +194,31 @@ fn b_is_stolen_while_a_blocks_without_joining() {
 }
 
 #[test]
+fn blocked_owners_in_an_oversubscribed_pool_all_get_their_b() {
+    // Six workers on (typically) two cores; three owners at a time each push a b right after a burst
+    // of joins (so their sharing heartbeat has usually just fired and b stays private), then block
+    // until b has run. Every b must be found, by publication or by an idle worker's patrol.
+    let p = pool(6);
+    for round in 0..20 {
+        p.install(|| {
+            forkjoin::scope(|s| {
+                for owner in 0..3 {
+                    s.spawn(move |_| {
+                        assert_eq!(fib(12), 144);
+                        let (tx, rx) = mpsc::channel::<()>();
+                        let (a_ok, ()) = join(
+                            move || rx.recv_timeout(TIMEOUT).is_ok(),
+                            move || tx.send(()).expect("a is waiting"),
+                        );
+                        assert!(a_ok, "round {round}, owner {owner}: b never ran");
+                    });
+                }
+            })
+        });
+    }
+}
+
+#[test]
 fn b_pushed_while_every_worker_was_busy_is_stolen_once_one_frees_up() {
     // Worker Y is held by a spawned job while the other worker pushes b and blocks in a; then Y is
     // released and must find b (still unpublished) on its own: a depends on b to finish.

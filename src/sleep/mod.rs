@@ -12,7 +12,7 @@
 //!   one fence and one shared load per publication, and no read-modify-write.
 //! * A latch set for a specific sleeping worker wakes exactly that worker
 //!   ([`Sleep::notify_worker_latch_is_set`]).
-//! * While some worker is busy, a sleeper wakes on its own after a *patrol* interval (1 ms, doubling to
+//! * While some worker is busy, a sleeper wakes on its own after a *patrol* interval (100 µs, doubling to
 //!   64 ms) to heavy-steal jobs that owners keep private (they publish on a heartbeat, and one blocked in
 //!   user code never will); see [`IdleState::take_patrol_due`].
 //!
@@ -50,10 +50,12 @@ const ROUNDS_UNTIL_SLEEPY: u32 = 0;
 
 /// How long a worker sleeps, while some other worker is busy, before it wakes to *patrol*: one heavy
 /// steal of the oldest private job of every worker. Doubles after each patrol that finds nothing, up to
-/// [`PATROL_MAX`]; back to this after work. Owners publish on a heartbeat, not on every push, so a job
-/// whose owner then blocks in user code without pushing again (an `a` waiting on a channel that only
-/// b feeds) is found within this time.
-const PATROL_FIRST: Duration = Duration::from_millis(1);
+/// [`PATROL_MAX`]; back to this after work, or when new work is announced. Owners publish on a
+/// heartbeat, not on every push, so a job pushed between two heartbeats whose owner then runs a long `a`
+/// without pushing again (a sequential loop, or a wait on a channel that only b feeds) is found after
+/// this long. The sharing heartbeat's length: shorter costs the busy workers more `membarrier`
+/// interrupts, longer delays such a job.
+const PATROL_FIRST: Duration = Duration::from_micros(100);
 /// The longest patrol interval.
 const PATROL_MAX: Duration = Duration::from_millis(64);
 
@@ -214,8 +216,10 @@ impl Sleep {
         } else {
             match self.sleep(idle, try_sleep, has_injected_jobs) {
                 Slept::No => {
-                    // Search in earnest again before the next attempt.
+                    // Search in earnest again before the next attempt. New work appeared: the pool
+                    // is active, so patrol at the short interval again.
                     idle.rounds = 0;
+                    idle.patrol_interval = PATROL_FIRST;
                     Idled::Aborted
                 }
                 Slept::Woken => {
