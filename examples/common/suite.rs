@@ -83,36 +83,10 @@ pub fn forte_grow(n: usize) {
 
 // ---------- fib: a join at every call ----------
 
-pub fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    fib_seq(n - 1) + fib_seq(n - 2)
-}
-
-pub fn fib_forkjoin(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = forkjoin::join(|| fib_forkjoin(n - 1), || fib_forkjoin(n - 2));
-    a + b
-}
-
-pub fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
-}
-
-pub fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = s.join(|s| fib_chili(s, n - 1), |s| fib_chili(s, n - 2));
-    a + b
-}
+// The sequential, forkjoin, rayon and chili versions are the ones `benches/join.rs` times too.
+#[path = "workloads.rs"]
+mod workloads;
+pub use workloads::{fib_chili, fib_forkjoin, fib_rayon, fib_seq};
 
 pub fn fib_forte(w: &forte::Worker, n: u64) -> u64 {
     if n < 2 {
