@@ -511,47 +511,28 @@ pub fn matmul_forte(c: &mut [i32], a: &[i32], b: &[i32]) {
 
 // ---------- tree sum: a join at every heap node ----------
 
-pub struct Node {
-    val: u64,
-    left: Option<Box<Node>>,
-    right: Option<Box<Node>>,
-}
+pub use workloads::Node;
 
-impl Node {
-    /// A full tree of `layers` levels (2^layers - 1 nodes), allocated in pre-order (parent, left
-    /// subtree, right subtree): a left-first walk visits memory in allocation order.
-    pub fn tree(layers: u32) -> Box<Node> {
-        let mut node = Box::new(Node {
-            val: 1,
-            left: None,
-            right: None,
-        });
-        if layers > 1 {
-            node.left = Some(Node::tree(layers - 1));
-            node.right = Some(Node::tree(layers - 1));
-        }
-        node
-    }
-
-    /// The subtree walked first and the one walked second.
-    fn order<const LEFT_FIRST: bool>(&self) -> (Option<&Node>, Option<&Node>) {
-        if LEFT_FIRST {
-            (self.left.as_deref(), self.right.as_deref())
-        } else {
-            (self.right.as_deref(), self.left.as_deref())
-        }
+/// The subtree walked first and the one walked second. The tree is [`Node::tree`] of
+/// `examples/common/workloads.rs`: allocated in pre-order (parent, left subtree, right subtree), so a
+/// left-first walk visits memory in allocation order.
+fn order<const LEFT_FIRST: bool>(n: &Node) -> (Option<&Node>, Option<&Node>) {
+    if LEFT_FIRST {
+        (n.left.as_deref(), n.right.as_deref())
+    } else {
+        (n.right.as_deref(), n.left.as_deref())
     }
 }
 
 pub fn tree_sum_seq<const LEFT_FIRST: bool>(n: &Node) -> u64 {
-    let (first, second) = n.order::<LEFT_FIRST>();
+    let (first, second) = order::<LEFT_FIRST>(n);
     let a = first.map_or(0, tree_sum_seq::<LEFT_FIRST>);
     let b = second.map_or(0, tree_sum_seq::<LEFT_FIRST>);
     n.val + a + b
 }
 
 pub fn tree_sum_forkjoin<const LEFT_FIRST: bool>(n: &Node) -> u64 {
-    let (first, second) = n.order::<LEFT_FIRST>();
+    let (first, second) = order::<LEFT_FIRST>(n);
     let (a, b) = forkjoin::join(
         || first.map_or(0, tree_sum_forkjoin::<LEFT_FIRST>),
         || second.map_or(0, tree_sum_forkjoin::<LEFT_FIRST>),
@@ -560,7 +541,7 @@ pub fn tree_sum_forkjoin<const LEFT_FIRST: bool>(n: &Node) -> u64 {
 }
 
 pub fn tree_sum_rayon<const LEFT_FIRST: bool>(n: &Node) -> u64 {
-    let (first, second) = n.order::<LEFT_FIRST>();
+    let (first, second) = order::<LEFT_FIRST>(n);
     let (a, b) = rayon::join(
         || first.map_or(0, tree_sum_rayon::<LEFT_FIRST>),
         || second.map_or(0, tree_sum_rayon::<LEFT_FIRST>),
@@ -571,7 +552,7 @@ pub fn tree_sum_rayon<const LEFT_FIRST: bool>(n: &Node) -> u64 {
 /// chili runs the second closure first (when it does not share the first), so the subtree to walk
 /// first goes second.
 pub fn tree_sum_chili<const LEFT_FIRST: bool>(s: &mut chili::Scope<'_>, n: &Node) -> u64 {
-    let (first, second) = n.order::<LEFT_FIRST>();
+    let (first, second) = order::<LEFT_FIRST>(n);
     let (b, a) = s.join(
         |s| second.map_or(0, |c| tree_sum_chili::<LEFT_FIRST>(s, c)),
         |s| first.map_or(0, |c| tree_sum_chili::<LEFT_FIRST>(s, c)),
@@ -581,7 +562,7 @@ pub fn tree_sum_chili<const LEFT_FIRST: bool>(s: &mut chili::Scope<'_>, n: &Node
 
 /// forte, like chili, runs the second closure first: the subtree to walk first goes second.
 pub fn tree_sum_forte<const LEFT_FIRST: bool>(w: &forte::Worker, n: &Node) -> u64 {
-    let (first, second) = n.order::<LEFT_FIRST>();
+    let (first, second) = order::<LEFT_FIRST>(n);
     let (b, a) = w.join(
         |w| second.map_or(0, |c| tree_sum_forte::<LEFT_FIRST>(w, c)),
         |w| first.map_or(0, |c| tree_sum_forte::<LEFT_FIRST>(w, c)),

@@ -44,9 +44,9 @@ pub fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
 // ---------- tree sum: a join at every heap node (chili's benchmark) ----------
 
 pub struct Node {
-    val: u64,
-    left: Option<Box<Node>>,
-    right: Option<Box<Node>>,
+    pub val: u64,
+    pub left: Option<Box<Node>>,
+    pub right: Option<Box<Node>>,
 }
 
 impl Node {
