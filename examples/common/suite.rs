@@ -37,27 +37,7 @@ use std::num::NonZeroUsize;
 
 // ---------- pools ----------
 
-pub fn forkjoin_pool(n: usize) -> forkjoin::ThreadPool {
-    forkjoin::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("forkjoin pool")
-}
-
-pub fn rayon_pool(n: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .expect("rayon pool")
-}
-
-/// chili counts the calling thread: `thread_count` n = caller + (n - 1) workers.
-pub fn chili_pool(n: usize) -> chili::ThreadPool {
-    chili::ThreadPool::with_config(chili::Config {
-        thread_count: NonZeroUsize::new(n),
-        ..Default::default()
-    })
-}
+pub use workloads::{chili_pool, forkjoin_pool, rayon_pool};
 
 /// forte's pools are statics; the suite uses this one for every thread count.
 pub static FORTE: forte::ThreadPool = forte::ThreadPool::new();
