@@ -33,7 +33,6 @@
 #![allow(dead_code)]
 
 use std::hint::black_box;
-use std::num::NonZeroUsize;
 
 // ---------- pools ----------
 
