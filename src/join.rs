@@ -24,6 +24,9 @@
 //! the public deque and may sit above b there; step 3's public loop executes them (they are ours to run
 //! anyway) and continues until it meets b or finds the deque empty.
 //!
+//! **A pool of one thread** runs neither step 1's push nor step 3's pop: nobody could take b, so
+//! `join` is `a` then `b`, with a guard that still runs b if `a` panics ([`join_alone`]).
+//!
 //! **Panics.** If `a` panics, a drop guard still brings b to completion (popping and running it, or waiting
 //! for the thief), swallowing any panic of b, and then the unwinding of a's panic continues. If only b
 //! panics, its panic is resumed after a has finished. The fast path therefore needs no `catch_unwind`.
