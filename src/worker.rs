@@ -200,17 +200,22 @@ impl WorkerThread {
         if now.wrapping_sub(self.last_share.get()) < self.share_interval {
             return;
         }
-        self.last_share.set(now);
-        self.share_now();
+        // A call that publishes nothing (an earlier publication still waits in the deque, or no
+        // private job) leaves the heartbeat due: the first publication after idling must happen.
+        if self.share_now() {
+            self.last_share.set(now);
+        }
     }
 
     /// Publishes the oldest private job, unless an earlier publication is still waiting in our public
     /// deque (then thieves have something to take; publishing more would only cost fences until they
-    /// do).
-    fn share_now(&self) {
+    /// do). True if it published (and announced) one.
+    fn share_now(&self) -> bool {
         if self.deque.is_empty() && self.publish(1) > 0 {
             self.registry.sleep().new_jobs();
+            return true;
         }
+        false
     }
 
     /// Moves up to `max` of the oldest private jobs to the public deque; returns how many moved.
@@ -299,13 +304,8 @@ impl WorkerThread {
             };
             if let Some(job) = found {
                 if counted {
-                    // Relaxed: a hint for owners' pushes (see `Sleep::idle_workers`).
-                    sleep.idle_workers().fetch_sub(1, Ordering::Relaxed);
+                    self.leave_idle_count();
                     counted = false;
-                    // Our first push publishes (and announces): a worker that saw every worker
-                    // idle, us included, sleeps without a patrol timeout.
-                    self.last_share
-                        .set(self.last_share.get().wrapping_sub(self.share_interval));
                 }
                 if idle.has_idled() || owe_wake {
                     // Back to work after idling: if others sleep, wake one to look for more, so
@@ -340,13 +340,27 @@ impl WorkerThread {
             owe_wake |= idle.take_woken_for_work();
         }
         if counted {
-            // Relaxed: see above.
-            sleep.idle_workers().fetch_sub(1, Ordering::Relaxed);
+            self.leave_idle_count();
         }
         if owe_wake {
             // Woken for new work but leaving without looking (our latch is set): pass the wake on.
             sleep.wake_one_if_sleeping();
         }
+    }
+
+    /// Leaves the pool's idle count, for a job found or because our latch was set. Our next
+    /// publication is then due at once: a worker that read the count while we were in it may have
+    /// seen every worker idle and gone to sleep without a patrol timeout (sleep README, rule 9), so
+    /// the first job we push must be published and announced (review finding: a worker that left
+    /// through its latch without this hung a blocked `a` whose b stayed private).
+    fn leave_idle_count(&self) {
+        // Relaxed: a hint for owners' pushes (see `Sleep::idle_workers`).
+        self.registry
+            .sleep()
+            .idle_workers()
+            .fetch_sub(1, Ordering::Relaxed);
+        self.last_share
+            .set(self.last_share.get().wrapping_sub(self.share_interval));
     }
 
     /// One search: own deque → injector → random victims (not past the stack guard).

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use forkjoin::{join, join_context};
 
@@ -215,6 +215,63 @@ fn blocked_owners_in_an_oversubscribed_pool_all_get_their_b() {
                 }
             })
         });
+    }
+}
+
+#[test]
+fn an_owner_back_from_waiting_publishes_its_next_b_at_once() {
+    // Review finding: worker X waits for a stolen b1 and is counted idle; the thief W finishes b1,
+    // goes idle and, still seeing both workers idle, sleeps without a patrol timeout. X leaves
+    // through its latch, pushes b2 within the sharing heartbeat and blocks in a2 until b2 runs. X's
+    // first publication after idling must not be skipped, nor used up by a call that published
+    // nothing (the tiny parallel loop in between, on odd rounds). Hung in ~5 % of rounds.
+    let p = pool(2);
+    let mut seed: u64 = 0x1234_5678;
+    for round in 0..400u32 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let b1_time = Duration::from_micros(seed % 81);
+        let idle_first = Duration::from_micros((seed >> 20) % 300);
+        let b2_ran = p.install(|| {
+            if round % 2 == 0 {
+                // Give the other worker time to fall asleep (timing variety, not synchronisation).
+                spin_for(idle_first);
+            }
+            let started = AtomicBool::new(false);
+            join(
+                || {
+                    let deadline = Instant::now() + Duration::from_millis(200);
+                    while !started.load(Ordering::Acquire) && Instant::now() < deadline {
+                        std::hint::spin_loop();
+                    }
+                },
+                || {
+                    started.store(true, Ordering::Release);
+                    spin_for(b1_time);
+                },
+            );
+            if round % 4 == 1 {
+                use forkjoin::prelude::*;
+                (0..1usize).into_par_iter().for_each(|x| {
+                    std::hint::black_box(x);
+                });
+            }
+            let (tx, rx) = mpsc::sync_channel::<()>(1);
+            let (ran, ()) = join(
+                move || rx.recv_timeout(TIMEOUT).is_ok(),
+                move || tx.send(()).expect("a is waiting"),
+            );
+            ran
+        });
+        assert!(b2_ran, "round {round}: b2 never ran while a2 waited for it");
+    }
+}
+
+fn spin_for(d: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < d {
+        std::hint::spin_loop();
     }
 }
 
