@@ -47,5 +47,5 @@ pub(crate) fn hand_over_split() {
 pub(crate) fn nobody_can_ask() -> bool {
     let wt = WorkerThread::current();
     // SAFETY: a non-null current worker is valid while this thread runs a job.
-    !wt.is_null() && unsafe { (*wt).registry().num_threads() } == 1
+    !wt.is_null() && unsafe { (*wt).is_alone() }
 }
