@@ -8,7 +8,7 @@
 //! injects a [`StackJob`] and waits on a [`LockLatch`] (yielding for up to 50 µs if no other plain
 //! thread is yielding for this pool, then blocking on its futex, see [`Registry::wait_for_injected`]);
 //! a worker of *another* pool injects the job and keeps executing its own pool's work until the job's
-//! [`SpinLatch`] is set — so neither pool loses a thread to the wait and no cycle of pools can deadlock.
+//! [`CrossPoolLatch`](crate::latch::CrossPoolLatch) is set — so neither pool loses a thread to the wait and no cycle of pools can deadlock.
 //!
 //! **The global pool** is started, with the default configuration, by the first call from outside any
 //! pool that needs it ([`global_registry`]), unless [`init_global`] configured it before.
@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use crate::error::ThreadPoolBuildError;
 use crate::job::{HeapJob, JobRef, StackJob};
-use crate::latch::{LockLatch, SpinLatch};
+use crate::latch::{CrossPoolLatch, LockLatch};
 use crate::registry::{self, Registry, RegistryConfig};
 use crate::sync::Arc;
 use crate::unwind;
@@ -137,7 +137,8 @@ where
     // the closure and result are Send.
     registry.inject(unsafe { job.as_job_ref() });
     registry.wait_for_injected(&latch);
-    job.into_result()
+    // SAFETY: `wait_for_injected` returned: the latch is set.
+    unsafe { job.into_result() }
 }
 
 /// From a worker of another pool: inject, and keep that worker busy with its own pool until done.
@@ -147,7 +148,7 @@ where
     OP: FnOnce(&WorkerThread, bool) -> R + Send,
     R: Send,
 {
-    let latch = SpinLatch::cross(current.registry().sleep(), current.index());
+    let latch = CrossPoolLatch::new(current.registry().sleep(), current.index());
     let job = StackJob::new(
         |_stolen| {
             let wt = WorkerThread::current();
@@ -160,7 +161,8 @@ where
     // SAFETY: `job` lives in this frame until its latch is set (`wait_until` below).
     registry.inject(unsafe { job.as_job_ref() });
     current.wait_until(job.latch().core());
-    job.into_result()
+    // SAFETY: `wait_until` returned: the latch is set.
+    unsafe { job.into_result() }
 }
 
 /// Fire-and-forget `func` in `registry`'s pool; keeps the pool alive until it has run.

@@ -12,7 +12,7 @@
 //! catching any panic → the result is stored → the latch is set (the last access to a stack job).
 
 use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
+use std::mem::{ManuallyDrop, MaybeUninit};
 
 use crate::latch::Latch;
 use crate::sync::UnsafeCell;
@@ -94,9 +94,8 @@ unsafe fn execute_erased<T: Job>(this: *const ()) {
     unsafe { T::execute(this.cast::<T>()) }
 }
 
-/// The outcome of a job: not yet run, a value, or a caught panic.
+/// The outcome of a job that ran: a value or a caught panic.
 pub(crate) enum JobResult<T> {
-    None,
     Ok(T),
     Panic(Payload),
 }
@@ -116,7 +115,6 @@ impl<T> JobResult<T> {
         match self {
             JobResult::Ok(v) => v,
             JobResult::Panic(p) => unwind::resume_unwinding(p),
-            JobResult::None => unreachable!("job result read before the job ran"),
         }
     }
 }
@@ -132,7 +130,9 @@ impl<T> JobResult<T> {
 pub struct StackJob<L, F, R> {
     latch: L,
     func: UnsafeCell<ManuallyDrop<F>>,
-    result: UnsafeCell<ManuallyDrop<JobResult<R>>>,
+    /// Written by `execute` before it sets the latch; left uninitialised until then, so creating
+    /// the job (on every `join`) stores nothing here.
+    result: UnsafeCell<MaybeUninit<JobResult<R>>>,
 }
 
 impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
@@ -142,7 +142,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
         StackJob {
             latch,
             func: UnsafeCell::new(ManuallyDrop::new(func)),
-            result: UnsafeCell::new(ManuallyDrop::new(JobResult::None)),
+            result: UnsafeCell::new(MaybeUninit::uninit()),
         }
     }
 
@@ -179,9 +179,13 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     }
 
     /// The result after the latch was observed set (re-raising a panic of the job).
+    ///
+    /// # Safety
+    /// The latch must have been observed set: `execute` wrote the result.
     #[inline]
-    pub(crate) fn into_result(self) -> R {
-        ManuallyDrop::into_inner(self.result.into_inner()).into_return_value()
+    pub(crate) unsafe fn into_result(self) -> R {
+        // SAFETY: per the contract, `execute` initialised the result before setting the latch.
+        unsafe { self.result.into_inner().assume_init() }.into_return_value()
     }
 
     /// Takes the result out after the latch was observed set (re-raising a panic of the job).
@@ -191,17 +195,20 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// result must not have been taken before.
     #[inline]
     pub unsafe fn take_result(&self) -> R {
-        // SAFETY: per the contract, no other thread accesses `result` any more.
-        let result = self
-            .result
-            .with_mut(|r| unsafe { std::mem::replace(&mut **r, JobResult::None) });
+        // SAFETY: per the contract, `execute` initialised the result and no other thread accesses it
+        // any more; it is read out once.
+        let result = self.result.with_mut(|r| unsafe { (*r).assume_init_read() });
         result.into_return_value()
     }
 
     /// Like [`into_result`](Self::into_result) but returns the panic instead of raising it.
+    ///
+    /// # Safety
+    /// As for [`into_result`](Self::into_result).
     #[cfg(test)]
-    pub(crate) fn into_job_result(self) -> JobResult<R> {
-        ManuallyDrop::into_inner(self.result.into_inner())
+    pub(crate) unsafe fn into_job_result(self) -> JobResult<R> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.result.into_inner().assume_init() }
     }
 }
 
@@ -217,10 +224,9 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> Job for StackJob<L, F, R> {
             .func
             .with_mut(|f| unsafe { ManuallyDrop::take(&mut *f) });
         let result = JobResult::call(move || func(true));
-        // SAFETY: exclusive access as above; the latch below publishes this write. The old value is
-        // `JobResult::None`, which owns nothing.
-        this.result
-            .with_mut(|r| unsafe { *r = ManuallyDrop::new(result) });
+        // SAFETY: exclusive access as above; the latch below publishes this write. The slot was
+        // uninitialised (each job executes once), so nothing is overwritten.
+        this.result.with_mut(|r| unsafe { (*r).write(result) });
         // SAFETY: `this.latch` is live; after `set` we do not touch `this` again.
         unsafe { Latch::set(&this.latch) };
         std::mem::forget(abort);
@@ -285,7 +291,8 @@ mod tests {
         // SAFETY: executed once while `job` is live.
         unsafe { r.execute() };
         assert!(job.latch().probe());
-        assert_eq!(job.into_result(), (true, 42));
+        // SAFETY: the latch is set.
+        assert_eq!(unsafe { job.into_result() }, (true, 42));
     }
 
     #[test]
@@ -301,7 +308,8 @@ mod tests {
         // SAFETY: as above.
         unsafe { job.as_job_ref().execute() };
         assert!(job.latch().probe());
-        match job.into_job_result() {
+        // SAFETY: the latch is set.
+        match unsafe { job.into_job_result() } {
             JobResult::Panic(p) => assert_eq!(unwind::payload_message(&p), "inside job"),
             _ => panic!("expected a panic"),
         }

@@ -190,7 +190,8 @@ where
 
 /// Brings b to completion if `a` unwinds (see the module docs).
 ///
-/// Holds a single pointer so that arming it costs one store on the fast path.
+/// Its `drop` is inlined into the landing pad and passes both fields by value to a cold function, so
+/// the guard is never built in memory: arming it costs no store on the fast path.
 struct JoinGuard<'r, F, R>
 where
     F: FnOnce(bool) -> R,
@@ -203,22 +204,33 @@ impl<F, R> Drop for JoinGuard<'_, F, R>
 where
     F: FnOnce(bool) -> R,
 {
-    #[cold]
+    #[inline(always)]
     fn drop(&mut self) {
-        // Only reached while `a` unwinds (the guard is forgotten otherwise), on the thread that pushed b.
-        // SAFETY: that thread is a worker, which outlives the join frame.
-        let wt = unsafe { &*WorkerThread::current() };
-        // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
-        let job_b = unsafe { &*self.job_b };
-        let job_b_id = self.job_b.cast::<()>();
-        if wt.pop_private(self.pushed) {
-            // b's panic, if any, is dropped: a's panic wins.
-            // SAFETY: we popped b back, so its JobRef will never be executed; run once.
-            let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
-        } else {
-            // Published: pop it back or wait for the thief. Its result (or panic) is dropped with job_b.
-            let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id));
-        }
+        finish_b_while_a_unwinds(self.job_b, self.pushed);
+    }
+}
+
+/// Only reached while `a` unwinds (the guard is forgotten otherwise), on the thread that pushed b.
+#[cold]
+#[inline(never)]
+fn finish_b_while_a_unwinds<F, R>(
+    job_b: *const StackJob<SpinLatch<'_>, F, R>,
+    pushed: Option<Pushed>,
+) where
+    F: FnOnce(bool) -> R,
+{
+    // SAFETY: that thread is a worker, which outlives the join frame.
+    let wt = unsafe { &*WorkerThread::current() };
+    let job_b_id = job_b.cast::<()>();
+    // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
+    let job_b = unsafe { &*job_b };
+    if wt.pop_private(pushed) {
+        // b's panic, if any, is dropped: a's panic wins.
+        // SAFETY: we popped b back, so its JobRef will never be executed; run once.
+        let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
+    } else {
+        // Published: pop it back or wait for the thief. Its result (or panic) is dropped.
+        let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id));
     }
 }
 
@@ -248,7 +260,7 @@ where
                 INJECTED || (stolen && WorkerThread::current() != origin),
             ))
         },
-        SpinLatch::new(wt.registry().sleep(), wt.index()),
+        SpinLatch::waking(wt.sleep_slot()),
     );
     // SAFETY: `job_b` stays in this frame until it is popped back or its latch is set (steps 3 and the
     // guard guarantee one of the two before we return or unwind past it); A, B, RA, RB are Send.

@@ -5,17 +5,18 @@
 //!   the waiter is (or is about to be) blocked and must be woken **through the sleep module**
 //!   ([`Sleep::notify_worker_latch_is_set`]). Waiting workers never block on the latch itself: they keep
 //!   executing other jobs and only sleep through the pool's idle protocol.
-//! * [`SpinLatch`]: the latch of a `join`'s job b and of a cross-pool `install`; wakes one worker.
+//! * [`SpinLatch`]: the latch of a `join`'s job b; wakes one worker through its sleep slot.
+//! * [`CrossPoolLatch`]: the same for a worker's `install` into another pool.
 //! * [`CountLatch`]: `scope`'s "all spawned jobs finished" counter.
 //! * [`LockLatch`]: for threads outside any pool, which may yield briefly, then block on a futex.
 //!
 //! **Lifetime rule.** Setting a latch is the last thing a setter does with it: the waiter may return and
 //! free the latch the instant it observes `SET`. So a setter copies out everything it needs to wake the
 //! waiter *before* the swap, and what it needs must outlive the swap by other means (the executing worker
-//! holds its pool's registry; a cross-pool setter clones the waiter's `Arc<Sleep>`; an outside waiter's
+//! holds its pool's registry; a [`CrossPoolLatch`]'s setter clones the waiter's `Arc<Sleep>`; an outside waiter's
 //! `LockLatch` is shared through an `Arc`).
 
-use crate::sleep::Sleep;
+use crate::sleep::{Sleep, Slot};
 use crate::sync::{Arc, AtomicU32, AtomicUsize, Futex, Ordering};
 
 /// Setting a latch.
@@ -173,32 +174,24 @@ impl Latch for CoreLatch {
     }
 }
 
-/// A latch waited on by one worker (`target`) of the pool whose sleep state is `sleep`.
+/// The latch of a `join`'s job b: wakes its one waiter through that worker's sleep slot.
+///
+/// Two words — the state and a reference to the waiter's [`Slot`] — because one is created on every
+/// `join` that may share b. Its setter must run in the waiter's own pool, whose sleep state (and so the
+/// slot) that setter's worker keeps alive after the swap; a job b is only reachable through the queues of
+/// its own pool, so this holds. For a setter that may run in another pool, see [`CrossPoolLatch`].
 pub struct SpinLatch<'r> {
     core: CoreLatch,
-    sleep: &'r Arc<Sleep>,
-    target: usize,
-    /// Set when the setter may belong to another pool: it then keeps `sleep` alive with its own `Arc`.
-    cross: bool,
+    waiter: &'r Slot,
 }
 
 impl<'r> SpinLatch<'r> {
-    /// A latch for worker `target` whose setter runs in the same pool (which keeps `sleep` alive).
-    #[inline]
-    pub fn new(sleep: &'r Arc<Sleep>, target: usize) -> Self {
+    /// A latch whose waiter sleeps on `waiter`; its setter runs in the waiter's pool.
+    #[inline(always)]
+    pub fn waking(waiter: &'r Slot) -> Self {
         SpinLatch {
             core: CoreLatch::new(),
-            sleep,
-            target,
-            cross: false,
-        }
-    }
-
-    /// A latch for worker `target` whose setter may run in another pool.
-    pub(crate) fn cross(sleep: &'r Arc<Sleep>, target: usize) -> Self {
-        SpinLatch {
-            cross: true,
-            ..SpinLatch::new(sleep, target)
+            waiter,
         }
     }
 
@@ -218,21 +211,52 @@ impl<'r> SpinLatch<'r> {
 impl Latch for SpinLatch<'_> {
     #[inline]
     unsafe fn set(this: *const Self) {
-        // SAFETY: the caller guarantees `*this` is live until the swap inside `set_core`; we copy out
-        // everything needed afterwards first.
-        let (cross, target) = unsafe { ((*this).cross, (*this).target) };
-        // SAFETY: as above.
-        let sleep_ref: &Arc<Sleep> = unsafe { (*this).sleep };
-        // For a cross-pool setter nothing else keeps the waiter's pool alive once the waiter returns.
-        let keep_alive = if cross { Some(sleep_ref.clone()) } else { None };
-        let sleep: *const Sleep = &**sleep_ref;
+        // SAFETY: the caller guarantees `*this` is live until the swap inside `set_core`; the slot
+        // reference is copied out first.
+        let waiter: *const Slot = unsafe { (*this).waiter };
         // SAFETY: `this` is live until the swap.
         if unsafe { CoreLatch::set_core(&(*this).core) } {
-            // SAFETY: `sleep` stays valid: either `keep_alive` holds it, or the setter runs on a worker of
-            // the waiter's own pool, whose registry (and thus its `Arc<Sleep>`) it keeps alive.
-            unsafe { (*sleep).notify_worker_latch_is_set(target) };
+            // SAFETY: the slot lives in the pool's sleep state, which the setter (a worker of the
+            // waiter's pool) keeps alive.
+            unsafe { (*waiter).notify_latch_is_set() };
         }
-        drop(keep_alive);
+    }
+}
+
+/// A [`SpinLatch`] whose setter may run in another pool (a worker's `install` into a foreign pool): it
+/// keeps the waiter's sleep state alive with its own `Arc` while it wakes the waiter.
+pub struct CrossPoolLatch<'r> {
+    core: CoreLatch,
+    sleep: &'r Arc<Sleep>,
+    target: usize,
+}
+
+impl<'r> CrossPoolLatch<'r> {
+    /// A latch for worker `target` of `sleep`'s pool.
+    pub(crate) fn new(sleep: &'r Arc<Sleep>, target: usize) -> Self {
+        CrossPoolLatch {
+            core: CoreLatch::new(),
+            sleep,
+            target,
+        }
+    }
+
+    /// The state machine inside (what a waiting worker sleeps on).
+    pub fn core(&self) -> &CoreLatch {
+        &self.core
+    }
+}
+
+impl Latch for CrossPoolLatch<'_> {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: the caller guarantees `*this` is live until the swap inside `set_core`; we copy out
+        // everything needed afterwards first. Nothing else keeps the waiter's pool alive once the
+        // waiter returns, so the setter holds its own `Arc`.
+        let (sleep, target) = unsafe { (Arc::clone((*this).sleep), (*this).target) };
+        // SAFETY: `this` is live until the swap.
+        if unsafe { CoreLatch::set_core(&(*this).core) } {
+            sleep.notify_worker_latch_is_set(target);
+        }
     }
 }
 

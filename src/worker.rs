@@ -47,6 +47,7 @@ use crate::job::JobRef;
 use crate::jobstack::{Base, JobStackOwner, Pushed};
 use crate::latch::CoreLatch;
 use crate::registry::{bump, Registry, RegistryConfig, WorkerQueues, WorkerStats};
+use crate::sleep::slot::Slot;
 use crate::sleep::Idled;
 use crate::sync::{heavy_barrier, thread, Arc, AtomicUsize, Ordering};
 
@@ -107,6 +108,9 @@ pub(crate) struct WorkerThread {
     jobs: JobStackOwner,
     /// Points into the registry's sleep state (kept alive by `registry`): the idle-worker count.
     idle_workers: *const AtomicUsize,
+    /// Points into the registry's sleep state (kept alive by `registry`): this worker's sleep slot,
+    /// which the latch of each `join` job b keeps to wake us.
+    sleep_slot: *const Slot,
     /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
     stats: *const WorkerStats,
     deque: Worker<JobRef>,
@@ -146,6 +150,13 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn is_alone(&self) -> bool {
         self.alone
+    }
+
+    /// This worker's sleep slot, for the latches it waits on.
+    #[inline(always)]
+    pub(crate) fn sleep_slot(&self) -> &Slot {
+        // SAFETY: points into the registry's sleep state, which `self.registry` keeps alive.
+        unsafe { &*self.sleep_slot }
     }
 
     #[inline(always)]
@@ -489,6 +500,7 @@ fn main_loop(
     let worker = WorkerThread {
         jobs,
         idle_workers: registry.sleep().idle_workers(),
+        sleep_slot: registry.sleep().slot(index),
         stats: &*info.stats,
         deque,
         index,

@@ -77,7 +77,7 @@ fn pop_vs_heavy_steal_of_b() {
         let sleep = leak_sleep(2);
         let stack = JobStackOwner::new();
         let thief_runs = Arc::new(AtomicUsize::new(0));
-        let job_b = StackJob::new(|_stolen: bool| 7u32, SpinLatch::new(sleep, 0));
+        let job_b = StackJob::new(|_stolen: bool| 7u32, SpinLatch::waking(sleep.slot(0)));
         // SAFETY: `job_b` outlives every use of the reference: we pop it back or wait for its latch.
         let job_ref = unsafe { job_b.as_job_ref() };
         let pushed = stack.push(job_ref).unwrap();
@@ -109,8 +109,8 @@ fn nested_push_pop_vs_steal_of_the_oldest() {
         let sleep = leak_sleep(2);
         let stack = JobStackOwner::new();
         let runs = Arc::new(AtomicUsize::new(0));
-        let job_b = StackJob::new(|_| 1u32, SpinLatch::new(sleep, 0));
-        let job_b2 = StackJob::new(|_| 2u32, SpinLatch::new(sleep, 0));
+        let job_b = StackJob::new(|_| 1u32, SpinLatch::waking(sleep.slot(0)));
+        let job_b2 = StackJob::new(|_| 2u32, SpinLatch::waking(sleep.slot(0)));
         // SAFETY: both jobs outlive their references (popped back or latch awaited below).
         let (rb, rb2) = unsafe { (job_b.as_job_ref(), job_b2.as_job_ref()) };
         let pb = stack.push(rb).unwrap();
@@ -136,7 +136,7 @@ fn publication_vs_heavy_steal() {
         let sleep = leak_sleep(2);
         let stack = JobStackOwner::new();
         let runs = Arc::new(AtomicUsize::new(0));
-        let job_b = StackJob::new(|_| 5u32, SpinLatch::new(sleep, 0));
+        let job_b = StackJob::new(|_| 5u32, SpinLatch::waking(sleep.slot(0)));
         // SAFETY: `job_b` outlives the reference (run below or latch awaited).
         let rb = unsafe { job_b.as_job_ref() };
         assert!(stack.push(rb).is_some());
@@ -171,7 +171,7 @@ fn patrol_finds_a_job_whose_owner_blocks() {
     loom::model(|| {
         let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(Sleep::new(2))));
         let stack = JobStackOwner::new();
-        let job_b = StackJob::new(|_| 9u32, SpinLatch::new(sleep, 0));
+        let job_b = StackJob::new(|_| 9u32, SpinLatch::waking(sleep.slot(0)));
         // SAFETY: `job_b` outlives the reference: the owner waits for its latch below.
         let rb = unsafe { job_b.as_job_ref() };
         assert!(stack.push(rb).is_some());

@@ -36,7 +36,7 @@ fn wait(sleep: &Sleep, latch: &SpinLatch<'_>, index: usize) {
 fn latch_set_vs_wait() {
     loom::model(|| {
         let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(1)))));
-        let latch = SpinLatch::new(sleep, 0);
+        let latch = SpinLatch::waking(sleep.slot(0));
         let result = Arc::new(AtomicUsize::new(0));
         let ptr = LatchPtr(&latch);
         let r2 = result.clone();
@@ -64,7 +64,7 @@ fn latch_set_while_another_worker_sleeps() {
     // Worker 1 is asleep-prone too; the targeted wake must reach worker 0, not be spent on worker 1.
     loom::model(|| {
         let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(2)))));
-        let latch = SpinLatch::new(sleep, 0);
+        let latch = SpinLatch::waking(sleep.slot(0));
         let ptr = LatchPtr(&latch);
         let setter = thread::spawn(move || {
             let ptr = ptr;

@@ -27,13 +27,14 @@
 //! from the call sites below, where each is explained.
 
 mod counters;
-mod slot;
+pub(crate) mod slot;
 
 use self::counters::{AtomicCounters, JobsEventCounter};
-use self::slot::{Slot, SlotState};
+pub use self::slot::Slot;
+use self::slot::SlotState;
 use std::time::Duration;
 
-use crate::sync::{fence, yield_now, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{fence, yield_now, AtomicUsize, Ordering};
 use crate::util::CachePadded;
 
 /// Rounds of `spin_loop` hints before yielding.
@@ -69,8 +70,6 @@ pub struct Sleep {
     counters: CachePadded<AtomicCounters>,
     /// One futex word per worker.
     slots: Box<[CachePadded<Slot>]>,
-    /// Futex wakes issued (statistics; cold path only).
-    wakeups: AtomicU64,
     /// Workers that ran out of work and can steal (searching or asleep, not past the stack guard).
     /// Owners read it (Relaxed) on every private push and publish while it is non-zero; written only on
     /// busy ↔ idle transitions.
@@ -148,7 +147,6 @@ impl Sleep {
             slots: (0..num_threads)
                 .map(|_| CachePadded::new(Slot::new()))
                 .collect(),
-            wakeups: AtomicU64::new(0),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
         }
     }
@@ -403,13 +401,13 @@ impl Sleep {
     #[cold]
     fn wake_any(&self, include_guarded: bool) {
         for slot in self.slots.iter() {
-            if self.claim(slot, SlotState::SLEEPING, SlotState::WOKEN_FOR_WORK) {
+            if slot.claim(SlotState::SLEEPING, SlotState::WOKEN_FOR_WORK) {
                 return;
             }
         }
         if include_guarded {
             for slot in self.slots.iter() {
-                if self.claim(slot, SlotState::SLEEPING_GUARDED, SlotState::WOKEN_FOR_WORK) {
+                if slot.claim(SlotState::SLEEPING_GUARDED, SlotState::WOKEN_FOR_WORK) {
                     return;
                 }
             }
@@ -418,29 +416,17 @@ impl Sleep {
 
     /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.
     pub fn notify_worker_latch_is_set(&self, index: usize) {
-        let slot = &self.slots[index];
-        if !self.claim(slot, SlotState::SLEEPING, SlotState::AWAKE) {
-            self.claim(slot, SlotState::SLEEPING_GUARDED, SlotState::AWAKE);
-        }
+        self.slots[index].notify_latch_is_set();
     }
 
-    /// Claims `slot` by CAS `from → to` and, if that succeeded, wakes its worker (README, rule 4).
-    fn claim(&self, slot: &Slot, from: SlotState, to: SlotState) -> bool {
-        // AcqRel: pairs with the sleeper's SeqCst store of its sleeping mark (acquire) and its Acquire
-        // load in the wait loop (release), so work published before this call is visible to it.
-        if slot.compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed) {
-            slot.wake();
-            // Relaxed: a statistic.
-            self.wakeups.fetch_add(1, Ordering::Relaxed);
-            true
-        } else {
-            false
-        }
+    /// Worker `index`'s sleep slot: what a latch it waits on keeps to wake it.
+    pub fn slot(&self, index: usize) -> &Slot {
+        &self.slots[index]
     }
 
     /// Futex wakes issued so far.
     pub(crate) fn wakeups(&self) -> u64 {
-        self.wakeups.load(Ordering::Relaxed)
+        self.slots.iter().map(|slot| slot.wakeups()).sum()
     }
 
     /// Number of threads currently counted as sleeping (a snapshot).

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use crate::sync::{Futex, Ordering};
+use crate::sync::{AtomicU64, Futex, Ordering};
 
 /// A value of a worker's slot word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,31 +42,69 @@ impl SlotState {
     }
 }
 
-/// One worker's futex word, holding a [`SlotState`].
-pub(super) struct Slot(Futex);
+/// One worker's futex word, holding a [`SlotState`], and the count of futex wakes sent to it.
+///
+/// A latch keeps a reference to its waiter's slot ([`crate::latch::SpinLatch`]), so that its setter
+/// wakes the waiter with [`notify_latch_is_set`](Self::notify_latch_is_set) without first finding the
+/// pool's sleep state and indexing it.
+pub struct Slot {
+    futex: Futex,
+    /// Futex wakes issued to this worker (statistics; cold path only).
+    wakeups: AtomicU64,
+}
 
 impl Slot {
     /// An `AWAKE` slot.
     pub(super) fn new() -> Self {
-        Slot(Futex::new(SlotState::AWAKE.0))
+        Slot {
+            futex: Futex::new(SlotState::AWAKE.0),
+            wakeups: AtomicU64::new(0),
+        }
+    }
+
+    /// A latch that this slot's worker may be sleeping on was set: wake the worker if it sleeps.
+    pub fn notify_latch_is_set(&self) {
+        if !self.claim(SlotState::SLEEPING, SlotState::AWAKE) {
+            self.claim(SlotState::SLEEPING_GUARDED, SlotState::AWAKE);
+        }
+    }
+
+    /// Claims the slot by CAS `from → to` and, if that succeeded, wakes its worker (README, rule 4).
+    pub(super) fn claim(&self, from: SlotState, to: SlotState) -> bool {
+        // AcqRel: pairs with the sleeper's SeqCst store of its sleeping mark (acquire) and its Acquire
+        // load in the wait loop (release), so work published before this call is visible to it.
+        if self.compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed) {
+            self.wake();
+            // Relaxed: a statistic.
+            self.wakeups.fetch_add(1, Ordering::Relaxed);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Futex wakes issued to this worker so far.
+    pub(super) fn wakeups(&self) -> u64 {
+        // Relaxed: a statistic.
+        self.wakeups.load(Ordering::Relaxed)
     }
 
     /// Loads the state with `order`.
     #[inline]
     pub(super) fn load(&self, order: Ordering) -> SlotState {
-        SlotState(self.0.word().load(order))
+        SlotState(self.futex.word().load(order))
     }
 
     /// Stores `state` with `order`.
     #[inline]
     pub(super) fn store(&self, state: SlotState, order: Ordering) {
-        self.0.word().store(state.0, order);
+        self.futex.word().store(state.0, order);
     }
 
     /// Swaps in `state` with `order`; returns the previous state.
     #[inline]
     pub(super) fn swap(&self, state: SlotState, order: Ordering) -> SlotState {
-        SlotState(self.0.word().swap(state.0, order))
+        SlotState(self.futex.word().swap(state.0, order))
     }
 
     /// `compare_exchange` of the state; true if it held `from` and now holds `to`.
@@ -78,7 +116,7 @@ impl Slot {
         success: Ordering,
         failure: Ordering,
     ) -> bool {
-        self.0
+        self.futex
             .word()
             .compare_exchange(from.0, to.0, success, failure)
             .is_ok()
@@ -87,18 +125,18 @@ impl Slot {
     /// Blocks while the slot holds `state` (may return spuriously: callers re-check in a loop).
     #[inline]
     pub(super) fn wait_while(&self, state: SlotState) {
-        self.0.wait(state.0);
+        self.futex.wait(state.0);
     }
 
     /// Like [`Slot::wait_while`], for at most `timeout`.
     #[inline]
     pub(super) fn wait_while_for(&self, state: SlotState, timeout: Duration) {
-        self.0.wait_timeout(state.0, timeout);
+        self.futex.wait_timeout(state.0, timeout);
     }
 
     /// Wakes the worker blocked in [`Slot::wait_while`], if any; call after changing the state.
     #[inline]
     pub(super) fn wake(&self) {
-        self.0.wake(1);
+        self.futex.wake(1);
     }
 }
