@@ -206,8 +206,10 @@ pub(crate) fn yield_now() {
 /// pays only a compiler fence ([`light_barrier`]), a thief's rare side pays a process-wide barrier
 /// ([`heavy_barrier`], Linux `membarrier(PRIVATE_EXPEDITED)`), which forces a full fence on every running
 /// thread of the process. Together they order "owner: store; load" against "thief: store/load; load" like
-/// a pair of SeqCst fences would. Where `membarrier` is unavailable (other systems, old kernels, loom)
-/// both sides fall back to `fence(SeqCst)`.
+/// a pair of SeqCst fences would. On other systems and under loom both sides are `fence(SeqCst)`. On a
+/// Linux whose `membarrier` registration fails (old kernels, valgrind) the light barrier would be
+/// unsound, so the private stacks are not used at all ([`light_barrier_is_sound`]): every job goes to
+/// the public deque, and the owner never reaches a light barrier.
 #[cfg(all(target_os = "linux", not(forkjoin_loom)))]
 mod asym {
     use super::{fence, AtomicBool, Ordering};
@@ -238,23 +240,18 @@ mod asym {
         });
     }
 
-    /// True if thieves use `membarrier` (fixed by [`init_asymmetric_barriers`]); owners pass it to
-    /// [`light_barrier`].
-    pub(crate) fn asymmetric_barriers_enabled() -> bool {
+    /// True if [`light_barrier`] pairs with [`heavy_barrier`]: here, once the `membarrier`
+    /// registration of [`init_asymmetric_barriers`] succeeded. Private job stacks are used only then.
+    pub(crate) fn light_barrier_is_sound() -> bool {
         // Relaxed: the flag only ever goes false → true, before any pool thread exists.
         ENABLED.load(Ordering::Relaxed)
     }
 
-    /// The owner's side: a compiler fence if the thieves use `membarrier` (`asymmetric`, the value of
-    /// [`asymmetric_barriers_enabled`]), else a full fence.
+    /// The owner's side: a compiler fence; the thief's `membarrier` makes it a full one. Sound only
+    /// while [`light_barrier_is_sound`] (owners check it once, when their stack is created).
     #[inline(always)]
-    pub(crate) fn light_barrier(asymmetric: bool) {
-        if asymmetric {
-            std::sync::atomic::compiler_fence(Ordering::SeqCst);
-        } else {
-            // SeqCst fence: pairs with the thief's fence in `heavy_barrier`.
-            fence(Ordering::SeqCst);
-        }
+    pub(crate) fn light_barrier() {
+        std::sync::atomic::compiler_fence(Ordering::SeqCst);
     }
 
     /// The thief's side: a process-wide barrier (or a full fence, pairing with `light_barrier`'s).
@@ -289,14 +286,14 @@ mod asym {
 
     pub(crate) fn init_asymmetric_barriers() {}
 
-    /// Always false here: both sides use full fences.
-    pub(crate) fn asymmetric_barriers_enabled() -> bool {
-        false
+    /// Always true here: both sides use full fences.
+    pub(crate) fn light_barrier_is_sound() -> bool {
+        true
     }
 
     /// The owner's side (portable: a full fence).
     #[inline(always)]
-    pub(crate) fn light_barrier(_asymmetric: bool) {
+    pub(crate) fn light_barrier() {
         // SeqCst fence: pairs with the fence in `heavy_barrier`.
         fence(Ordering::SeqCst);
     }
@@ -308,6 +305,6 @@ mod asym {
     }
 }
 
-pub(crate) use asym::{asymmetric_barriers_enabled, init_asymmetric_barriers, light_barrier};
+pub(crate) use asym::{init_asymmetric_barriers, light_barrier, light_barrier_is_sound};
 // `pub` only so the loom models can reach it through `crate::__loom`; the module itself is private.
 pub use asym::heavy_barrier;
