@@ -57,8 +57,9 @@ const CAPACITY: usize = 1024;
 #[cfg(forkjoin_loom)]
 const CAPACITY: usize = 4;
 
-/// A value of the `base` word: `[generation: 52 bits][index: 12 bits]`. The index (of the oldest job not
-/// yet taken) never exceeds `CAPACITY` (≤ 4095), and 2^52 generations cannot wrap while a thief sits
+/// A value of the `base` word: `[generation: 48 bits][index: 16 bits]`. The index (of the oldest job not
+/// yet taken) never exceeds `CAPACITY` (< 2^16; a 16-bit field is read with one zero-extending move on
+/// the pop path), and 2^48 generations cannot wrap while a thief sits
 /// between its load of `base` and its CAS.
 ///
 /// A thief carries one from [`JobStackThief::base_before_barrier`] to
@@ -67,7 +68,7 @@ const CAPACITY: usize = 4;
 pub struct Base(u64);
 
 impl Base {
-    const INDEX_BITS: u32 = 12;
+    const INDEX_BITS: u32 = 16;
     const INDEX_MASK: u64 = (1 << Self::INDEX_BITS) - 1;
     const GENERATION_ONE: u64 = 1 << Self::INDEX_BITS;
 
@@ -77,7 +78,8 @@ impl Base {
     /// The index of the oldest job not yet taken.
     #[inline(always)]
     fn index(self) -> usize {
-        (self.0 & Self::INDEX_MASK) as usize
+        // The same as masking with INDEX_MASK, as a single zero-extending move.
+        self.0 as u16 as usize
     }
 
     /// The CAS target that takes the job at [`index`](Self::index): index + 1, same generation.
@@ -94,7 +96,7 @@ impl Base {
     }
 }
 
-const _: () = assert!(CAPACITY < Base::INDEX_MASK as usize);
+const _: () = assert!(CAPACITY < Base::INDEX_MASK as usize && Base::INDEX_MASK == u16::MAX as u64);
 
 /// The `base` word, holding a [`Base`]. Adds no ordering of its own: the caller passes it.
 struct AtomicBase(AtomicU64);
@@ -150,7 +152,7 @@ struct OwnerLine {
 /// without first loading a pointer to a separate array.
 struct JobStack {
     owner: CachePadded<OwnerLine>,
-    /// [`Base`]: `[generation: 52][index of the oldest live job: 12]`.
+    /// [`Base`]: `[generation: 48][index of the oldest live job: 16]`.
     base: CachePadded<AtomicBase>,
     slots: [Slot; CAPACITY],
 }
@@ -161,6 +163,13 @@ struct JobStack {
 /// `Option<Pushed>` is one word.
 #[derive(Clone, Copy, Debug)]
 pub struct Pushed(NonZeroUsize);
+
+impl Pushed {
+    /// A witness of no job on this stack (the job went elsewhere, e.g. the stack was full): `top`
+    /// never takes this value, so [`JobStackOwner::pop`] of it is always false — the same answer as
+    /// for a job that was taken, without a separate "was it pushed" test on the pop path.
+    pub const NOWHERE: Pushed = Pushed(NonZeroUsize::MAX);
+}
 
 impl JobStack {
     /// # Safety

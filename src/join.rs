@@ -197,7 +197,7 @@ where
     F: FnOnce(bool) -> R,
 {
     job_b: *const StackJob<SpinLatch<'r>, F, R>,
-    pushed: Option<Pushed>,
+    pushed: Pushed,
 }
 
 impl<F, R> Drop for JoinGuard<'_, F, R>
@@ -213,10 +213,8 @@ where
 /// Only reached while `a` unwinds (the guard is forgotten otherwise), on the thread that pushed b.
 #[cold]
 #[inline(never)]
-fn finish_b_while_a_unwinds<F, R>(
-    job_b: *const StackJob<SpinLatch<'_>, F, R>,
-    pushed: Option<Pushed>,
-) where
+fn finish_b_while_a_unwinds<F, R>(job_b: *const StackJob<SpinLatch<'_>, F, R>, pushed: Pushed)
+where
     F: FnOnce(bool) -> R,
 {
     // SAFETY: that thread is a worker, which outlives the join frame.

@@ -407,6 +407,7 @@ impl Drop for ThreadPool {
 /// let n = forkjoin::current_num_threads();
 /// assert!(n >= 1);
 /// ```
+#[inline]
 pub fn current_num_threads() -> usize {
     let wt = WorkerThread::current();
     if wt.is_null() {

@@ -171,28 +171,28 @@ impl WorkerThread {
     }
 
     /// Pushes a `join` job b on the private stack and publishes the oldest private job if some worker
-    /// idles and the sharing heartbeat is due. `None` if the private stack was full: then b went
-    /// straight to the public deque.
+    /// idles and the sharing heartbeat is due. [`Pushed::NOWHERE`] if the private stack was full:
+    /// then b went straight to the public deque.
     #[inline(always)]
-    pub(crate) fn push_private(&self, job: JobRef) -> Option<Pushed> {
+    pub(crate) fn push_private(&self, job: JobRef) -> Pushed {
         let Some(pushed) = self.jobs.push(job) else {
             // Nested deeper than the private stack: share the job right away.
             self.push_public(job);
-            return None;
+            return Pushed::NOWHERE;
         };
         // SAFETY: `idle_workers` points into the live registry.
         // Relaxed: a hint (see `share_cold`).
         if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
             self.share_cold();
         }
-        Some(pushed)
+        pushed
     }
 
     /// Pops b back if nobody took it. False if it was published or stolen (then the private stack holds
-    /// no job of this frame or its callers any more), or never pushed here (`pushed` is `None`).
+    /// no job of this frame or its callers any more), or never pushed here ([`Pushed::NOWHERE`]).
     #[inline(always)]
-    pub(crate) fn pop_private(&self, pushed: Option<Pushed>) -> bool {
-        pushed.is_some_and(|p| self.jobs.pop(p))
+    pub(crate) fn pop_private(&self, pushed: Pushed) -> bool {
+        self.jobs.pop(pushed)
     }
 
     /// Some worker is idle (seen on a push): publish the oldest private job on the sharing heartbeat.

@@ -82,7 +82,11 @@ where
         // Cut proportionally so an odd piece count still gives equal pieces.
         let (left_pieces, right_pieces, mid) = if pieces > 1 {
             let left = pieces / 2;
-            let mid = (len as u128 * left as u128 / pieces as u128) as usize;
+            // len * left / pieces without overflow; the 128-bit division only for huge inputs.
+            let mid = match len.checked_mul(left) {
+                Some(product) => product / pieces,
+                None => (len as u128 * left as u128 / pieces as u128) as usize,
+            };
             (left, pieces - left, mid.clamp(min, len - min))
         } else {
             (1, 1, len / 2)
