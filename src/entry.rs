@@ -8,7 +8,7 @@
 //! injects a [`StackJob`] and waits on a [`LockLatch`] (yielding for up to 50 µs if no other plain
 //! thread is yielding for this pool, then blocking on its futex, see [`Registry::wait_for_injected`]);
 //! a worker of *another* pool injects the job and keeps executing its own pool's work until the job's
-//! [`CrossPoolLatch`](crate::latch::CrossPoolLatch) is set — so neither pool loses a thread to the wait and no cycle of pools can deadlock.
+//! [`CrossPoolLatch`] is set — so neither pool loses a thread to the wait and no cycle of pools can deadlock.
 //!
 //! **The global pool** is started, with the default configuration, by the first call from outside any
 //! pool that needs it ([`global_registry`]), unless [`init_global`] configured it before.

@@ -5,8 +5,8 @@
 //!
 //! * [`is_work_requested`]: some worker of this pool is idle, so splitting now pays;
 //! * [`share_pending_work`]: before a long step that pushes no job, publish one pending job on the
-//!   runtime's sharing heartbeat; [`hand_over_split`]: publish one now, after a split made for an
-//!   idle worker;
+//!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
+//!   once;
 //! * [`nobody_can_ask`]: the caller is the only worker of its pool, so no split can ever be asked
 //!   for and a whole piece may run as one sequential fold.
 //!
@@ -35,11 +35,24 @@ pub(crate) fn share_pending_work() {
     crate::worker::share_pending_work(false)
 }
 
-/// Right after a `join` that split work *for* an idle worker: publish the oldest private job now,
-/// not on the heartbeat (the split already judged the work worth a hand-off).
+/// A `join` that splits work *for* an idle worker: b is always pushed (never run inline by the depth
+/// rule that skips most deep pushes), and the oldest private job is published at once, not on the
+/// heartbeat (the split already judged the work worth a hand-off).
 #[inline]
-pub(crate) fn hand_over_split() {
-    crate::worker::share_pending_work(true)
+pub(crate) fn join_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    crate::join::join_offering_b(
+        move || {
+            crate::worker::share_pending_work(true);
+            oper_a()
+        },
+        oper_b,
+    )
 }
 
 /// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.

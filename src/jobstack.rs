@@ -239,6 +239,14 @@ impl JobStackOwner {
         }
     }
 
+    /// Jobs pushed since the stack last emptied and not popped back by the owner (some may have been
+    /// taken since): how many of the owner's pending `join`s are offered below the current frame.
+    #[inline(always)]
+    pub fn depth(&self) -> usize {
+        // Relaxed: only the owner writes `top`.
+        self.stack.owner.top.load(Ordering::Relaxed)
+    }
+
     /// Pushes `job`; `None` if the stack is full.
     ///
     /// Ends with the owner's light barrier (the idle-worker count loaded right after is then ordered

@@ -27,8 +27,9 @@ use crate::worker::{self, WorkerThread};
 pub struct PoolStats {
     /// Jobs run by workers: popped back by their owner, taken from the injector or stolen.
     pub jobs_executed: u64,
-    /// Jobs a worker took back from its own stacks (the `join` fast path counts here; in a pool of one
-    /// thread a `join` pushes nothing, since nobody could steal, and counts nothing).
+    /// Jobs a worker took back from its own stacks (the `join` fast path counts here). A `join` that
+    /// pushes nothing counts nothing: in a pool of one thread (nobody could steal), and for most joins
+    /// nested below three pending jobs of their worker (see the `join` docs).
     pub local_pops: u64,
     /// Jobs taken from another worker's deque.
     pub steals: u64,

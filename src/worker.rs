@@ -121,6 +121,8 @@ pub(crate) struct WorkerThread {
     share_interval: u64,
     /// The pool has this worker only: nothing it pushes can be stolen.
     alone: bool,
+    /// Joins seen at or below [`OFFERED_DEPTH`] (see [`may_run_join_inline`](Self::may_run_join_inline)).
+    deep_joins: Cell<u32>,
     rng: RefCell<Xoshiro256PlusPlus>,
     /// Below this stack address a waiting worker stops stealing (stack guard).
     stack_limit: usize,
@@ -266,6 +268,26 @@ impl WorkerThread {
             bump(&self.stats().local_pops);
         }
         job
+    }
+
+    /// True if the `join` about to start may run b inline without pushing it: while at least
+    /// [`OFFERED_DEPTH`] older jobs sit on the private stack (pushed since it last emptied), all but
+    /// one in [`DEEP_JOIN_PERIOD`] of the joins are plain calls.
+    ///
+    /// The older jobs are the bigger ones, and they are what idle workers get first (the heartbeat
+    /// publishes the oldest); a job pushed below them is almost always popped straight back, so its
+    /// push and pop are pure overhead (chili makes the same trade). One join in
+    /// [`DEEP_JOIN_PERIOD`] still pushes, so a long run of deep joins keeps offering work, and its
+    /// pushes keep running the heartbeat check; when publication or a heavy steal empties the stack,
+    /// the next joins push again.
+    #[inline(always)]
+    pub(crate) fn may_run_join_inline(&self) -> bool {
+        if self.jobs.depth() < OFFERED_DEPTH {
+            return false;
+        }
+        let n = self.deep_joins.get().wrapping_add(1);
+        self.deep_joins.set(n);
+        n % DEEP_JOIN_PERIOD != 0
     }
 
     /// Executes a job taken from a queue.
@@ -488,6 +510,12 @@ pub(crate) fn start_pool(mut config: RegistryConfig) -> io::Result<Arc<Registry>
     Ok(registry)
 }
 
+/// A `join` nested below this many pending jobs of its worker may run inline (see
+/// [`WorkerThread::may_run_join_inline`]).
+const OFFERED_DEPTH: usize = 3;
+/// Of the joins nested that deep, one in this many still pushes its b.
+const DEEP_JOIN_PERIOD: u32 = 64;
+
 /// Body of every worker thread.
 fn main_loop(
     registry: Arc<Registry>,
@@ -506,6 +534,7 @@ fn main_loop(
         index,
         alone: registry.num_threads() == 1,
         last_share: Cell::new(0),
+        deep_joins: Cell::new(0),
         share_interval: crate::clock::ticks_in(SHARE_INTERVAL),
         rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
             0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),

@@ -127,13 +127,8 @@ where
                 let mid = len / 2;
                 let (left_p, right_p) = producer.split_at(mid);
                 let (left_c, right_c, reducer) = consumer.split_off(mid);
-                let (left, right) = crate::join(
-                    move || {
-                        // This split is for an idle worker: hand it over now, not on the
-                        // runtime's sharing heartbeat.
-                        hints::hand_over_split();
-                        run_leaf(left_p, left_c, pace)
-                    },
+                let (left, right) = hints::join_for_idle_worker(
+                    move || run_leaf(left_p, left_c, pace),
                     move || run_leaf(right_p, right_c, pace),
                 );
                 return reducer.reduce(left, right);
