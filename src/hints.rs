@@ -8,7 +8,9 @@
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
 //!   once;
 //! * [`nobody_can_ask`]: the caller is the only worker of its pool, so no split can ever be asked
-//!   for and a whole piece may run as one sequential fold.
+//!   for and a whole piece may run as one sequential fold;
+//! * [`up_front_split_is_pointless`]: a join made now would not offer its b (alone, or deep below
+//!   other pending jobs), so the iterators start with one leaf.
 //!
 //! They are hints: answering wrongly costs speed, never correctness (a job that stays private is
 //! still reachable by a heavy steal, see `crate::jobstack`).
@@ -53,6 +55,17 @@ where
         },
         oper_b,
     )
+}
+
+/// True when a `join` made now only to offer work would not offer it: the calling worker is alone
+/// in its pool, or several of its older jobs are pending and this join would be one of the deep
+/// joins that run inline (see `crate::join`). The iterators then skip their up-front split, which
+/// could only cost; their leaves still split on request. Counts as a join for the depth rule.
+#[inline]
+pub(crate) fn up_front_split_is_pointless() -> bool {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current worker is valid while this thread runs a job.
+    !wt.is_null() && unsafe { (*wt).would_keep_split_private() }
 }
 
 /// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.

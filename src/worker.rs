@@ -290,6 +290,14 @@ impl WorkerThread {
         n % DEEP_JOIN_PERIOD != 0
     }
 
+    /// Like [`may_run_join_inline`](Self::may_run_join_inline), for a caller that would `join` only
+    /// to offer work (the iterators' up-front split): true if such a join would run b inline anyway,
+    /// so that splitting is pointless. Counts as a join for the one-in-[`DEEP_JOIN_PERIOD`] rule.
+    #[inline(always)]
+    pub(crate) fn would_keep_split_private(&self) -> bool {
+        self.alone || self.may_run_join_inline()
+    }
+
     /// Executes a job taken from a queue.
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {

@@ -55,6 +55,11 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    if hints::up_front_split_is_pointless() && producer.len() <= producer.max_len() {
+        // The split's join would not offer its half to anyone: one leaf, which still splits
+        // lazily if an idle worker asks.
+        return run_leaf(producer, consumer, Pace::new());
+    }
     let pieces = crate::current_num_threads().max(1);
     split_up_front(producer, consumer, pieces)
 }
