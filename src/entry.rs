@@ -52,8 +52,12 @@ fn init_global_default() -> &'static Arc<Registry> {
         num_threads,
         ..RegistryConfig::default()
     };
-    let registry = worker::start_pool(config)
-        .unwrap_or_else(|e| panic!("forkjoin: could not start the global thread pool: {e}"));
+    let registry = worker::start_pool(config).unwrap_or_else(|e| {
+        panic!(
+            "forkjoin: could not start the global thread pool: {}",
+            ThreadPoolBuildError::from(e)
+        )
+    });
     let _ = GLOBAL.set(registry);
     GLOBAL.get().expect("just set")
 }
@@ -64,7 +68,7 @@ pub(crate) fn init_global(config: RegistryConfig) -> Result<(), ThreadPoolBuildE
     if GLOBAL.get().is_some() {
         return Err(ThreadPoolBuildError::global_already_initialized());
     }
-    let registry = worker::start_pool(config).map_err(ThreadPoolBuildError::io)?;
+    let registry = worker::start_pool(config)?;
     let _ = GLOBAL.set(registry);
     Ok(())
 }

@@ -4,6 +4,8 @@ use std::error::Error;
 use std::fmt;
 use std::io;
 
+use crate::worker::StartError;
+
 /// Why a [`ThreadPoolBuilder`](crate::ThreadPoolBuilder) could not build a pool.
 ///
 /// Opaque on purpose (variants may be added); its `Display` says what went wrong and what to do.
@@ -24,9 +26,27 @@ pub struct ThreadPoolBuildError {
 #[derive(Debug)]
 enum ErrorKind {
     GlobalPoolAlreadyInitialized,
-    InvalidEnv { var: &'static str, value: String },
-    TooManyThreads { requested: usize, max: usize },
+    InvalidEnv {
+        var: &'static str,
+        value: String,
+    },
+    TooManyThreads {
+        requested: usize,
+        max: usize,
+    },
     Io(io::Error),
+    /// `pin_threads(true)` on a platform without thread affinity.
+    PinUnsupported,
+    /// `pin_threads(true)`, but the process's allowed CPU set could not be read.
+    AffinityQuery(io::Error),
+    /// `pin_threads(true)`, but the process's allowed CPU set is empty.
+    NoAllowedCpus,
+    /// `pin_threads(true)`, but a worker could not pin itself.
+    Pin {
+        worker: usize,
+        cpu: usize,
+        err: io::Error,
+    },
 }
 
 impl ThreadPoolBuildError {
@@ -48,10 +68,32 @@ impl ThreadPoolBuildError {
         }
     }
 
-    pub(crate) fn io(err: io::Error) -> Self {
+    pub(crate) fn pin_unsupported() -> Self {
         ThreadPoolBuildError {
-            kind: ErrorKind::Io(err),
+            kind: ErrorKind::PinUnsupported,
         }
+    }
+
+    pub(crate) fn affinity_query(err: io::Error) -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::AffinityQuery(err),
+        }
+    }
+
+    pub(crate) fn no_allowed_cpus() -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::NoAllowedCpus,
+        }
+    }
+}
+
+impl From<StartError> for ThreadPoolBuildError {
+    fn from(err: StartError) -> Self {
+        let kind = match err {
+            StartError::Spawn(err) => ErrorKind::Io(err),
+            StartError::Pin { worker, cpu, err } => ErrorKind::Pin { worker, cpu, err },
+        };
+        ThreadPoolBuildError { kind }
     }
 }
 
@@ -72,6 +114,22 @@ impl fmt::Display for ThreadPoolBuildError {
                 "requested {requested} threads, but a pool supports at most {max}"
             ),
             ErrorKind::Io(e) => write!(f, "could not spawn a worker thread: {e}"),
+            ErrorKind::PinUnsupported => f.write_str(
+                "pin_threads(true): pinning worker threads to CPUs is supported on Linux only",
+            ),
+            ErrorKind::AffinityQuery(e) => write!(
+                f,
+                "pin_threads(true): could not read the CPUs the process may run on \
+                 (sched_getaffinity): {e}"
+            ),
+            ErrorKind::NoAllowedCpus => f.write_str(
+                "pin_threads(true): the process may run on no CPU (its affinity set is empty)",
+            ),
+            ErrorKind::Pin { worker, cpu, err } => write!(
+                f,
+                "pin_threads(true): worker {worker} could not pin itself to CPU {cpu} \
+                 (sched_setaffinity): {err}"
+            ),
         }
     }
 }
@@ -79,7 +137,9 @@ impl fmt::Display for ThreadPoolBuildError {
 impl Error for ThreadPoolBuildError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match &self.kind {
-            ErrorKind::Io(e) => Some(e),
+            ErrorKind::Io(e) | ErrorKind::AffinityQuery(e) | ErrorKind::Pin { err: e, .. } => {
+                Some(e)
+            }
             _ => None,
         }
     }
@@ -100,8 +160,27 @@ mod tests {
         assert!(ThreadPoolBuildError::too_many_threads(70000, 65535)
             .to_string()
             .contains("70000"));
-        let io = ThreadPoolBuildError::io(io::Error::other("nope"));
+        let io = ThreadPoolBuildError::from(StartError::Spawn(io::Error::other("nope")));
         assert!(io.source().is_some());
         assert!(io.to_string().contains("nope"));
+        let pin = ThreadPoolBuildError::from(StartError::Pin {
+            worker: 3,
+            cpu: 7,
+            err: io::Error::other("refused"),
+        });
+        let s = pin.to_string();
+        assert!(
+            s.contains("worker 3") && s.contains("CPU 7") && s.contains("refused"),
+            "{s}"
+        );
+        assert!(pin.source().is_some());
+        assert!(ThreadPoolBuildError::no_allowed_cpus()
+            .to_string()
+            .contains("no CPU"));
+        assert!(ThreadPoolBuildError::pin_unsupported()
+            .to_string()
+            .contains("Linux only"));
+        let query = ThreadPoolBuildError::affinity_query(io::Error::other("denied"));
+        assert!(query.to_string().contains("denied") && query.source().is_some());
     }
 }

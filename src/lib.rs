@@ -11,11 +11,13 @@
 //! assert_eq!(fib(20), 6765);
 //! ```
 //!
-//! Layers (a module imports only its own layer or lower, and never in a cycle): `sync`/`util`/`clock` →
-//! `deque`/`unwind` → `sleep`/`latch`/`job`/`jobstack` → `registry` → `worker` → `entry` →
-//! `pool`/`join`/`scope`/`spawn`/`hints` → `iter`/`sort` (which reach the scheduler only through `hints`).
+//! Layers (a module imports only its own layer or lower, and never in a cycle):
+//! `sync`/`util`/`clock`/`affinity` → `deque`/`unwind` → `sleep`/`latch`/`job`/`jobstack` → `registry`
+//! → `worker` → `entry` → `pool`/`join`/`scope`/`spawn`/`hints` → `iter`/`sort` (which reach the
+//! scheduler only through `hints`).
 #![warn(missing_docs)]
 
+mod affinity;
 mod clock;
 mod sync;
 mod util;

@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::fmt;
 
+use crate::affinity;
 use crate::entry;
 use crate::error::ThreadPoolBuildError;
 use crate::registry::{self, Registry, RegistryConfig};
@@ -59,6 +60,7 @@ pub struct PoolStats {
 #[derive(Default)]
 pub struct ThreadPoolBuilder {
     config: RegistryConfig,
+    pin_threads: bool,
 }
 
 impl fmt::Debug for ThreadPoolBuilder {
@@ -70,6 +72,7 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("panic_handler", &self.config.panic_handler.is_some())
             .field("start_handler", &self.config.start_handler.is_some())
             .field("exit_handler", &self.config.exit_handler.is_some())
+            .field("pin_threads", &self.pin_threads)
             .finish()
     }
 }
@@ -201,6 +204,57 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Pins worker `i` to the `i`-th CPU the process may run on, wrapping around when the pool has
+    /// more workers than there are such CPUs. Off by default (rayon has no pinning).
+    ///
+    /// The allowed CPUs are read once, by [`build`](Self::build) / [`build_global`](Self::build_global):
+    /// the process's affinity set (`sched_getaffinity`; what `taskset` or a cgroup cpuset allows),
+    /// in ascending order. Each worker then pins itself with `sched_setaffinity`, as the first thing
+    /// its thread does: its [start handler](Self::start_handler) and every job it runs already run on
+    /// its CPU.
+    ///
+    /// How a failure gets back to `build`: a worker that cannot pin itself does not panic (that would
+    /// leave the pool a worker short and `build` waiting); it records its error and starts as
+    /// usual. `build` already waits until every worker has started, and each worker records its
+    /// error before counting itself started, so after that one wait `build` knows whether every
+    /// worker is pinned. If one is not, `build` stops and joins the pool's threads (their start and
+    /// exit handlers run, as for any pool that is dropped) and returns the error of the
+    /// lowest-numbered failing worker.
+    ///
+    /// Pinning helps when the pool has its CPUs to itself: a worker keeps its caches and is never
+    /// migrated. It hurts when other busy threads share those CPUs, since the scheduler can no
+    /// longer move a worker to an idle CPU, and with more workers than CPUs, where pinned workers
+    /// share a CPU for good.
+    ///
+    /// # Errors
+    ///
+    /// With pinning on, `build` and `build_global` fail (a [`ThreadPoolBuildError`] that says which
+    /// step failed) when the allowed set cannot be read or is empty, when a worker cannot pin itself
+    /// (say the set changed since it was read, or a sandbox forbids the call), and on every platform
+    /// but Linux: there pinning is an error rather than a silent no-op, so a program that asked for
+    /// pinned workers never runs unpinned without knowing.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .pin_threads(true)
+    ///     .build();
+    /// # #[cfg(target_os = "linux")]
+    /// # {
+    /// let pool = pool.unwrap();
+    /// // Each worker may now run on a single CPU: Linux lists it as a single number.
+    /// let status = pool.install(|| std::fs::read_to_string("/proc/thread-self/status").unwrap());
+    /// let cpus = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap();
+    /// assert!(cpus.trim().parse::<usize>().is_ok(), "pinned to {cpus}");
+    /// # }
+    /// # #[cfg(not(target_os = "linux"))]
+    /// # assert!(pool.is_err());
+    /// ```
+    pub fn pin_threads(mut self, pin_threads: bool) -> Self {
+        self.pin_threads = pin_threads;
+        self
+    }
+
     fn resolve(mut self) -> Result<RegistryConfig, ThreadPoolBuildError> {
         self.config.num_threads = match self.config.num_threads {
             0 => registry::default_num_threads()?,
@@ -209,6 +263,16 @@ impl ThreadPoolBuilder {
             }
             n => n,
         };
+        if self.pin_threads {
+            if !cfg!(target_os = "linux") {
+                return Err(ThreadPoolBuildError::pin_unsupported());
+            }
+            let cpus = affinity::allowed_cpus().map_err(ThreadPoolBuildError::affinity_query)?;
+            if cpus.is_empty() {
+                return Err(ThreadPoolBuildError::no_allowed_cpus());
+            }
+            self.config.pin_cpus = Some(cpus);
+        }
         Ok(self.config)
     }
 
@@ -216,7 +280,8 @@ impl ThreadPoolBuilder {
     /// and it is looking for work), so work submitted right away finds every worker ready.
     ///
     /// Fails if `FORKJOIN_NUM_THREADS` is consulted (thread count 0) and is not a positive integer, if the
-    /// thread count is too large, or if a thread cannot be spawned (no thread is leaked then).
+    /// thread count is too large, if a thread cannot be spawned, or if [pinning](Self::pin_threads) was
+    /// asked for and fails (no thread is leaked then).
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -224,7 +289,7 @@ impl ThreadPoolBuilder {
     /// ```
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
         let config = self.resolve()?;
-        let registry = worker::start_pool(config).map_err(ThreadPoolBuildError::io)?;
+        let registry = worker::start_pool(config)?;
         Ok(ThreadPool { registry })
     }
 
@@ -522,6 +587,47 @@ mod tests {
         let s = pool.stats();
         assert_eq!(s.injector_pops, 10);
         assert!(s.jobs_executed >= 10);
+    }
+
+    /// A worker that cannot pin itself fails `build` with its error: no panic, no hang, the pool's
+    /// other threads stopped. (The CPU list is injected: real allowed sets are valid.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_worker_that_cannot_pin_itself_fails_build() {
+        let exits = Arc::new(AtomicUsize::new(0));
+        let e = exits.clone();
+        let good = affinity::allowed_cpus().unwrap()[0];
+        let builder = ThreadPoolBuilder {
+            config: RegistryConfig {
+                num_threads: 3,
+                // Worker 1 is asked for a CPU no `cpu_set_t` can name; worker 2 wraps to `good`.
+                pin_cpus: Some(vec![good, affinity::CPU_CAPACITY]),
+                ..RegistryConfig::default()
+            },
+            pin_threads: false,
+        }
+        .exit_handler(move |_| {
+            e.fetch_add(1, Ordering::SeqCst);
+        });
+        let err = builder.build().unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("worker 1") && msg.contains(&format!("CPU {}", affinity::CPU_CAPACITY)),
+            "{msg}"
+        );
+        assert!(std::error::Error::source(&err).is_some());
+        // `build` joined the threads before returning: every worker has exited.
+        assert_eq!(exits.load(Ordering::SeqCst), 3);
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    #[test]
+    fn pinning_is_an_error_off_linux() {
+        let err = ThreadPoolBuilder::new()
+            .pin_threads(true)
+            .build()
+            .unwrap_err();
+        assert!(err.to_string().contains("Linux only"));
     }
 
     #[test]

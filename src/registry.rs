@@ -41,6 +41,9 @@ pub(crate) struct RegistryConfig {
     pub(crate) panic_handler: Option<Box<PanicHandler>>,
     pub(crate) start_handler: Option<Box<IndexHandler>>,
     pub(crate) exit_handler: Option<Box<IndexHandler>>,
+    /// With `ThreadPoolBuilder::pin_threads`: the CPUs to pin the workers to (never empty), worker `i`
+    /// on `cpus[i % cpus.len()]`. For the starter (`crate::worker::start_pool`).
+    pub(crate) pin_cpus: Option<Vec<usize>>,
 }
 
 /// Per-worker event counters. Written only by their worker (load + store, no read-modify-write), read by
@@ -168,9 +171,10 @@ pub(crate) struct WorkerQueues {
 
 impl Registry {
     /// Creates the shared state of a pool of `config.num_threads` workers, and the owner handles of
-    /// each worker's queues (in index order). Starts no thread: `config.thread_name` and
-    /// `config.stack_size` are for the starter (`crate::worker::start_pool`), which moves each
-    /// worker's queues into its thread and registers the thread with [`Registry::add_thread`].
+    /// each worker's queues (in index order). Starts no thread: `config.thread_name`,
+    /// `config.stack_size` and `config.pin_cpus` are for the starter (`crate::worker::start_pool`),
+    /// which moves each worker's queues into its thread and registers the thread with
+    /// [`Registry::add_thread`].
     pub(crate) fn new(mut config: RegistryConfig) -> (Arc<Registry>, Vec<WorkerQueues>) {
         let n = config.num_threads;
         crate::sync::init_asymmetric_barriers();

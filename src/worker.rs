@@ -3,8 +3,9 @@
 //!
 //! **Start.** [`start_pool`] creates a pool's shared state ([`Registry::new`], which starts no
 //! threads) and spawns one thread per worker, moving that worker's queue owner handles into it; the
-//! thread records its stack base (for the stack guard below), publishes itself in a thread-local and
-//! runs [`main_loop`] until the pool terminates.
+//! thread pins itself to its CPU if the builder asked for pinning, records its stack base (for the
+//! stack guard below), publishes itself in a thread-local and runs [`main_loop`] until the pool
+//! terminates.
 //!
 //! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStackOwner`]) whose owner
 //! operations use no locked instruction and no hardware fence, and pops it back after running a — the
@@ -49,7 +50,7 @@ use crate::latch::CoreLatch;
 use crate::registry::{bump, Registry, RegistryConfig, WorkerQueues, WorkerStats};
 use crate::sleep::slot::Slot;
 use crate::sleep::Idled;
-use crate::sync::{heavy_barrier, thread, Arc, AtomicUsize, Ordering};
+use crate::sync::{heavy_barrier, thread, Arc, AtomicUsize, Mutex, Ordering};
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
 /// worker is idle (see [`WorkerThread::share_cold`]).
@@ -487,12 +488,38 @@ fn default_stack_size() -> usize {
         .unwrap_or(2 << 20)
 }
 
+/// Why [`start_pool`] could not start a pool. No thread of that pool is left running.
+#[derive(Debug)]
+pub(crate) enum StartError {
+    /// A worker thread could not be spawned.
+    Spawn(io::Error),
+    /// Worker `worker` could not pin itself to CPU `cpu` (`RegistryConfig::pin_cpus`).
+    Pin {
+        worker: usize,
+        cpu: usize,
+        err: io::Error,
+    },
+}
+
+/// A worker's failure to pin itself, kept for [`start_pool`]: the lowest failing worker's.
+type PinFailure = Arc<Mutex<Option<(usize, usize, io::Error)>>>;
+
 /// Starts a pool: its shared state, then one thread per worker running [`main_loop`]. Returns only
 /// once every worker runs its main loop; on a spawn failure, stops and joins the threads already
 /// started (no leak) and returns the error.
-pub(crate) fn start_pool(mut config: RegistryConfig) -> io::Result<Arc<Registry>> {
+///
+/// **Pinning** (`config.pin_cpus`). Each worker pins itself, as the first thing its thread does, so
+/// its start handler and every job it runs already run on its CPU. A worker that cannot pin itself
+/// does not panic (a dead worker would hang the pool): it records its error in a shared slot and
+/// starts as usual. Every worker records before it counts itself started, so once
+/// [`Registry::wait_until_started`] returns the slot is final; if it holds an error, the starter
+/// stops and joins the threads (as for a spawn failure) and returns it. One wait for both outcomes,
+/// no second channel, no timeout.
+pub(crate) fn start_pool(mut config: RegistryConfig) -> Result<Arc<Registry>, StartError> {
     let mut thread_name = config.thread_name.take();
     let stack_size = config.stack_size;
+    let pin_cpus = config.pin_cpus.take();
+    let pin_failure: PinFailure = Arc::new(Mutex::new(None));
     let (registry, queues) = Registry::new(config);
     // Set explicitly on every worker thread: the stack guard derives its limit from it.
     let stack_size = stack_size.unwrap_or_else(default_stack_size);
@@ -502,19 +529,40 @@ pub(crate) fn start_pool(mut config: RegistryConfig) -> io::Result<Arc<Registry>
             builder = builder.name(name(index));
         }
         let r = registry.clone();
-        match builder.spawn(move || main_loop(r, index, queues, stack_size)) {
+        let cpu = pin_cpus.as_ref().map(|cpus| cpus[index % cpus.len()]);
+        let failure = pin_failure.clone();
+        let body = move || {
+            if let Some(cpu) = cpu {
+                if let Err(err) = crate::affinity::pin_current_thread(cpu) {
+                    let mut slot = failure.lock().unwrap_or_else(|e| e.into_inner());
+                    if slot.as_ref().is_none_or(|&(first, _, _)| index < first) {
+                        *slot = Some((index, cpu, err));
+                    }
+                }
+            }
+            drop(failure);
+            main_loop(r, index, queues, stack_size)
+        };
+        match builder.spawn(body) {
             Ok(handle) => registry.add_thread(handle),
             Err(e) => {
                 // Stop the threads already started, and wait for them: no leak on error.
                 registry.terminate();
                 registry.join_threads();
-                return Err(e);
+                return Err(StartError::Spawn(e));
             }
         }
     }
     // Return only once every worker runs its main loop: a `join` right after `build` then finds
     // the other workers already idle and looking for work, and tests see a settled pool.
     registry.wait_until_started();
+    // Every worker wrote the slot (if at all) before it counted itself started.
+    let failure = pin_failure.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some((worker, cpu, err)) = failure {
+        registry.terminate();
+        registry.join_threads();
+        return Err(StartError::Pin { worker, cpu, err });
+    }
     Ok(registry)
 }
 

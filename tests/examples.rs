@@ -1,0 +1,110 @@
+//! The README's demo runs in the test path: `examples/fib.rs` is included as a module (the file
+//! itself, not a copy) and its `run` is called with `--quick` sizes, as `cargo run --example fib --
+//! --quick` would; no child process, no second cargo invocation.
+
+#[path = "../examples/fib.rs"]
+#[allow(dead_code)] // the example's `main` is not called here
+mod fib_demo;
+
+fn args(list: &[&str]) -> Result<Option<fib_demo::Args>, String> {
+    fib_demo::parse_args(list.iter().map(|s| s.to_string()))
+}
+
+#[test]
+fn the_fib_demo_runs_checks_its_results_and_prints_both_tables() {
+    let args = args(&["--quick", "--threads", "2"]).unwrap().unwrap();
+    let mut out = Vec::new();
+    fib_demo::run(&args, &mut out).expect("every result matches the sequential one");
+    let text = String::from_utf8(out).unwrap();
+    for needle in [
+        "1) What you get: fib(24), subproblems of n <= 12",
+        "2) What a join costs: fib(16) with a join at every call",
+        "speedup",
+        "ns/join",
+        "every run matched the sequential result",
+        "FORKJOIN_TRACE=trace.json",
+    ] {
+        assert!(text.contains(needle), "missing `{needle}` in:\n{text}");
+    }
+    // Table 1: sequential, 1 and 2 threads; table 2: sequential, then forkjoin and rayon on 1 and 2.
+    let rows = |first: &str, second: &str| {
+        text.lines()
+            .filter(|l| {
+                let mut words = l.split_whitespace();
+                words.next() == Some(first) && (second.is_empty() || words.next() == Some(second))
+            })
+            .count()
+    };
+    assert_eq!(rows("sequential", ""), 2, "{text}");
+    for threads in ["1", "2"] {
+        assert_eq!(rows(threads, "forkjoin"), 1, "{text}");
+        assert_eq!(rows(threads, "rayon"), 1, "{text}");
+        assert_eq!(rows(threads, ""), 3, "{text}");
+    }
+    assert!(!text.contains("WRONG"), "{text}");
+    assert!(text.trim_end().ends_with("(see docs/tracing.md)"), "{text}");
+}
+
+#[test]
+fn the_demo_runs_on_one_thread_and_with_pinned_workers() {
+    for extra in [&["--threads", "1"][..], &["--pin"][..]] {
+        let mut list = vec!["--quick", "--join-n", "10"];
+        list.extend_from_slice(extra);
+        let args = args(&list).unwrap().unwrap();
+        let mut out = Vec::new();
+        let r = fib_demo::run(&args, &mut out);
+        if cfg!(not(target_os = "linux")) && args.pin {
+            assert!(r.unwrap_err().contains("Linux only"));
+            continue;
+        }
+        r.unwrap();
+    }
+}
+
+#[test]
+fn defaults_and_quick_sizes() {
+    let a = args(&[]).unwrap().unwrap();
+    assert_eq!(
+        (a.n, a.cutoff, a.runs, a.join_n, a.pin),
+        (40, 20, 5, 32, false)
+    );
+    assert!(a.threads >= 1);
+    let q = args(&["--quick", "30"]).unwrap().unwrap();
+    assert_eq!((q.n, q.cutoff, q.runs, q.join_n), (30, 12, 1, 16));
+    assert_eq!(
+        args(&["6"]).unwrap().unwrap().cutoff,
+        5,
+        "the cutoff stays below n"
+    );
+    assert_eq!(args(&["--help"]).unwrap(), None);
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    for (list, expected) in [
+        (&["abc"][..], "n: `abc` is not a non-negative integer"),
+        (&["1"][..], "n must be in 2..=50, got 1"),
+        (&["30", "31"][..], "unexpected argument `31`"),
+        (&["--cutoff"][..], "--cutoff needs a value"),
+        (
+            &["--cutoff", "-3"][..],
+            "--cutoff: `-3` is not a non-negative integer",
+        ),
+        (
+            &["30", "--cutoff", "31"][..],
+            "--cutoff must be in 1..=30, got 31",
+        ),
+        (
+            &["--threads", "0"][..],
+            "--threads must be in 1..=1024, got 0",
+        ),
+        (&["--runs", "0"][..], "--runs must be in 1..=100, got 0"),
+        (
+            &["--join-n", "41"][..],
+            "--join-n must be in 2..=40, got 41",
+        ),
+        (&["--fast"][..], "unknown option `--fast`"),
+    ] {
+        assert_eq!(args(list).unwrap_err(), expected, "{list:?}");
+    }
+}
