@@ -165,6 +165,12 @@ struct JobStack {
 pub struct Pushed(NonZeroUsize);
 
 impl Pushed {
+    /// Jobs on the stack right after the push, this one included (what `top` became).
+    #[inline(always)]
+    pub fn depth(self) -> usize {
+        self.0.get()
+    }
+
     /// A witness of no job on this stack (the job went elsewhere, e.g. the stack was full): `top`
     /// never takes this value, so [`JobStackOwner::pop`] of it is always false — the same answer as
     /// for a job that was taken, without a separate "was it pushed" test on the pop path.
@@ -237,14 +243,6 @@ impl JobStackOwner {
         JobStackThief {
             stack: self.stack.clone(),
         }
-    }
-
-    /// Jobs pushed since the stack last emptied and not popped back by the owner (some may have been
-    /// taken since): how many of the owner's pending `join`s are offered below the current frame.
-    #[inline(always)]
-    pub fn depth(&self) -> usize {
-        // Relaxed: only the owner writes `top`.
-        self.stack.owner.top.load(Ordering::Relaxed)
     }
 
     /// Pushes `job`; `None` if the stack is full.

@@ -29,7 +29,7 @@
 //!
 //! **Deep joins run inline.** While three or more older jobs of this worker sit on its private stack,
 //! only one `join` in 64 pushes b; the others are `a` then `b` like a pool of one thread
-//! (`WorkerThread::may_run_join_inline`). Those older jobs are the big ones thieves want; a job pushed
+//! (`WorkerThread::take_inline_join`). Those older jobs are the big ones thieves want; a job pushed
 //! below them is nearly always popped straight back, so in recursive code (fib, a tree walk) this
 //! halves the cost of a `join` on several threads. The price is rayon's own caveat: a closure that
 //! blocks until its sibling runs may deadlock, unless its `join` is one of the few that push (the
@@ -148,7 +148,7 @@ where
 }
 
 /// A [`join`] whose b is always pushed, however deep: for a split made because a worker is idle
-/// (the depth rule of [`WorkerThread::may_run_join_inline`] would otherwise keep b private to us).
+/// (the depth rule of [`WorkerThread::take_inline_join`] would otherwise keep b private to us).
 #[inline]
 pub(crate) fn join_offering_b<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -176,7 +176,11 @@ where
     }
     // SAFETY: a non-null current worker is valid for as long as this thread runs the current job.
     let wt = unsafe { &*wt };
-    if wt.is_alone() || (!ALWAYS_PUSH && wt.may_run_join_inline()) {
+    if !ALWAYS_PUSH && wt.take_inline_join() {
+        return join_alone(oper_a, oper_b);
+    }
+    if wt.is_alone() {
+        wt.refill_inline_joins_alone();
         return join_alone(oper_a, oper_b);
     }
     // SAFETY: `wt` is the current thread's worker.
@@ -193,15 +197,21 @@ where
     A: FnOnce(FnContext) -> RA,
     B: FnOnce(FnContext) -> RB,
 {
-    /// Runs b if `a` unwinds.
+    /// Runs b if `a` unwinds. Its `drop` is inlined and hands b by value to a cold function, so the
+    /// guard is never built in memory: b's captures stay in registers across the call of `a`.
     struct RunOnUnwind<B: FnOnce(FnContext) -> RB, RB>(Option<B>);
     impl<B: FnOnce(FnContext) -> RB, RB> Drop for RunOnUnwind<B, RB> {
-        #[cold]
+        #[inline(always)]
         fn drop(&mut self) {
             if let Some(b) = self.0.take() {
-                let _ = unwind::halt_unwinding(|| b(FnContext::new(false)));
+                run_b_while_a_unwinds(b);
             }
         }
+    }
+    #[cold]
+    #[inline(never)]
+    fn run_b_while_a_unwinds<B: FnOnce(FnContext) -> RB, RB>(b: B) {
+        let _ = unwind::halt_unwinding(|| b(FnContext::new(false)));
     }
     let mut guard = RunOnUnwind(Some(oper_b));
     let result_a = oper_a(FnContext::new(false));

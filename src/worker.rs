@@ -122,8 +122,9 @@ pub(crate) struct WorkerThread {
     share_interval: u64,
     /// The pool has this worker only: nothing it pushes can be stolen.
     alone: bool,
-    /// Joins seen at or below [`OFFERED_DEPTH`] (see [`may_run_join_inline`](Self::may_run_join_inline)).
-    deep_joins: Cell<u32>,
+    /// Joins that may still run inline before one pushes again (see
+    /// [`take_inline_join`](Self::take_inline_join)). `u32::MAX` in a pool of one thread.
+    inline_joins: Cell<u32>,
     rng: RefCell<Xoshiro256PlusPlus>,
     /// Below this stack address a waiting worker stops stealing (stack guard).
     stack_limit: usize,
@@ -183,6 +184,10 @@ impl WorkerThread {
             self.push_public(job);
             return Pushed::NOWHERE;
         };
+        if pushed.depth() > OFFERED_DEPTH {
+            // At least OFFERED_DEPTH older jobs are pending: run the next joins inline.
+            self.inline_joins.set(DEEP_JOIN_PERIOD - 1);
+        }
         // SAFETY: `idle_workers` points into the live registry.
         // Relaxed: a hint (see `share_cold`).
         if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
@@ -195,6 +200,10 @@ impl WorkerThread {
     /// no job of this frame or its callers any more), or never pushed here ([`Pushed::NOWHERE`]).
     #[inline(always)]
     pub(crate) fn pop_private(&self, pushed: Pushed) -> bool {
+        if pushed.depth() <= OFFERED_DEPTH {
+            // Back among the first OFFERED_DEPTH jobs: the joins from here on push again.
+            self.inline_joins.set(0);
+        }
         self.jobs.pop(pushed)
     }
 
@@ -271,37 +280,55 @@ impl WorkerThread {
         job
     }
 
-    /// True if the `join` about to start may run b inline without pushing it: while at least
-    /// [`OFFERED_DEPTH`] older jobs sit on the private stack (pushed since it last emptied), all but
-    /// one in [`DEEP_JOIN_PERIOD`] of the joins are plain calls.
+    /// True if the `join` about to start runs b inline without pushing it. A push that leaves at
+    /// least [`OFFERED_DEPTH`] older jobs below its own sets a budget of `DEEP_JOIN_PERIOD - 1`
+    /// inline joins; popping back to one of the first [`OFFERED_DEPTH`] jobs, or starting a job
+    /// taken from a queue ([`execute`](Self::execute)), clears it. So below three pending jobs one
+    /// join in [`DEEP_JOIN_PERIOD`] pushes, and the joins above them always do.
     ///
     /// The older jobs are the bigger ones, and they are what idle workers get first (the heartbeat
     /// publishes the oldest); a job pushed below them is almost always popped straight back, so its
     /// push and pop are pure overhead (chili makes the same trade). One join in
     /// [`DEEP_JOIN_PERIOD`] still pushes, so a long run of deep joins keeps offering work, and its
-    /// pushes keep running the heartbeat check; when publication or a heavy steal empties the stack,
-    /// the next joins push again.
+    /// pushes keep running the heartbeat check. A budget outlives a publication or heavy steal that
+    /// empties the stack by at most `DEEP_JOIN_PERIOD - 1` joins. The budget lives in this worker's
+    /// own struct, so an inline join reads and writes one word, already in cache. A worker alone in
+    /// its pool has a budget that never runs out (it is refilled in [`join`](crate::join)'s slow
+    /// path).
     #[inline(always)]
-    pub(crate) fn may_run_join_inline(&self) -> bool {
-        if self.jobs.depth() < OFFERED_DEPTH {
+    pub(crate) fn take_inline_join(&self) -> bool {
+        let budget = self.inline_joins.get();
+        if budget == 0 {
             return false;
         }
-        let n = self.deep_joins.get().wrapping_add(1);
-        self.deep_joins.set(n);
-        n % DEEP_JOIN_PERIOD != 0
+        self.inline_joins.set(budget - 1);
+        true
     }
 
-    /// Like [`may_run_join_inline`](Self::may_run_join_inline), for a caller that would `join` only
-    /// to offer work (the iterators' up-front split): true if such a join would run b inline anyway,
-    /// so that splitting is pointless. Counts as a join for the one-in-[`DEEP_JOIN_PERIOD`] rule.
+    /// Like [`take_inline_join`](Self::take_inline_join), for a caller that would `join` only to
+    /// offer work (the iterators' up-front split): true if such a join would not offer b, so that
+    /// splitting is pointless. Uses up an inline join like a `join` would.
     #[inline(always)]
     pub(crate) fn would_keep_split_private(&self) -> bool {
-        self.alone || self.may_run_join_inline()
+        self.take_inline_join() || self.alone
+    }
+
+    /// This worker is alone in its pool (checked by the caller) and used up its inline-join budget:
+    /// refill it, so its joins stay plain calls.
+    #[cold]
+    pub(crate) fn refill_inline_joins_alone(&self) {
+        debug_assert!(self.alone);
+        self.inline_joins.set(u32::MAX);
     }
 
     /// Executes a job taken from a queue.
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {
+        // A job taken from a queue starts a new subtree: its first joins push (see
+        // `take_inline_join`). Alone, nothing is ever pushed: keep the budget.
+        if !self.alone {
+            self.inline_joins.set(0);
+        }
         // SAFETY: the job came from a queue, which hands out each JobRef exactly once; its creator keeps
         // its data alive until it has run.
         unsafe { job.execute() };
@@ -567,7 +594,7 @@ pub(crate) fn start_pool(mut config: RegistryConfig) -> Result<Arc<Registry>, St
 }
 
 /// A `join` nested below this many pending jobs of its worker may run inline (see
-/// [`WorkerThread::may_run_join_inline`]).
+/// [`WorkerThread::take_inline_join`]).
 const OFFERED_DEPTH: usize = 3;
 /// Of the joins nested that deep, one in this many still pushes its b.
 const DEEP_JOIN_PERIOD: u32 = 64;
@@ -590,7 +617,11 @@ fn main_loop(
         index,
         alone: registry.num_threads() == 1,
         last_share: Cell::new(0),
-        deep_joins: Cell::new(0),
+        inline_joins: Cell::new(if registry.num_threads() == 1 {
+            u32::MAX
+        } else {
+            0
+        }),
         share_interval: crate::clock::ticks_in(SHARE_INTERVAL),
         rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
             0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
