@@ -160,7 +160,7 @@ where
 ///
 /// Small batches are not timed: even the cheap clock costs as much as a few cheap items, and a small
 /// parallel call (ten items, each a nested call) would pay for several reads per call. The clock
-/// starts when batches reach [`TIMED_FROM`] items (from then on it bounds a batch's duration whatever
+/// starts once a piece has consumed [`TIMED_FROM`] items (from then on it bounds a batch's duration whatever
 /// the item cost) or when an idle worker asks for work (the next poll then knows whether the
 /// remainder is worth a hand-off). Durations stay in ticks (see `crate::clock`): no conversion on
 /// the hot path, the limits are converted once.
@@ -171,7 +171,7 @@ struct Pace {
     clock: Option<u64>,
     /// Items and ticks of the last timed batch (or batches: see `batch_done`).
     rate: Option<(usize, u64)>,
-    /// Items consumed since the clock was last read.
+    /// Items consumed since the clock was last read (before the clock starts: since the start).
     untimed_items: usize,
 }
 
@@ -196,6 +196,7 @@ impl Pace {
     fn start_clock(&mut self) {
         if self.clock.is_none() {
             self.clock = Some(ticks());
+            self.untimed_items = 0;
         }
     }
 
@@ -210,7 +211,11 @@ impl Pace {
     fn batch_done(&mut self, n: usize, capped: bool) {
         let Some(started) = self.clock else {
             self.batch *= 2;
-            if self.batch >= TIMED_FROM {
+            // Counted in items consumed, not in batch size: capped batches double the size without
+            // consuming as much, and a ten-item call must not read the clock.
+            self.untimed_items += n;
+            if self.untimed_items >= TIMED_FROM {
+                self.untimed_items = 0;
                 self.clock = Some(ticks());
             }
             return;
