@@ -39,8 +39,12 @@ mod indexed;
 mod into;
 mod parallel_iterator;
 
+mod array;
 mod chunks;
+mod collections;
+mod option;
 mod range;
+mod repeat;
 mod slice;
 mod vec;
 
@@ -65,6 +69,7 @@ mod reduce;
 mod sum;
 mod try_op;
 
+pub use array::ArrayIntoIter;
 pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
 pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
@@ -87,9 +92,11 @@ pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMut
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
 pub use map::{Map, MapConsumer, MapProducer};
 pub use map_with::{CloneState, InitState, MapInit, MapStateConsumer, MapWith, PieceState};
+pub use option::{empty, once, Empty, Once, OptionIter};
 pub use parallel_iterator::ParallelIterator;
 pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
 pub use reduce::{ReduceConsumer, ReduceReducer};
+pub use repeat::{repeat, repeat_n, Repeat, RepeatN, RepeatNIter};
 pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
 };
