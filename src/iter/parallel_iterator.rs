@@ -10,6 +10,7 @@ use super::flat_map_iter::{FlatMapIter, FlattenIter};
 use super::fold::Fold;
 use super::for_each::ForEachConsumer;
 use super::from_ref::{Cloned, Copied};
+use super::inspect::{Inspect, Update};
 use super::map::Map;
 use super::map_with::{MapInit, MapWith};
 use super::plumbing::Consumer;
@@ -103,6 +104,46 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         Map::new(self, map_op)
+    }
+
+    /// Calls `inspect_op` on a reference to every item as it passes through; the items go on
+    /// unchanged. Keeps the iterator indexed if it was.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let v: Vec<u32> = (0..5u32)
+    ///     .into_par_iter()
+    ///     .inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); })
+    ///     .map(|x| x * 2)
+    ///     .collect();
+    /// assert_eq!(v, [0, 2, 4, 6, 8]);
+    /// assert_eq!(seen.into_inner(), 5);
+    /// ```
+    fn inspect<OP>(self, inspect_op: OP) -> Inspect<Self, OP>
+    where
+        OP: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, inspect_op)
+    }
+
+    /// Changes every item in place with `update_op` (which gets `&mut` to it) as it passes
+    /// through. Keeps the iterator indexed if it was.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<Vec<u8>> = vec![vec![2, 1], vec![4, 3]]
+    ///     .into_par_iter()
+    ///     .update(|v| v.sort())
+    ///     .collect();
+    /// assert_eq!(v, [[1, 2], [3, 4]]);
+    /// ```
+    fn update<F>(self, update_op: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, update_op)
     }
 
     /// Like [`for_each`](Self::for_each), with a mutable state per piece of the input: every piece
@@ -530,6 +571,25 @@ pub trait ParallelIterator: Sized + Send {
     {
         let found = AtomicBool::new(false);
         self.drive_unindexed(FindAnyConsumer::new(&found, &predicate))
+    }
+
+    /// Applies `predicate` to the items and returns some `Some` it gives — not necessarily the one
+    /// of the first item — or `None`. Stops early (on all threads) once one is found, like
+    /// [`find_any`](Self::find_any).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let words = ["fork", "17", "join", "42"];
+    /// let n = words.par_iter().find_map_any(|w| w.parse::<u32>().ok());
+    /// assert!(n == Some(17) || n == Some(42));
+    /// assert_eq!(["a", "b"].par_iter().find_map_any(|w| w.parse::<u32>().ok()), None);
+    /// ```
+    fn find_map_any<P, R>(self, predicate: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(predicate).find_any(|_| true)
     }
 
     /// Yields the values of the `Some` items and stops at the first `None`, on all threads. Which

@@ -1,0 +1,298 @@
+//! The adaptors, consumers, collections and module paths added for rayon compatibility, against
+//! their sequential std equivalents on the usual lengths, in and out of pools.
+
+mod iter_common;
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+use forkjoin::prelude::*;
+use iter_common::{everywhere, Rng, LENGTHS};
+
+fn inputs() -> Vec<Vec<u64>> {
+    let mut rng = Rng::new(9);
+    LENGTHS.iter().map(|&n| rng.vec(n, 50)).collect()
+}
+
+#[test]
+fn inspect_and_update_match_std() {
+    everywhere(|| {
+        for v in inputs() {
+            let seen = Mutex::new(Vec::new());
+            let out: Vec<u64> = v
+                .par_iter()
+                .inspect(|&&x| seen.lock().unwrap().push(x))
+                .map(|x| x + 1)
+                .collect();
+            assert_eq!(out, v.iter().map(|x| x + 1).collect::<Vec<_>>());
+            let mut seen = seen.into_inner().unwrap();
+            seen.sort();
+            let mut sorted = v.clone();
+            sorted.sort();
+            assert_eq!(seen, sorted);
+            // Still indexed: enumerate after inspect.
+            let calls = AtomicUsize::new(0);
+            let e: Vec<(usize, &u64)> = v
+                .par_iter()
+                .inspect(|_| {
+                    calls.fetch_add(1, Relaxed);
+                })
+                .enumerate()
+                .collect();
+            assert_eq!(e, v.iter().enumerate().collect::<Vec<_>>());
+            assert_eq!(calls.into_inner(), v.len());
+
+            let u: Vec<u64> = v.clone().into_par_iter().update(|x| *x *= 3).collect();
+            assert_eq!(u, v.iter().map(|x| x * 3).collect::<Vec<_>>());
+            let u: Vec<u64> = v
+                .par_iter()
+                .copied()
+                .filter(|x| x % 2 == 0)
+                .update(|x| *x += 1)
+                .collect();
+            let s: Vec<u64> = v.iter().filter(|x| *x % 2 == 0).map(|x| x + 1).collect();
+            assert_eq!(u, s);
+            assert_eq!(v.par_iter().copied().update(|x| *x += 1).len(), v.len());
+        }
+    });
+}
+
+#[test]
+fn finding_and_positions_match_std() {
+    everywhere(|| {
+        for v in inputs() {
+            let target = v.get(v.len() / 2).copied().unwrap_or(7);
+            // Any hit must be a real one; none iff std finds none.
+            let hit = v
+                .par_iter()
+                .find_map_any(|&x| (x == target).then_some(x * 10));
+            assert_eq!(hit, v.iter().find_map(|&x| (x == target).then_some(x * 10)));
+            assert_eq!(
+                v.par_iter().find_map_any(|&x| (x > 1000).then_some(x)),
+                None
+            );
+
+            match v.par_iter().position_any(|&x| x == target) {
+                Some(i) => assert_eq!(v[i], target),
+                None => assert!(!v.contains(&target)),
+            }
+            assert_eq!(v.par_iter().position_any(|&x| x > 1000), None);
+
+            let at: Vec<usize> = v.par_iter().positions(|&x| x % 5 == 0).collect();
+            let s: Vec<usize> = v
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| *x % 5 == 0)
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(at, s);
+        }
+    });
+}
+
+#[test]
+fn comparisons_match_std() {
+    everywhere(|| {
+        for v in inputs() {
+            let n = v.len();
+            let mut others = vec![v.clone(), v[..n / 2].to_vec()];
+            let mut longer = v.clone();
+            longer.push(0);
+            others.push(longer);
+            for at in [0, n / 3, n.saturating_sub(1)] {
+                if at < n {
+                    let mut w = v.clone();
+                    w[at] += 1;
+                    others.push(w.clone());
+                    w[at] -= 2;
+                    others.push(w);
+                }
+            }
+            for w in &others {
+                assert_eq!(v.par_iter().cmp(w), v.iter().cmp(w.iter()), "cmp");
+                assert_eq!(
+                    v.par_iter().partial_cmp(w),
+                    v.iter().partial_cmp(w.iter()),
+                    "partial_cmp"
+                );
+                assert_eq!(v.par_iter().eq(w), v.iter().eq(w.iter()));
+                assert_eq!(v.par_iter().ne(w), v.iter().ne(w.iter()));
+                assert_eq!(v.par_iter().lt(w), v.iter().lt(w.iter()));
+                assert_eq!(v.par_iter().le(w), v.iter().le(w.iter()));
+                assert_eq!(v.par_iter().gt(w), v.iter().gt(w.iter()));
+                assert_eq!(v.par_iter().ge(w), v.iter().ge(w.iter()));
+            }
+            // Incomparable items: the first one decides, as in std.
+            let f: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+            let mut g = f.clone();
+            if let Some(x) = g.get_mut(n / 2) {
+                *x = f64::NAN;
+            }
+            assert_eq!(f.par_iter().partial_cmp(&g), f.iter().partial_cmp(g.iter()));
+            assert_eq!(f.par_iter().lt(&g), f.iter().lt(g.iter()));
+            assert_eq!(f.par_iter().ge(&g), f.iter().ge(g.iter()));
+        }
+        assert_eq!((0..3).into_par_iter().cmp(0..3), Ordering::Equal);
+    });
+}
+
+#[test]
+fn collect_into_more_collections() {
+    everywhere(|| {
+        for v in inputs() {
+            let l: LinkedList<u64> = v.par_iter().copied().collect();
+            assert_eq!(l, v.iter().copied().collect::<LinkedList<_>>());
+            let h: BinaryHeap<u64> = v.par_iter().copied().collect();
+            assert_eq!(h.into_sorted_vec(), {
+                let mut s = v.clone();
+                s.sort();
+                s
+            });
+            let b: Box<[u64]> = v.par_iter().copied().collect();
+            assert_eq!(&*b, &v[..]);
+            let r: Rc<[u64]> = v.par_iter().copied().collect();
+            assert_eq!(&*r, &v[..]);
+            let a: Arc<[u64]> = v.par_iter().copied().collect();
+            assert_eq!(&*a, &v[..]);
+            let c: Cow<'_, [u64]> = v.par_iter().copied().collect();
+            assert_eq!(&*c, &v[..]);
+
+            let chars: Vec<char> = v
+                .iter()
+                .map(|&x| char::from(b'a' + (x % 26) as u8))
+                .collect();
+            let s: String = chars.iter().collect();
+            assert_eq!(chars.par_iter().collect::<String>(), s);
+            assert_eq!(&*chars.par_iter().collect::<Box<str>>(), s);
+            let cows: Vec<Cow<'_, str>> = chars.iter().map(|c| Cow::Owned(c.to_string())).collect();
+            assert_eq!(cows.par_iter().cloned().collect::<String>(), s);
+            let boxes: Vec<Box<str>> = chars.iter().map(|c| c.to_string().into()).collect();
+            assert_eq!(boxes.clone().into_par_iter().collect::<String>(), s);
+            let cs: Cow<'_, str> = chars.par_iter().copied().collect();
+            assert_eq!(cs, s);
+        }
+    });
+}
+
+#[test]
+fn extend_more_collections() {
+    everywhere(|| {
+        for v in inputs() {
+            let mut w = vec![1u64, 2];
+            w.par_extend(&v);
+            assert_eq!(w[2..], v[..]);
+            w.par_extend(v.par_iter());
+            assert_eq!(w.len(), 2 + 2 * v.len());
+
+            macro_rules! check {
+                ($c:expr, $items:expr, $refs:expr) => {{
+                    let mut par = $c;
+                    let mut seq = par.clone();
+                    par.par_extend($items.clone());
+                    seq.extend($items.clone());
+                    assert_eq!(par, seq);
+                    par.par_extend($refs);
+                    seq.extend($refs);
+                    assert_eq!(par, seq);
+                }};
+            }
+            check!(VecDeque::from([9u64]), v, &v);
+            check!(LinkedList::from([9u64]), v, &v);
+            check!(HashSet::from([9u64]), v, &v);
+            check!(BTreeSet::from([9u64]), v, &v);
+            let pairs: Vec<(u64, usize)> = v.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+            let pair_refs: Vec<(&u64, &usize)> = pairs.iter().map(|(k, v)| (k, v)).collect();
+            // Later values of a key win, as with `Extend`.
+            check!(HashMap::from([(1u64, 7usize)]), pairs, pair_refs.clone());
+            check!(BTreeMap::from([(1u64, 7usize)]), pairs, pair_refs.clone());
+
+            let mut heap = BinaryHeap::from([5u64]);
+            heap.par_extend(v.clone());
+            heap.par_extend(&v);
+            let mut expect: Vec<u64> = v.iter().chain(&v).copied().collect();
+            expect.push(5);
+            expect.sort();
+            assert_eq!(heap.into_sorted_vec(), expect);
+
+            let chars: Vec<char> = v
+                .iter()
+                .map(|&x| char::from(b'a' + (x % 26) as u8))
+                .collect();
+            let mut s = String::from(">");
+            s.par_extend(&chars);
+            s.par_extend(
+                chars
+                    .iter()
+                    .map(|c| Box::<str>::from(c.to_string()))
+                    .collect::<Vec<_>>(),
+            );
+            s.par_extend(
+                chars
+                    .iter()
+                    .map(|c| Cow::<str>::Owned(c.to_string()))
+                    .collect::<Vec<_>>(),
+            );
+            let one: String = chars.iter().collect();
+            assert_eq!(s, format!(">{one}{one}{one}"));
+        }
+    });
+}
+
+/// rayon's module paths name the types forkjoin returns.
+#[test]
+fn rayon_module_paths() {
+    let v = vec![1, 2, 3];
+    let _: forkjoin::slice::Iter<'_, i32> = v.par_iter();
+    let mut w = v.clone();
+    let _: forkjoin::slice::IterMut<'_, i32> = w.par_iter_mut();
+    let _: forkjoin::slice::Chunks<'_, i32> = v.par_chunks(2);
+    let _: forkjoin::slice::ChunksMut<'_, i32> = w.par_chunks_mut(2);
+    let _: forkjoin::vec::IntoIter<i32> = v.clone().into_par_iter();
+    let _: forkjoin::array::IntoIter<i32, 2> = [1, 2].into_par_iter();
+    let _: forkjoin::range::Iter<u8> = (0..3u8).into_par_iter();
+    let _: forkjoin::range_inclusive::Iter<u8> = (0..=3u8).into_par_iter();
+    let mut o = Some(1);
+    let _: forkjoin::option::IntoIter<i32> = o.into_par_iter();
+    let _: forkjoin::option::Iter<'_, i32> = o.par_iter();
+    let _: forkjoin::option::IterMut<'_, i32> = o.par_iter_mut();
+    let mut r: Result<i32, ()> = Ok(1);
+    let _: forkjoin::result::IntoIter<i32> = r.into_par_iter();
+    let _: forkjoin::result::Iter<'_, i32> = r.par_iter();
+    let _: forkjoin::result::IterMut<'_, i32> = r.par_iter_mut();
+    let _: forkjoin::iter::Once<i32> = forkjoin::iter::once(1);
+    let _: forkjoin::iter::Empty<i32> = forkjoin::iter::empty();
+
+    use forkjoin::collections::*;
+    let mut hm = HashMap::from([(1, 2)]);
+    let _: hash_map::Iter<'_, i32, i32> = hm.par_iter();
+    let _: hash_map::IterMut<'_, i32, i32> = hm.par_iter_mut();
+    let _: hash_map::IntoIter<i32, i32> = hm.into_par_iter();
+    let hs = HashSet::from([1]);
+    let _: hash_set::Iter<'_, i32> = hs.par_iter();
+    let _: hash_set::IntoIter<i32> = hs.into_par_iter();
+    let mut bm = BTreeMap::from([(1, 2)]);
+    let _: btree_map::Iter<'_, i32, i32> = bm.par_iter();
+    let _: btree_map::IterMut<'_, i32, i32> = bm.par_iter_mut();
+    let _: btree_map::IntoIter<i32, i32> = bm.into_par_iter();
+    let bs = BTreeSet::from([1]);
+    let _: btree_set::Iter<'_, i32> = bs.par_iter();
+    let _: btree_set::IntoIter<i32> = bs.into_par_iter();
+    let bh = BinaryHeap::from([1]);
+    let _: binary_heap::Iter<'_, i32> = bh.par_iter();
+    let _: binary_heap::IntoIter<i32> = bh.into_par_iter();
+    let mut ll = LinkedList::from([1]);
+    let _: linked_list::Iter<'_, i32> = ll.par_iter();
+    let _: linked_list::IterMut<'_, i32> = ll.par_iter_mut();
+    let _: linked_list::IntoIter<i32> = ll.into_par_iter();
+    let mut vd = VecDeque::from([1]);
+    let _: vec_deque::Iter<'_, i32> = vd.par_iter();
+    let _: vec_deque::IterMut<'_, i32> = vd.par_iter_mut();
+    let _: vec_deque::IntoIter<i32> = vd.into_par_iter();
+
+    use forkjoin::iter::plumbing::{Consumer, Producer};
+    fn _named<P: Producer, C: Consumer<P::Item>>() {}
+}
