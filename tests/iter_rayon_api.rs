@@ -296,3 +296,56 @@ fn rayon_module_paths() {
     use forkjoin::iter::plumbing::{Consumer, Producer};
     fn _named<P: Producer, C: Consumer<P::Item>>() {}
 }
+
+/// The sorts are methods of `ParallelSliceMut`, so rayon's `use rayon::slice::ParallelSliceMut;`
+/// ports; a type of one's own gets them (and the chunks) by giving its slice.
+mod slice_traits_alone {
+    use super::{everywhere, Rng, LENGTHS};
+    use forkjoin::iter::ParallelIterator;
+    use forkjoin::slice::{ParallelSlice, ParallelSliceMut};
+
+    struct Buffer(Vec<u64>);
+
+    impl ParallelSliceMut<u64> for Buffer {
+        fn as_parallel_slice_mut(&mut self) -> &mut [u64] {
+            &mut self.0
+        }
+    }
+
+    impl ParallelSlice<u64> for Buffer {
+        fn as_parallel_slice(&self) -> &[u64] {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn sorts_and_chunks_match_std() {
+        everywhere(|| {
+            let mut rng = Rng::new(3);
+            for &n in LENGTHS {
+                let v = rng.vec(n, 100);
+                let mut sorted = v.clone();
+                sorted.sort();
+                let mut w = v.clone();
+                w.par_sort();
+                assert_eq!(w, sorted);
+                let mut w = v.clone();
+                w.par_sort_unstable_by(|a, b| b.cmp(a));
+                assert_eq!(w, sorted.iter().rev().copied().collect::<Vec<_>>());
+                let mut b = Buffer(v.clone());
+                b.par_sort_by_key(|&x| x % 10);
+                let mut s = v.clone();
+                s.sort_by_key(|&x| x % 10);
+                assert_eq!(b.0, s);
+                let sums: Vec<u64> = b.par_chunks(7).map(|c| c.iter().sum()).collect();
+                assert_eq!(
+                    sums,
+                    s.chunks(7).map(|c| c.iter().sum()).collect::<Vec<u64>>()
+                );
+                b.par_chunks_mut(5).for_each(|c| c.reverse());
+                s.chunks_mut(5).for_each(|c| c.reverse());
+                assert_eq!(b.0, s);
+            }
+        });
+    }
+}
