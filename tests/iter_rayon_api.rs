@@ -349,3 +349,116 @@ mod slice_traits_alone {
         });
     }
 }
+
+#[test]
+fn skip_take_zip_eq_match_std() {
+    everywhere(|| {
+        for v in inputs() {
+            let n = v.len();
+            for k in [0, 1, n / 3, n / 2, n.saturating_sub(1), n, n + 5] {
+                let s: Vec<u64> = v.par_iter().copied().skip(k).collect();
+                assert_eq!(
+                    s,
+                    v.iter().copied().skip(k).collect::<Vec<_>>(),
+                    "skip {k} of {n}"
+                );
+                assert_eq!(v.par_iter().skip(k).len(), n.saturating_sub(k));
+                let t: Vec<u64> = v.par_iter().copied().take(k).collect();
+                assert_eq!(
+                    t,
+                    v.iter().copied().take(k).collect::<Vec<_>>(),
+                    "take {k} of {n}"
+                );
+                assert_eq!(v.par_iter().take(k).len(), k.min(n));
+                // Through splits, and after each other: positions stay exact.
+                let st: Vec<(usize, u64)> = v
+                    .par_iter()
+                    .copied()
+                    .skip(k / 2)
+                    .take(k)
+                    .with_max_len(3)
+                    .enumerate()
+                    .collect();
+                let ss: Vec<(usize, u64)> =
+                    v.iter().copied().skip(k / 2).take(k).enumerate().collect();
+                assert_eq!(st, ss);
+                // Skipped items are still produced (as in std); items after a take are not.
+                let calls = AtomicUsize::new(0);
+                let count = v
+                    .par_iter()
+                    .inspect(|_| {
+                        calls.fetch_add(1, Relaxed);
+                    })
+                    .skip(k)
+                    .count();
+                assert_eq!((count, calls.into_inner()), (n.saturating_sub(k), n));
+                let calls = AtomicUsize::new(0);
+                let count = v
+                    .par_iter()
+                    .inspect(|_| {
+                        calls.fetch_add(1, Relaxed);
+                    })
+                    .take(k)
+                    .count();
+                assert_eq!((count, calls.into_inner()), (k.min(n), k.min(n)));
+            }
+            let z: Vec<(&u64, usize)> = v.par_iter().zip_eq(0..n).collect();
+            assert_eq!(z, v.iter().zip(0..n).collect::<Vec<_>>());
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "iterators must have the same length")]
+fn zip_eq_of_different_lengths_panics() {
+    let _ = (0..3).into_par_iter().zip_eq(0..4);
+}
+
+/// Owned items cut off by `skip` and `take` are dropped exactly once, also when a closure panics.
+#[test]
+fn skip_take_drop_owned_items_once() {
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    struct Counted;
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            DROPS.fetch_add(1, Relaxed);
+        }
+    }
+    for &n in LENGTHS {
+        for k in [0, 1, n / 2, n, n + 1] {
+            let rest = n.saturating_sub(k);
+            DROPS.store(0, Relaxed);
+            let kept: Vec<Counted> = (0..n)
+                .map(|_| Counted)
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .skip(k)
+                .collect();
+            assert_eq!(kept.len(), rest);
+            drop(kept);
+            assert_eq!(DROPS.load(Relaxed), n, "skip {k} of {n}");
+            DROPS.store(0, Relaxed);
+            let kept: Vec<Counted> = (0..n)
+                .map(|_| Counted)
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .take(k)
+                .collect();
+            assert_eq!(kept.len(), k.min(n));
+            drop(kept);
+            assert_eq!(DROPS.load(Relaxed), n, "take {k} of {n}");
+            DROPS.store(0, Relaxed);
+            let items: Vec<Counted> = (0..n).map(|_| Counted).collect();
+            let hit = AtomicUsize::new(0);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                items.into_par_iter().skip(k).for_each(|_| {
+                    if hit.fetch_add(1, Relaxed) == rest / 2 {
+                        panic!("expected: midway");
+                    }
+                })
+            }));
+            assert_eq!(r.is_err(), rest > 0);
+            assert_eq!(DROPS.load(Relaxed), n, "skip {k} of {n}, panic midway");
+        }
+    }
+}

@@ -8,7 +8,9 @@ use super::into::IntoParallelIterator;
 use super::len_bounds::{MaxLen, MinLen};
 use super::plumbing::ProducerCallback;
 use super::positions::Positions;
+use super::skip_take::{Skip, Take};
 use super::zip::Zip;
+use super::zip_eq::ZipEq;
 use super::ParallelIterator;
 
 /// A parallel iterator with a known length whose items have positions (ranges, slices, vectors,
@@ -55,6 +57,47 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Z::Iter: IndexedParallelIterator,
     {
         Zip::new(self, other.into_par_iter())
+    }
+
+    /// Like [`zip`](Self::zip), for two iterators of the same length.
+    ///
+    /// # Panics
+    /// If the lengths differ ("iterators must have the same length", as in rayon).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<(u8, char)> = (1..3u8).into_par_iter().zip_eq(['a', 'b']).collect();
+    /// assert_eq!(v, [(1, 'a'), (2, 'b')]);
+    /// ```
+    fn zip_eq<Z>(self, other: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator<Iter: IndexedParallelIterator>,
+    {
+        ZipEq::new(self, other.into_par_iter())
+    }
+
+    /// Skips the first `n` items (all of them if there are fewer), like [`Iterator::skip`]. The
+    /// skipped items are still produced and dropped, so a `map` before `skip` runs on them too.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().skip(7).collect();
+    /// assert_eq!(v, [7, 8, 9]);
+    /// ```
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// Yields only the first `n` items (all of them if there are fewer), like [`Iterator::take`].
+    /// The items after them are not produced (owned ones are dropped).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().take(3).collect();
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
     }
 
     /// Never splits the work into pieces shorter than `min` items (except when the whole input is

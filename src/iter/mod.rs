@@ -5,8 +5,8 @@
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` (or start
 //! from [`once`], [`empty`], [`repeat()`], [`repeat_n`]) and chain adaptors (`map`, `map_with`,
 //! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map_iter`, `flatten_iter`,
-//! `while_some`, `enumerate`, `zip`, `positions`, `copied`, `cloned`, `with_min_len`, `with_max_len`)
-//! into a consumer (`for_each`, `for_each_with`, `for_each_init`, `try_for_each`, `sum`, `product`,
+//! `while_some`, `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `positions`, `copied`, `cloned`,
+//! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`, `try_for_each`, `sum`, `product`,
 //! `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`, `max_by`, `min_by_key`, `max_by_key`,
 //! `count`, `any`, `all`, `find_any`, `find_map_any`, `position_any`, the lexicographic comparisons
 //! `cmp`, `partial_cmp`, `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection,
@@ -64,8 +64,10 @@ mod map;
 mod map_with;
 mod op_consumer;
 mod positions;
+mod skip_take;
 mod while_some;
 mod zip;
+mod zip_eq;
 
 mod collect;
 mod extend;
@@ -105,6 +107,7 @@ pub use positions::Positions;
 pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
 pub use reduce::{ReduceConsumer, ReduceReducer};
 pub use repeat::{repeat, repeat_n, Repeat, RepeatN, RepeatNIter};
+pub use skip_take::{Skip, Take};
 pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
 };
@@ -113,3 +116,4 @@ pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
 pub use while_some::{WhileSome, WhileSomeConsumer};
 pub use zip::{Zip, ZipProducer};
+pub use zip_eq::ZipEq;
