@@ -462,3 +462,50 @@ fn skip_take_drop_owned_items_once() {
         }
     }
 }
+
+#[test]
+fn unzip_and_partition_match_std() {
+    everywhere(|| {
+        for v in inputs() {
+            let pairs: Vec<(u64, String)> = v.iter().map(|&x| (x, x.to_string())).collect();
+            let (a, b): (Vec<u64>, Vec<String>) = pairs.clone().into_par_iter().unzip();
+            let (sa, sb): (Vec<u64>, Vec<String>) = pairs.clone().into_iter().unzip();
+            assert_eq!((&a, &b), (&sa, &sb));
+            // Unindexed input, other collections.
+            let (a, b): (HashSet<u64>, String) = v
+                .par_iter()
+                .filter(|&&x| x % 3 == 0)
+                .map(|&x| (x, char::from(b'a' + (x % 26) as u8)))
+                .unzip();
+            let (sa, sb): (HashSet<u64>, String) = v
+                .iter()
+                .filter(|&&x| x % 3 == 0)
+                .map(|&x| (x, char::from(b'a' + (x % 26) as u8)))
+                .unzip();
+            assert_eq!((a, b), (sa, sb));
+            let c: (Vec<u64>, Vec<String>) = pairs.par_iter().cloned().collect();
+            assert_eq!(c, pairs.iter().cloned().unzip());
+            let mut e = (vec![7u64], vec![String::from("x")]);
+            e.par_extend(pairs.clone());
+            let mut se = (vec![7u64], vec![String::from("x")]);
+            se.extend(pairs.clone());
+            assert_eq!(e, se);
+            let (mut l, mut r) = (vec![1u64], vec![String::new()]);
+            pairs
+                .clone()
+                .into_par_iter()
+                .unzip_into_vecs(&mut l, &mut r);
+            assert_eq!((l, r), pairs.iter().cloned().unzip());
+
+            let (even, odd): (Vec<u64>, Vec<u64>) = v.par_iter().partition(|&&x| x % 2 == 0);
+            let (se, so): (Vec<u64>, Vec<u64>) = v.iter().partition(|&&x| x % 2 == 0);
+            assert_eq!((even, odd), (se, so));
+            let (small, big): (BTreeSet<u64>, LinkedList<u64>) =
+                v.par_iter().copied().partition(|&x| x < 25);
+            let (ss, sb): (Vec<u64>, Vec<u64>) = v.iter().partition(|&&x| x < 25);
+            let (ss, sb): (BTreeSet<u64>, LinkedList<u64>) =
+                (ss.into_iter().collect(), sb.into_iter().collect());
+            assert_eq!((small, big), (ss, sb));
+        }
+    });
+}

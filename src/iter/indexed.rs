@@ -317,6 +317,25 @@ pub trait IndexedParallelIterator: ParallelIterator {
         )
     }
 
+    /// Unzips the pairs into `left` and `right`, which are cleared first.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let (mut a, mut b) = (vec![9], vec![9]);
+    /// (0..3u8).into_par_iter().map(|x| (x, x * 2)).unzip_into_vecs(&mut a, &mut b);
+    /// assert_eq!((a, b), (vec![0, 1, 2], vec![0, 2, 4]));
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        left.clear();
+        right.clear();
+        super::unzip::unzip_into(self, left, right);
+    }
+
     /// Collects into `target` (cleared first), writing every item straight into its final slot.
     ///
     /// ```

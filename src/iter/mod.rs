@@ -6,13 +6,14 @@
 //! from [`once`], [`empty`], [`repeat()`], [`repeat_n`]) and chain adaptors (`map`, `map_with`,
 //! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map_iter`, `flatten_iter`,
 //! `while_some`, `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `positions`, `copied`, `cloned`,
-//! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`, `try_for_each`, `sum`, `product`,
-//! `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`, `max_by`, `min_by_key`, `max_by_key`,
-//! `count`, `any`, `all`, `find_any`, `find_map_any`, `position_any`, the lexicographic comparisons
-//! `cmp`, `partial_cmp`, `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection,
-//! `String`, `Box<str>`, `Box<[T]>`, `Rc<[T]>`, `Arc<[T]>`, `Cow`, `()`, or a `Result` or `Option` of
-//! any of these), or append to any std collection or `String` with `par_extend`. What rayon has and
-//! forkjoin still lacks is listed in `docs/rayon-compatibility.md`.
+//! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`,
+//! `try_for_each`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`,
+//! `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `find_map_any`,
+//! `position_any`, `unzip`, `partition`, the lexicographic comparisons `cmp`, `partial_cmp`, `eq`,
+//! `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`,
+//! `Rc<[T]>`, `Arc<[T]>`, `Cow`, `()`, a pair of collections, or a `Result` or `Option` of any of
+//! these), or append to any std collection or `String` with `par_extend`. What rayon has and forkjoin
+//! still lacks is listed in `docs/rayon-compatibility.md`.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -76,6 +77,7 @@ mod for_each;
 mod reduce;
 mod sum;
 mod try_op;
+mod unzip;
 
 pub use array::ArrayIntoIter;
 pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};

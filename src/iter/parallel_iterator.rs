@@ -17,7 +17,9 @@ use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
 use super::sum::{ProductConsumer, SumConsumer};
 use super::try_op::{collect_until_failure, Try};
+use super::unzip::{partition_into, unzip_into};
 use super::while_some::WhileSome;
+use super::ParallelExtend;
 use crate::sync::AtomicBool;
 
 /// A parallel version of [`Iterator`]: items are produced and consumed on the pool's threads.
@@ -613,6 +615,46 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         WhileSome::new(self)
+    }
+
+    /// Splits pairs into two collections, like [`Iterator::unzip`]: the first halves in order into
+    /// one, the second halves into the other.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let (a, b): (Vec<u32>, Vec<char>) = vec![(1, 'x'), (2, 'y')].into_par_iter().unzip();
+    /// assert_eq!((a, b), (vec![1, 2], vec!['x', 'y']));
+    /// ```
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+        A: Send,
+        B: Send,
+    {
+        let mut pair = (FromA::default(), FromB::default());
+        unzip_into(self, &mut pair.0, &mut pair.1);
+        pair
+    }
+
+    /// Splits the items into two collections, like [`Iterator::partition`]: those for which
+    /// `predicate` holds, in order, into the first, the others into the second.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let (even, odd): (Vec<u32>, Vec<u32>) = (0..7u32).into_par_iter().partition(|x| x % 2 == 0);
+    /// assert_eq!((even, odd), (vec![0, 2, 4, 6], vec![1, 3, 5]));
+    /// ```
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        let mut pair = (A::default(), B::default());
+        partition_into(self, predicate, &mut pair.0, &mut pair.1);
+        pair
     }
 
     /// Collects the items into a collection, in order. For indexed iterators a `Vec` is filled in place:
