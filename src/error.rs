@@ -8,7 +8,8 @@ use crate::worker::StartError;
 
 /// Why a [`ThreadPoolBuilder`](crate::ThreadPoolBuilder) could not build a pool.
 ///
-/// Opaque on purpose (variants may be added); its `Display` says what went wrong and what to do.
+/// Opaque on purpose (variants may be added); its `Display` says what went wrong (for a second
+/// `build_global`, in rayon's words: "The global thread pool has already been initialized.").
 ///
 /// ```
 /// let first = forkjoin::ThreadPoolBuilder::new().num_threads(2).build_global();
@@ -100,10 +101,10 @@ impl From<StartError> for ThreadPoolBuildError {
 impl fmt::Display for ThreadPoolBuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            ErrorKind::GlobalPoolAlreadyInitialized => f.write_str(
-                "the global thread pool has already been initialized (build_global must be called \
-                 once, before the global pool is first used)",
-            ),
+            // rayon's text, word for word: code ported from rayon may compare it.
+            ErrorKind::GlobalPoolAlreadyInitialized => {
+                f.write_str("The global thread pool has already been initialized.")
+            }
             ErrorKind::InvalidEnv { var, value } => write!(
                 f,
                 "invalid value {value:?} for environment variable {var}: expected a positive integer \

@@ -46,6 +46,108 @@ pub mod iter;
 pub mod prelude;
 mod sort;
 
+// rayon's module paths, so that `use rayon::slice::ParallelSliceMut;`-style imports port by renaming
+// the crate: each re-exports, under rayon's names, the items of `iter` that exist.
+
+pub mod range {
+    //! Parallel iterators over half-open ranges (`(a..b).into_par_iter()`), as in rayon's `range`.
+    //!
+    //! ```
+    //! use forkjoin::prelude::*;
+    //! let it: forkjoin::range::Iter<u64> = (0..10u64).into_par_iter();
+    //! assert_eq!(it.sum::<u64>(), 45);
+    //! ```
+    pub use crate::iter::RangeIter as Iter;
+}
+
+pub mod range_inclusive {
+    //! Parallel iterators over inclusive ranges (`(a..=b).into_par_iter()`), as in rayon's
+    //! `range_inclusive`. forkjoin uses one type for both kinds of range, so this `Iter` is
+    //! [`range::Iter`](crate::range::Iter).
+    //!
+    //! ```
+    //! use forkjoin::prelude::*;
+    //! let it: forkjoin::range_inclusive::Iter<char> = ('a'..='c').into_par_iter();
+    //! assert_eq!(it.collect::<String>(), "abc");
+    //! ```
+    pub use crate::iter::RangeIter as Iter;
+}
+
+pub mod slice {
+    //! Parallel iterators over slices and the slice extension traits, as in rayon's `slice`.
+    //!
+    //! ```
+    //! use forkjoin::iter::ParallelIterator;
+    //! use forkjoin::slice::ParallelSliceMut;
+    //! let mut v = vec![1, 2, 3, 4, 5];
+    //! v.par_chunks_mut(2).for_each(|c| c.reverse());
+    //! assert_eq!(v, [2, 1, 4, 3, 5]);
+    //! ```
+    pub use crate::iter::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
+    pub use crate::iter::{SliceIter as Iter, SliceIterMut as IterMut};
+}
+
+pub mod array {
+    //! The owning parallel iterator over an array (`[T; N]::into_par_iter()`), as in rayon's `array`.
+    //!
+    //! ```
+    //! use forkjoin::prelude::*;
+    //! let it: forkjoin::array::IntoIter<u8, 3> = [1, 2, 3].into_par_iter();
+    //! assert_eq!(it.sum::<u8>(), 6);
+    //! ```
+    pub use crate::iter::ArrayIntoIter as IntoIter;
+}
+
+pub mod option {
+    //! Parallel iterators over the value of an `Option`, as in rayon's `option`. forkjoin uses one
+    //! type, [`OptionIter`](crate::iter::OptionIter), for all of them.
+    //!
+    //! ```
+    //! use forkjoin::prelude::*;
+    //! let it: forkjoin::option::Iter<'_, i32> = Some(3).par_iter();
+    //! assert_eq!(it.copied().sum::<i32>(), 3);
+    //! ```
+
+    /// `Option<T>::into_par_iter()`.
+    pub type IntoIter<T> = crate::iter::OptionIter<T>;
+    /// `Option<T>::par_iter()`.
+    pub type Iter<'a, T> = crate::iter::OptionIter<&'a T>;
+    /// `Option<T>::par_iter_mut()`.
+    pub type IterMut<'a, T> = crate::iter::OptionIter<&'a mut T>;
+}
+
+pub mod result {
+    //! Parallel iterators over the `Ok` value of a `Result`, as in rayon's `result`. forkjoin uses one
+    //! type, [`OptionIter`](crate::iter::OptionIter), for all of them.
+    //!
+    //! ```
+    //! use forkjoin::prelude::*;
+    //! let r: Result<u8, String> = Ok(2);
+    //! let it: forkjoin::result::IntoIter<u8> = r.into_par_iter();
+    //! assert_eq!(it.collect::<Vec<_>>(), [2]);
+    //! ```
+
+    /// `Result<T, E>::into_par_iter()`.
+    pub type IntoIter<T> = crate::iter::OptionIter<T>;
+    /// `Result<T, E>::par_iter()`.
+    pub type Iter<'a, T> = crate::iter::OptionIter<&'a T>;
+    /// `Result<T, E>::par_iter_mut()`.
+    pub type IterMut<'a, T> = crate::iter::OptionIter<&'a mut T>;
+}
+
+pub mod collections;
+
+pub mod vec {
+    //! The owning parallel iterator over a `Vec` (`vec.into_par_iter()`), as in rayon's `vec`.
+    //!
+    //! ```
+    //! use forkjoin::prelude::*;
+    //! let it: forkjoin::vec::IntoIter<String> = vec!["a".to_string()].into_par_iter();
+    //! assert_eq!(it.collect::<Vec<_>>(), ["a"]);
+    //! ```
+    pub use crate::iter::VecIntoIter as IntoIter;
+}
+
 pub use error::ThreadPoolBuildError;
 pub use join::{join, join_context, FnContext};
 pub use pool::{

@@ -1,4 +1,5 @@
-//! `use forkjoin::prelude::*;` brings the parallel-iterator and parallel-sort traits into scope.
+//! `use forkjoin::prelude::*;` brings the parallel-iterator and slice traits (with the parallel sorts)
+//! into scope, as rayon's prelude does.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -8,8 +9,11 @@
 //! assert_eq!(v, [1, 2, 3]);
 //! ```
 
+/// The parallel sorts used to live in a trait of this name; they are methods of
+/// [`ParallelSliceMut`] now, as in rayon. The old name stays for
+/// existing imports.
+pub use crate::iter::ParallelSliceMut as ParallelSortMut;
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
     IntoParallelRefMutIterator, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
 };
-pub use crate::sort::ParallelSortMut;

@@ -15,9 +15,10 @@ fn build_global_twice() {
         .num_threads(2)
         .build_global()
         .expect_err("second build_global must fail");
-    assert!(
-        !err.to_string().is_empty(),
-        "the error says what went wrong"
+    assert_eq!(
+        err.to_string(),
+        "The global thread pool has already been initialized.",
+        "rayon's text"
     );
 
     // The first configuration is the one in use.

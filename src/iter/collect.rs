@@ -64,28 +64,69 @@ impl FromParallelIterator<()> for () {
     }
 }
 
-/// Strings: pieces are concatenated in order.
-impl FromParallelIterator<char> for String {
-    fn from_par_iter<I: IntoParallelIterator<Item = char>>(par_iter: I) -> Self {
-        let mut s = String::new();
-        s.par_extend(par_iter);
-        s
-    }
+/// `String` and `Box<str>` from characters and string pieces: the pieces are concatenated in order.
+macro_rules! collect_string {
+    ($($item:ty $(, $a:lifetime)?;)*) => {$(
+        /// The items are concatenated in order (each piece of the input builds its own `String`).
+        impl$(<$a>)? FromParallelIterator<$item> for String {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                let mut s = String::new();
+                s.par_extend(par_iter);
+                s
+            }
+        }
+
+        /// The items are concatenated in order, as for `String`.
+        impl$(<$a>)? FromParallelIterator<$item> for Box<str> {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                String::from_par_iter(par_iter).into_boxed_str()
+            }
+        }
+    )*};
 }
 
-impl<'a> FromParallelIterator<&'a str> for String {
-    fn from_par_iter<I: IntoParallelIterator<Item = &'a str>>(par_iter: I) -> Self {
-        let mut s = String::new();
-        s.par_extend(par_iter);
-        s
-    }
+collect_string! {
+    char;
+    &'a char, 'a;
+    &'a str, 'a;
+    String;
+    Box<str>;
+    std::borrow::Cow<'a, str>, 'a;
 }
 
-impl FromParallelIterator<String> for String {
-    fn from_par_iter<I: IntoParallelIterator<Item = String>>(par_iter: I) -> Self {
-        let mut s = String::new();
-        s.par_extend(par_iter);
-        s
+/// `Box<[T]>`, `Rc<[T]>` and `Arc<[T]>`: collected into a `Vec`, then converted.
+macro_rules! collect_slice {
+    ($($ty:ty;)*) => {$(
+        /// Collected into a `Vec` (in place for indexed iterators), then converted.
+        impl<T: Send> FromParallelIterator<T> for $ty {
+            fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+                Vec::from_par_iter(par_iter).into()
+            }
+        }
+    )*};
+}
+
+collect_slice! {
+    Box<[T]>;
+    std::rc::Rc<[T]>;
+    std::sync::Arc<[T]>;
+}
+
+/// Any `Cow` whose owned form can be collected: always `Cow::Owned`.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// use std::borrow::Cow;
+/// let c: Cow<'_, [u8]> = (1..4u8).into_par_iter().collect();
+/// assert_eq!(c, Cow::<[u8]>::Owned(vec![1, 2, 3]));
+/// ```
+impl<'a, C, T> FromParallelIterator<T> for std::borrow::Cow<'a, C>
+where
+    C: ToOwned<Owned: FromParallelIterator<T>> + ?Sized,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        std::borrow::Cow::Owned(C::Owned::from_par_iter(par_iter))
     }
 }
 
@@ -130,6 +171,10 @@ via_vec! {
     std::collections::BTreeSet<T> => [T: Ord + Send] T;
     /// Items are produced in parallel, then pushed in order.
     std::collections::VecDeque<T> => [T: Send] T;
+    /// Items are produced in parallel, then pushed in order.
+    std::collections::LinkedList<T> => [T: Send] T;
+    /// Items are produced in parallel, then made into a heap.
+    std::collections::BinaryHeap<T> => [T: Ord + Send] T;
 }
 
 /// Collects an indexed iterator into `target`, which is cleared first.

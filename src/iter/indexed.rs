@@ -1,11 +1,16 @@
 //! The [`IndexedParallelIterator`] trait: iterators that know their length and can be cut at any index.
 
+use std::cmp::Ordering;
+
 use super::collect::collect_indexed_into;
 use super::enumerate::Enumerate;
 use super::into::IntoParallelIterator;
 use super::len_bounds::{MaxLen, MinLen};
 use super::plumbing::ProducerCallback;
+use super::positions::Positions;
+use super::skip_take::{Skip, Take};
 use super::zip::Zip;
+use super::zip_eq::ZipEq;
 use super::ParallelIterator;
 
 /// A parallel iterator with a known length whose items have positions (ranges, slices, vectors,
@@ -54,6 +59,47 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Zip::new(self, other.into_par_iter())
     }
 
+    /// Like [`zip`](Self::zip), for two iterators of the same length.
+    ///
+    /// # Panics
+    /// If the lengths differ ("iterators must have the same length", as in rayon).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<(u8, char)> = (1..3u8).into_par_iter().zip_eq(['a', 'b']).collect();
+    /// assert_eq!(v, [(1, 'a'), (2, 'b')]);
+    /// ```
+    fn zip_eq<Z>(self, other: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator<Iter: IndexedParallelIterator>,
+    {
+        ZipEq::new(self, other.into_par_iter())
+    }
+
+    /// Skips the first `n` items (all of them if there are fewer), like [`Iterator::skip`]. The
+    /// skipped items are still produced and dropped, so a `map` before `skip` runs on them too.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().skip(7).collect();
+    /// assert_eq!(v, [7, 8, 9]);
+    /// ```
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// Yields only the first `n` items (all of them if there are fewer), like [`Iterator::take`].
+    /// The items after them are not produced (owned ones are dropped).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().take(3).collect();
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
+    }
+
     /// Never splits the work into pieces shorter than `min` items (except when the whole input is
     /// shorter). Useful when per-piece setup is expensive; not needed for balance.
     ///
@@ -76,6 +122,218 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn with_max_len(self, max: usize) -> MaxLen<Self> {
         MaxLen::new(self, max)
+    }
+
+    /// The index of some item for which `predicate` holds — not necessarily the first — or `None`.
+    /// Stops early (on all threads) once one is found, like
+    /// [`find_any`](ParallelIterator::find_any).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [3, 8, 1, 8];
+    /// let i = v.par_iter().position_any(|&x| x == 8);
+    /// assert!(i == Some(1) || i == Some(3));
+    /// assert_eq!(v.par_iter().position_any(|&x| x == 5), None);
+    /// ```
+    fn position_any<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_any(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
+    /// The indices of the items for which `predicate` holds, in order, as a parallel iterator.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [3, 8, 1, 8];
+    /// let at: Vec<usize> = v.par_iter().positions(|&x| x == 8).collect();
+    /// assert_eq!(at, [1, 3]);
+    /// ```
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        Positions::new(self, predicate)
+    }
+
+    /// Compares the items with those of `other` lexicographically, like [`Iterator::cmp`]: the first
+    /// unequal pair decides, else the shorter iterator is less.
+    ///
+    /// Unlike rayon's, every pair is compared (it does not stop at the first difference).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::cmp::Ordering;
+    /// let a = vec![1, 2, 3];
+    /// assert_eq!(a.par_iter().cmp(&vec![1, 2, 4]), Ordering::Less);
+    /// assert_eq!(a.par_iter().cmp(&vec![1, 2]), Ordering::Greater);
+    /// assert_eq!(a.par_iter().cmp(&a), Ordering::Equal);
+    /// ```
+    fn cmp<I>(self, other: I) -> Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        let first = self
+            .zip(other)
+            .map(|(x, y)| Ord::cmp(&x, &y))
+            .reduce(|| Ordering::Equal, |a, b| if a.is_ne() { a } else { b });
+        first.then(by_len)
+    }
+
+    /// Compares the items with those of `other` lexicographically, like
+    /// [`Iterator::partial_cmp`]: the first pair that is not `Some(Equal)` decides, else the shorter
+    /// iterator is less.
+    ///
+    /// Unlike rayon's, every pair is compared (it does not stop at the first difference).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::cmp::Ordering;
+    /// let a = vec![1.0, 2.0];
+    /// assert_eq!(a.par_iter().partial_cmp(&vec![1.0, 3.0]), Some(Ordering::Less));
+    /// assert_eq!(a.par_iter().partial_cmp(&vec![f64::NAN, 0.0]), None);
+    /// ```
+    fn partial_cmp<I>(self, other: I) -> Option<Ordering>
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        let equal = Some(Ordering::Equal);
+        let first = self
+            .zip(other)
+            .map(|(x, y)| PartialOrd::partial_cmp(&x, &y))
+            .reduce(|| equal, |a, b| if a != equal { a } else { b });
+        if first == equal {
+            Some(by_len)
+        } else {
+            first
+        }
+    }
+
+    /// True if `other` has the same length and every pair of items is equal, like
+    /// [`Iterator::eq`]. Stops early (on all threads) at a difference.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let a = vec![1, 2, 3];
+    /// assert!(a.par_iter().eq(&vec![1, 2, 3]));
+    /// assert!(!a.par_iter().eq(&vec![1, 2]));
+    /// ```
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(x, y)| x == y)
+    }
+
+    /// The negation of [`eq`](Self::eq), like [`Iterator::ne`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!([1, 2].par_iter().ne(&[1, 3]));
+    /// ```
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// True if the items are lexicographically less than those of `other`, like [`Iterator::lt`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!([1, 2].par_iter().lt(&[1, 3]));
+    /// assert!(![1, 2].par_iter().lt(&[1, 2]));
+    /// ```
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Less)
+    }
+
+    /// True if the items are lexicographically less than or equal to those of `other`, like
+    /// [`Iterator::le`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!([1, 2].par_iter().le(&[1, 2]));
+    /// ```
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// True if the items are lexicographically greater than those of `other`, like
+    /// [`Iterator::gt`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!([1, 3].par_iter().gt(&[1, 2, 9]));
+    /// ```
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Greater)
+    }
+
+    /// True if the items are lexicographically greater than or equal to those of `other`, like
+    /// [`Iterator::ge`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!([1, 2].par_iter().ge(&[1]));
+    /// ```
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
+    }
+
+    /// Unzips the pairs into `left` and `right`, which are cleared first.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let (mut a, mut b) = (vec![9], vec![9]);
+    /// (0..3u8).into_par_iter().map(|x| (x, x * 2)).unzip_into_vecs(&mut a, &mut b);
+    /// assert_eq!((a, b), (vec![0, 1, 2], vec![0, 2, 4]));
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        left.clear();
+        right.clear();
+        super::unzip::unzip_into(self, left, right);
     }
 
     /// Collects into `target` (cleared first), writing every item straight into its final slot.

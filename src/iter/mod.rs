@@ -1,14 +1,19 @@
-//! Parallel iterators over ranges, slices and vectors, built on [`join`](fn@crate::join).
+//! Parallel iterators over ranges, slices, vectors and the other std collections, built on
+//! [`join`](fn@crate::join).
 //!
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
-//! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` and chain
-//! adaptors (`map`, `map_with`, `map_init`, `filter`, `filter_map`, `flat_map_iter`, `flatten_iter`,
-//! `while_some`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`, `with_max_len`) into a
-//! consumer (`for_each`, `for_each_with`, `for_each_init`, `try_for_each`, `sum`, `product`, `reduce`,
-//! `reduce_with`, `fold`, `min`, `max`, `min_by`, `max_by`, `min_by_key`, `max_by_key`, `count`,
-//! `any`, `all`, `find_any`, `collect` into a `Vec`, `String`, `VecDeque`, a hash or B-tree map or
-//! set, `()`, or a `Result` or `Option` of any of these), or append to a `Vec` or `String` with
-//! `par_extend`.
+//! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` (or start
+//! from [`once`], [`empty`], [`repeat()`], [`repeat_n`]) and chain adaptors (`map`, `map_with`,
+//! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map_iter`, `flatten_iter`,
+//! `while_some`, `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `positions`, `copied`, `cloned`,
+//! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`,
+//! `try_for_each`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`,
+//! `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `find_map_any`,
+//! `position_any`, `unzip`, `partition`, the lexicographic comparisons `cmp`, `partial_cmp`, `eq`,
+//! `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`,
+//! `Rc<[T]>`, `Arc<[T]>`, `Cow`, `()`, a pair of collections, or a `Result` or `Option` of any of
+//! these), or append to any std collection or `String` with `par_extend`. What rayon has and forkjoin
+//! still lacks is listed in `docs/rayon-compatibility.md`.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -39,8 +44,12 @@ mod indexed;
 mod into;
 mod parallel_iterator;
 
+mod array;
 mod chunks;
+mod collections;
+mod option;
 mod range;
+mod repeat;
 mod slice;
 mod vec;
 
@@ -50,12 +59,16 @@ mod filter_map;
 mod flat_map_iter;
 mod fold;
 mod from_ref;
+mod inspect;
 mod len_bounds;
 mod map;
 mod map_with;
 mod op_consumer;
+mod positions;
+mod skip_take;
 mod while_some;
 mod zip;
+mod zip_eq;
 
 mod collect;
 mod extend;
@@ -64,7 +77,9 @@ mod for_each;
 mod reduce;
 mod sum;
 mod try_op;
+mod unzip;
 
+pub use array::ArrayIntoIter;
 pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
 pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
@@ -83,13 +98,18 @@ pub use from_ref::{
     Cloned, ClonedConsumer, ClonedProducer, Copied, CopiedConsumer, CopiedProducer,
 };
 pub use indexed::IndexedParallelIterator;
+pub use inspect::{Inspect, Update};
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
 pub use map::{Map, MapConsumer, MapProducer};
 pub use map_with::{CloneState, InitState, MapInit, MapStateConsumer, MapWith, PieceState};
+pub use option::{empty, once, Empty, Once, OptionIter};
 pub use parallel_iterator::ParallelIterator;
+pub use positions::Positions;
 pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
 pub use reduce::{ReduceConsumer, ReduceReducer};
+pub use repeat::{repeat, repeat_n, Repeat, RepeatN, RepeatNIter};
+pub use skip_take::{Skip, Take};
 pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
 };
@@ -98,3 +118,4 @@ pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
 pub use while_some::{WhileSome, WhileSomeConsumer};
 pub use zip::{Zip, ZipProducer};
+pub use zip_eq::ZipEq;

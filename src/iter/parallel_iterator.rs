@@ -10,13 +10,16 @@ use super::flat_map_iter::{FlatMapIter, FlattenIter};
 use super::fold::Fold;
 use super::for_each::ForEachConsumer;
 use super::from_ref::{Cloned, Copied};
+use super::inspect::{Inspect, Update};
 use super::map::Map;
 use super::map_with::{MapInit, MapWith};
 use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
 use super::sum::{ProductConsumer, SumConsumer};
 use super::try_op::{collect_until_failure, Try};
+use super::unzip::{partition_into, unzip_into};
 use super::while_some::WhileSome;
+use super::ParallelExtend;
 use crate::sync::AtomicBool;
 
 /// A parallel version of [`Iterator`]: items are produced and consumed on the pool's threads.
@@ -103,6 +106,46 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         Map::new(self, map_op)
+    }
+
+    /// Calls `inspect_op` on a reference to every item as it passes through; the items go on
+    /// unchanged. Keeps the iterator indexed if it was.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let v: Vec<u32> = (0..5u32)
+    ///     .into_par_iter()
+    ///     .inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); })
+    ///     .map(|x| x * 2)
+    ///     .collect();
+    /// assert_eq!(v, [0, 2, 4, 6, 8]);
+    /// assert_eq!(seen.into_inner(), 5);
+    /// ```
+    fn inspect<OP>(self, inspect_op: OP) -> Inspect<Self, OP>
+    where
+        OP: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, inspect_op)
+    }
+
+    /// Changes every item in place with `update_op` (which gets `&mut` to it) as it passes
+    /// through. Keeps the iterator indexed if it was.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<Vec<u8>> = vec![vec![2, 1], vec![4, 3]]
+    ///     .into_par_iter()
+    ///     .update(|v| v.sort())
+    ///     .collect();
+    /// assert_eq!(v, [[1, 2], [3, 4]]);
+    /// ```
+    fn update<F>(self, update_op: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, update_op)
     }
 
     /// Like [`for_each`](Self::for_each), with a mutable state per piece of the input: every piece
@@ -532,6 +575,25 @@ pub trait ParallelIterator: Sized + Send {
         self.drive_unindexed(FindAnyConsumer::new(&found, &predicate))
     }
 
+    /// Applies `predicate` to the items and returns some `Some` it gives — not necessarily the one
+    /// of the first item — or `None`. Stops early (on all threads) once one is found, like
+    /// [`find_any`](Self::find_any).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let words = ["fork", "17", "join", "42"];
+    /// let n = words.par_iter().find_map_any(|w| w.parse::<u32>().ok());
+    /// assert!(n == Some(17) || n == Some(42));
+    /// assert_eq!(["a", "b"].par_iter().find_map_any(|w| w.parse::<u32>().ok()), None);
+    /// ```
+    fn find_map_any<P, R>(self, predicate: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(predicate).find_any(|_| true)
+    }
+
     /// Yields the values of the `Some` items and stops at the first `None`, on all threads. Which
     /// values come before the stop is not deterministic when the input holds a `None`: pieces
     /// after it may have run ahead, pieces before it may have stopped early. The result is not indexed.
@@ -553,6 +615,46 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         WhileSome::new(self)
+    }
+
+    /// Splits pairs into two collections, like [`Iterator::unzip`]: the first halves in order into
+    /// one, the second halves into the other.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let (a, b): (Vec<u32>, Vec<char>) = vec![(1, 'x'), (2, 'y')].into_par_iter().unzip();
+    /// assert_eq!((a, b), (vec![1, 2], vec!['x', 'y']));
+    /// ```
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+        A: Send,
+        B: Send,
+    {
+        let mut pair = (FromA::default(), FromB::default());
+        unzip_into(self, &mut pair.0, &mut pair.1);
+        pair
+    }
+
+    /// Splits the items into two collections, like [`Iterator::partition`]: those for which
+    /// `predicate` holds, in order, into the first, the others into the second.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let (even, odd): (Vec<u32>, Vec<u32>) = (0..7u32).into_par_iter().partition(|x| x % 2 == 0);
+    /// assert_eq!((even, odd), (vec![0, 2, 4, 6], vec![1, 3, 5]));
+    /// ```
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        let mut pair = (A::default(), B::default());
+        partition_into(self, predicate, &mut pair.0, &mut pair.1);
+        pair
     }
 
     /// Collects the items into a collection, in order. For indexed iterators a `Vec` is filled in place:

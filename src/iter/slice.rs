@@ -1,10 +1,14 @@
 //! Parallel iteration over borrowed slices and vectors: `par_iter()`, `par_iter_mut()`, and the
-//! slice extension traits [`ParallelSlice`] / [`ParallelSliceMut`] (`par_chunks`, `par_chunks_mut`).
+//! slice extension traits [`ParallelSlice`] / [`ParallelSliceMut`] (`par_chunks`, `par_chunks_mut`, and
+//! the parallel sorts of `crate::sort`).
+
+use std::cmp::Ordering;
 
 use super::bridge::BridgeCallback;
 use super::chunks::{Chunks, ChunksMut};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::sort::{par_merge_sort, par_quicksort};
 
 /// A borrowed slice, shared (`&[T]`) or exclusive (`&mut [T]`): what the slice and chunk iterators
 /// need from it, so each of them is written once for both borrow kinds.
@@ -187,7 +191,9 @@ impl<S: SliceRef> Producer for ElementsProducer<S> {
     }
 }
 
-/// Parallel methods on shared slices (and, by auto-deref, `Vec`s and arrays).
+/// Parallel methods on shared slices (and, by auto-deref, `Vec`s and arrays), as rayon's
+/// `ParallelSlice`: implement [`as_parallel_slice`](Self::as_parallel_slice) for a type to get the
+/// rest.
 ///
 /// ```
 /// use forkjoin::prelude::*;
@@ -196,21 +202,41 @@ impl<S: SliceRef> Producer for ElementsProducer<S> {
 /// assert_eq!(sums, [10, 26, 19]);
 /// ```
 pub trait ParallelSlice<T: Sync> {
+    /// The slice these methods work on.
+    ///
+    /// ```
+    /// use forkjoin::slice::ParallelSlice;
+    /// let v = vec![1, 2];
+    /// assert_eq!(v.as_parallel_slice(), &[1, 2]);
+    /// ```
+    fn as_parallel_slice(&self) -> &[T];
+
     /// Iterates over non-overlapping chunks of `chunk_size` items; the last chunk may be shorter.
     ///
     /// # Panics
     /// If `chunk_size` is 0.
-    fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T>;
-}
-
-impl<T: Sync> ParallelSlice<T> for [T] {
     fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
-        Chunks::new(self, chunk_size)
+        Chunks::new(self.as_parallel_slice(), chunk_size)
     }
 }
 
-/// Parallel methods on exclusive slices (and, by auto-deref, `Vec`s and arrays). The parallel sorts
-/// live in their own trait, [`ParallelSortMut`](crate::prelude::ParallelSortMut), also in the prelude.
+impl<T: Sync> ParallelSlice<T> for [T] {
+    #[inline]
+    fn as_parallel_slice(&self) -> &[T] {
+        self
+    }
+}
+
+/// Parallel methods on exclusive slices (and, by auto-deref, `Vec`s and arrays), as rayon's
+/// `ParallelSliceMut`: mutable chunks and the parallel sorts. Implement
+/// [`as_parallel_slice_mut`](Self::as_parallel_slice_mut) for a type to get the rest.
+///
+/// The sorts run in the current pool (the one entered by
+/// [`ThreadPool::install`](crate::ThreadPool::install), or the global pool). The comparators are
+/// called from several threads at once, hence the `Sync` bounds. If a comparator (or key function)
+/// panics, the panic propagates to the caller after all running pieces stop, and the slice still
+/// holds every one of its original elements exactly once, in unspecified order. How they work:
+/// `src/sort/`.
 ///
 /// ```
 /// use forkjoin::prelude::*;
@@ -218,16 +244,150 @@ impl<T: Sync> ParallelSlice<T> for [T] {
 /// v.par_chunks_mut(3).enumerate().for_each(|(i, c)| c.fill(i as u32));
 /// assert_eq!(v, [0, 0, 0, 1, 1, 1, 2]);
 /// ```
+///
+/// Imported alone, as rayon code does:
+///
+/// ```
+/// use forkjoin::slice::ParallelSliceMut;
+/// let mut v = vec![3, 1, 2];
+/// v.par_sort_unstable();
+/// assert_eq!(v, [1, 2, 3]);
+/// ```
 pub trait ParallelSliceMut<T: Send> {
+    /// The slice these methods work on.
+    ///
+    /// ```
+    /// use forkjoin::slice::ParallelSliceMut;
+    /// let mut v = vec![1, 2];
+    /// v.as_parallel_slice_mut()[0] = 5;
+    /// assert_eq!(v, [5, 2]);
+    /// ```
+    fn as_parallel_slice_mut(&mut self) -> &mut [T];
+
     /// Iterates over non-overlapping mutable chunks of `chunk_size` items; the last may be shorter.
     ///
     /// # Panics
     /// If `chunk_size` is 0.
-    fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T>;
+    fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
+        ChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Sorts the slice in parallel, stably (equal elements keep their order).
+    ///
+    /// Allocates a scratch buffer of `len` elements. O(n log n) comparisons in the worst case.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    ///
+    /// let mut v = vec![5, -3, 1, 4, -2, 1];
+    /// v.par_sort();
+    /// assert_eq!(v, [-3, -2, 1, 1, 4, 5]);
+    /// ```
+    fn par_sort(&mut self)
+    where
+        T: Ord,
+    {
+        par_merge_sort(self.as_parallel_slice_mut(), &T::cmp);
+    }
+
+    /// Sorts the slice in parallel with a comparator, stably.
+    ///
+    /// The comparator must define a total order, as for [`slice::sort_by`]; if it does not, the
+    /// result is unspecified (but still a permutation of the input).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    ///
+    /// let mut v = vec![(1, 'b'), (0, 'z'), (1, 'a'), (0, 'y')];
+    /// v.par_sort_by(|x, y| y.0.cmp(&x.0)); // descending by number; letters keep their order
+    /// assert_eq!(v, [(1, 'b'), (1, 'a'), (0, 'z'), (0, 'y')]);
+    /// ```
+    fn par_sort_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        par_merge_sort(self.as_parallel_slice_mut(), &compare);
+    }
+
+    /// Sorts the slice in parallel by a key, stably.
+    ///
+    /// The key function is called on every comparison (keys are not cached).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    ///
+    /// let mut words = vec!["kiwi", "fig", "banana", "apple", "date"];
+    /// words.par_sort_by_key(|w| w.len());
+    /// assert_eq!(words, ["fig", "kiwi", "date", "apple", "banana"]);
+    /// ```
+    fn par_sort_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        par_merge_sort(self.as_parallel_slice_mut(), &|a: &T, b: &T| {
+            f(a).cmp(&f(b))
+        });
+    }
+
+    /// Sorts the slice in parallel, without preserving the order of equal elements.
+    ///
+    /// In place (no allocation), O(n log n) comparisons in the worst case; usually faster than
+    /// [`par_sort`](Self::par_sort).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    ///
+    /// let mut v: Vec<u64> = (0..1000).rev().collect();
+    /// v.par_sort_unstable();
+    /// assert!(v.windows(2).all(|w| w[0] <= w[1]));
+    /// ```
+    fn par_sort_unstable(&mut self)
+    where
+        T: Ord,
+    {
+        par_quicksort(self.as_parallel_slice_mut(), &T::cmp);
+    }
+
+    /// Sorts the slice in parallel with a comparator, without preserving the order of equal elements.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    ///
+    /// let mut v = vec![2.5_f64, -1.0, 9.75, 0.0];
+    /// v.par_sort_unstable_by(|a, b| a.total_cmp(b));
+    /// assert_eq!(v, [-1.0, 0.0, 2.5, 9.75]);
+    /// ```
+    fn par_sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        par_quicksort(self.as_parallel_slice_mut(), &compare);
+    }
+
+    /// Sorts the slice in parallel by a key, without preserving the order of equal elements.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    ///
+    /// let mut v = vec![-7_i32, 3, -1, 5];
+    /// v.par_sort_unstable_by_key(|x| x.abs());
+    /// assert_eq!(v, [-1, 3, 5, -7]);
+    /// ```
+    fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        par_quicksort(self.as_parallel_slice_mut(), &|a: &T, b: &T| {
+            f(a).cmp(&f(b))
+        });
+    }
 }
 
 impl<T: Send> ParallelSliceMut<T> for [T] {
-    fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
-        ChunksMut::new(self, chunk_size)
+    #[inline]
+    fn as_parallel_slice_mut(&mut self) -> &mut [T] {
+        self
     }
 }

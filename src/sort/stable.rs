@@ -36,7 +36,7 @@ const MERGE_SEQ_LEN: usize = 1 << 14;
 const MERGE_PIECES_PER_THREAD: usize = 32;
 
 /// Sorts `v` stably and in parallel by `compare`.
-pub(super) fn par_merge_sort<T, F>(v: &mut [T], compare: &F)
+pub(crate) fn par_merge_sort<T, F>(v: &mut [T], compare: &F)
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,

@@ -26,7 +26,7 @@ const MIN_LEAF: usize = 1 << 13;
 const LEAVES_PER_THREAD: usize = 8;
 
 /// Sorts `v` in parallel by `compare`, not preserving the order of equal elements.
-pub(super) fn par_quicksort<T, F>(v: &mut [T], compare: &F)
+pub(crate) fn par_quicksort<T, F>(v: &mut [T], compare: &F)
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
