@@ -245,6 +245,15 @@ impl JobStackOwner {
         }
     }
 
+    /// True if no job is left to take (every pushed job was popped back or taken).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        let stack = &*self.stack;
+        // Relaxed: only the owner writes `top`; a thief's concurrent take only makes the answer
+        // stale towards "empty", which `take_oldest` then finds out.
+        stack.base.load(Ordering::Relaxed).index() >= stack.owner.top.load(Ordering::Relaxed)
+    }
+
     /// Pushes `job`; `None` if the stack is full.
     ///
     /// Ends with the owner's light barrier (the idle-worker count loaded right after is then ordered

@@ -219,6 +219,11 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     fn share_cold(&self) {
+        // Nothing to publish, or an earlier publication still waits for a thief: no clock read (a
+        // leaf polling for an idle worker calls this once per batch).
+        if !self.deque.is_empty() || self.jobs.is_empty() {
+            return;
+        }
         let now = crate::clock::ticks();
         if now.wrapping_sub(self.last_share.get()) < self.share_interval {
             return;
