@@ -379,12 +379,6 @@ impl JobStackOwner {
         }
     }
 
-    /// True if the stack holds no job (owner's view).
-    #[cfg(test)]
-    pub(crate) fn is_empty(&self) -> bool {
-        let b = self.stack.base.load(Ordering::Acquire).index();
-        b >= self.stack.owner.top.load(Ordering::Relaxed)
-    }
 }
 
 impl Default for JobStackOwner {
