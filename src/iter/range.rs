@@ -79,9 +79,21 @@ pub trait RangeInteger: Copy + PartialOrd + Send + Sync + 'static {
 }
 
 /// The number of items of a range, as a `usize`; panics if there are more.
+///
+/// Inlined: every parallel range call computes its length here (a nested call of ten items pays
+/// for it each time), and for types of up to 64 bits the 128-bit arithmetic folds to a subtraction.
+#[inline(always)]
 fn usize_len(count: i128) -> usize {
-    usize::try_from(count.max(0))
-        .unwrap_or_else(|_| panic!("parallel range with more than usize::MAX items ({count})"))
+    match usize::try_from(count.max(0)) {
+        Ok(len) => len,
+        Err(_) => too_many_items(count),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn too_many_items(count: i128) -> ! {
+    panic!("parallel range with more than usize::MAX items ({count})")
 }
 
 macro_rules! range_integer {
