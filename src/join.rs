@@ -287,9 +287,12 @@ where
 /// The join protocol on worker `wt`. `INJECTED`: the call was moved here from outside the pool (a
 /// constant, so the fast path carries no flag).
 ///
+/// Out of line: most joins in deep recursion run inline (step 0 of the protocol), and keeping this
+/// path's frame (job b, its latch, the guard) out of the caller keeps the caller's own frame small.
+///
 /// # Safety
 /// `wt` must be the current thread's worker.
-#[inline(always)]
+#[inline(never)]
 unsafe fn join_in_worker<const INJECTED: bool, A, B, RA, RB>(
     wt: &WorkerThread,
     oper_a: A,
