@@ -338,13 +338,16 @@ impl JobStackOwner {
     fn rewind(&self) {
         let stack = &*self.stack;
         // Relaxed store: a thief that still sees the old `top` also sees base ≥ top (empty); one that sees
-        // the new generation (its Acquire load of `base`) also sees this store, which the SeqCst store of
-        // `base` below releases.
+        // the new generation (its Acquire load of `base`) also sees this store, which the Release store
+        // of `base` below publishes.
         stack.owner.top.store(0, Ordering::Relaxed);
-        // Acquire: to see the latest base (a thief may have just moved it).
+        // Acquire: to see the latest base (a thief may have just moved it). No thief can move it
+        // between this load and the store below: the stack is empty, so a thief's CAS needs a `base`
+        // it loaded before the last job was taken, and that value is gone.
         let current = stack.base.load(Ordering::Acquire);
-        // Release (in the SeqCst store): a thief that loads the new base sees top == 0 or later pushes.
-        stack.base.store(current.rewound(), Ordering::SeqCst);
+        // Release: a thief that loads the new base sees top == 0 or later pushes. A plain store on
+        // x86 (SeqCst was an `xchg`, paid by every `join` at depth 0).
+        stack.base.store(current.rewound(), Ordering::Release);
     }
 
     /// Takes the oldest job off the stack (for publication); `None` if empty.
