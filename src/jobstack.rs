@@ -31,17 +31,25 @@
 //!
 //! **Orderings** (the Chase-Lev argument with the owner's fence made asymmetric):
 //!
-//! | owner                                   | thief                                          |
-//! | --------------------------------------- | ---------------------------------------------- |
-//! | pop: store `top = t-1`; light barrier;  | load `base = b`; heavy barrier; load `top`;    |
-//! | load `base`: `< t-1` → mine, no CAS;    | `b < top` → read slot b; CAS `base b → b+1`    |
-//! | `== t-1` → CAS race for the last one     | (fails if the owner or another thief won)      |
-//! | push: write slot; store `top` (Release); | (the Acquire load of `top` above sees the slot) |
-//! | light barrier; load idle count (a hint)  |                                                |
+//! | owner                                      | thief                                          |
+//! | ------------------------------------------ | ---------------------------------------------- |
+//! |                                            | count itself in `heavy_thieves` (RMW);         |
+//! | pop: store `top = t-1`; light barrier;     | load `base = b`; heavy barrier; load `top`;    |
+//! | load `base`: `< t-1` → mine, no CAS;       | `b < top` → read slot b; CAS `base b → b+1`    |
+//! | `== t-1`: `heavy_thieves == 0` (Acquire)   | (fails if the owner or another thief won);     |
+//! | and `base` reloaded still `t-1` → mine, no | uncount itself (Release)                       |
+//! | CAS; else CAS race for the last one        |                                                |
+//! | push: write slot; store `top` (Release);   | (the Acquire load of `top` above sees the slot) |
+//! | light barrier; load idle count (a hint)    |                                                |
 //!
 //! The heavy barrier runs a full fence on every thread of the process, so each owner operation is
 //! either entirely before it (its stores are visible to the thief's later loads) or its later loads see
-//! what the thief did before it — the two cases the SeqCst-fence proof of Chase-Lev needs.
+//! what the thief did before it — the two cases the SeqCst-fence proof of Chase-Lev needs. The count of
+//! heavy steals in flight rides on the same argument: a thief counted before its barrier either sees
+//! the owner's pop in `top` (and takes nothing) or is seen by the owner, who then uses the CAS; a thief
+//! that already uncounted itself did so after its CAS, which the owner's Acquire load makes visible.
+//! So the common case of the last job — a `join` at depth 0, with no patrol under way — costs no
+//! locked instruction.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -154,6 +162,10 @@ struct JobStack {
     owner: CachePadded<OwnerLine>,
     /// [`Base`]: `[generation: 48][index of the oldest live job: 16]`.
     base: CachePadded<AtomicBase>,
+    /// Heavy steals in flight on this stack: a thief counts itself before it loads `base` and uncounts
+    /// itself after its CAS ([`StealTicket`]). While it is zero the owner takes its last job without a
+    /// CAS (see [`JobStackOwner::pop`]).
+    heavy_thieves: CachePadded<AtomicUsize>,
     slots: [Slot; CAPACITY],
 }
 
@@ -227,6 +239,7 @@ impl JobStackOwner {
                 limit,
             }),
             base: CachePadded::new(AtomicBase(AtomicU64::new(Base::INITIAL.0))),
+            heavy_thieves: CachePadded::new(AtomicUsize::new(0)),
             slots: std::array::from_fn(|_| Slot {
                 data: AtomicUsize::new(0),
                 execute: AtomicUsize::new(0),
@@ -301,20 +314,38 @@ impl JobStackOwner {
         // Acquire: pairs with a thief's CAS of `base`.
         let base = stack.base.load(Ordering::Acquire);
         if base.index() < idx {
-            // Relaxed load + store: only the owner writes the counter.
-            let popped = &stack.owner.popped;
-            popped.store(popped.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            self.count_pop();
             return true;
         }
         self.pop_contended(base, idx)
     }
 
-    /// The last job, or an already-taken one: settle the race with the thieves by CAS.
+    /// The last job, or an already-taken one.
+    ///
+    /// The last job needs Chase-Lev's CAS only while a heavy steal is in flight. A thief counts itself
+    /// in `heavy_thieves` before its heavy barrier, so after our light barrier either its later load
+    /// of `top` sees our pop (it will not take the job), or we see its count here. A thief that
+    /// finished before our load is seen through the Acquire on the count: its CAS, if any, shows in
+    /// the reload of `base`. With nobody counted the job is ours, and the stack is simply empty
+    /// (`base == top`), with no rewind: a loop of joins at depth 0 pays no locked instruction.
     #[cold]
     #[inline(never)]
     fn pop_contended(&self, base: Base, idx: usize) -> bool {
+        let stack = &*self.stack;
+        let mut base = base;
+        if base.index() == idx {
+            // Acquire: pairs with the Release decrement of a thief that finished its steal.
+            if stack.heavy_thieves.load(Ordering::Acquire) == 0 {
+                // Acquire: pairs with that thief's CAS of `base`.
+                base = stack.base.load(Ordering::Acquire);
+                if base.index() == idx {
+                    self.count_pop();
+                    return true;
+                }
+            }
+        }
         let won = base.index() == idx
-            && self.stack.base.compare_exchange(
+            && stack.base.compare_exchange(
                 base,
                 base.next(),
                 // SeqCst: arbitrates the last job against a thief's CAS (Chase-Lev).
@@ -324,11 +355,16 @@ impl JobStackOwner {
         // Whoever took it, the stack is now empty (base == idx + 1): rewind.
         self.rewind();
         if won {
-            // Relaxed load + store: only the owner writes the counter.
-            let popped = &self.stack.owner.popped;
-            popped.store(popped.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            self.count_pop();
         }
         won
+    }
+
+    #[inline(always)]
+    fn count_pop(&self) {
+        // Relaxed load + store: only the owner writes the counter.
+        let popped = &self.stack.owner.popped;
+        popped.store(popped.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
     /// The stack is empty (every job taken): move both indices back to 0 under a new generation.
@@ -381,7 +417,6 @@ impl JobStackOwner {
             }
         }
     }
-
 }
 
 impl Default for JobStackOwner {
@@ -397,19 +432,31 @@ impl JobStackThief {
         self.stack.owner.popped.load(Ordering::Relaxed)
     }
 
-    /// First half of a heavy steal: the `base` to pass to
-    /// [`steal_after_barrier`](Self::steal_after_barrier) once the caller has run `heavy_barrier()`.
+    /// First half of a heavy steal: counts this thief in the stack's heavy steals in flight and reads
+    /// `base`. Pass the ticket to [`steal_after_barrier`](Self::steal_after_barrier) once the caller
+    /// has run `heavy_barrier()`; dropping it instead also uncounts the thief.
     #[inline]
-    pub fn base_before_barrier(&self) -> Base {
-        // Acquire: pairs with the owner's rewind store and other thieves' CAS.
-        self.stack.base.load(Ordering::Acquire)
+    pub fn base_before_barrier(&self) -> StealTicket<'_> {
+        // SeqCst RMW: before the heavy barrier, which orders it against the owner's light barrier
+        // (see `JobStackOwner::pop_contended`).
+        self.stack.heavy_thieves.fetch_add(1, Ordering::SeqCst);
+        StealTicket {
+            thief: self,
+            // Acquire: pairs with the owner's rewind store and other thieves' CAS.
+            base: self.stack.base.load(Ordering::Acquire),
+        }
     }
 
     /// Second half: tries to take the oldest job. `None` if empty or if the race was lost.
     ///
-    /// The caller must have executed [`crate::sync::heavy_barrier`] after reading `base`.
-    pub fn steal_after_barrier(&self, base: Base) -> Option<JobRef> {
+    /// The caller must have executed [`crate::sync::heavy_barrier`] after taking the ticket.
+    pub fn steal_after_barrier(&self, ticket: StealTicket<'_>) -> Option<JobRef> {
+        debug_assert!(
+            std::ptr::eq(ticket.thief, self),
+            "a ticket of another stack"
+        );
         let stack = &*self.stack;
+        let base = ticket.base;
         let b = base.index();
         // Acquire: pairs with the owner's Release store in `push`, making slot `b` readable.
         let t = stack.owner.top.load(Ordering::Acquire);
@@ -424,6 +471,25 @@ impl JobStackThief {
             .base
             .compare_exchange(base, base.next(), Ordering::SeqCst, Ordering::Relaxed)
             .then_some(job)
+        // `ticket` drops here, after the CAS: the thief is uncounted.
+    }
+}
+
+/// A heavy steal in flight on one stack, from [`JobStackThief::base_before_barrier`] to the end of
+/// [`JobStackThief::steal_after_barrier`] (or until dropped): holds the `base` the thief read, and
+/// keeps the thief counted in the stack's heavy steals, so the owner settles its last job by CAS.
+pub struct StealTicket<'a> {
+    thief: &'a JobStackThief,
+    base: Base,
+}
+
+impl Drop for StealTicket<'_> {
+    fn drop(&mut self) {
+        // Release: pairs with the owner's Acquire load of the count; our CAS, if any, comes before.
+        self.thief
+            .stack
+            .heavy_thieves
+            .fetch_sub(1, Ordering::Release);
     }
 }
 
@@ -510,17 +576,60 @@ mod tests {
         let thief = s.thief();
         let (a, b) = (Dummy(1), Dummy(2));
         let pa = s.push(job(&a)).unwrap();
-        let base = thief.base_before_barrier();
+        let ticket = thief.base_before_barrier();
+        let pre_rewind_base = ticket.base;
         heavy_barrier();
-        assert_eq!(thief.steal_after_barrier(base).unwrap().id(), job(&a).id());
+        assert_eq!(
+            thief.steal_after_barrier(ticket).unwrap().id(),
+            job(&a).id()
+        );
+        assert_eq!(
+            s.stack.heavy_thieves.load(Ordering::Relaxed),
+            0,
+            "ticket uncounted"
+        );
         // a stolen: its pop fails and the stack rewinds to reuse slot 0.
         assert!(!s.pop(pa));
         assert!(s.is_empty());
         let pb = s.push(job(&b)).unwrap();
-        let stale = base; // a thief holding the pre-rewind base must fail
+        // A thief holding the pre-rewind base must fail.
+        s.stack.heavy_thieves.fetch_add(1, Ordering::Relaxed);
+        let stale = StealTicket {
+            thief: &thief,
+            base: pre_rewind_base,
+        };
         heavy_barrier();
         assert!(thief.steal_after_barrier(stale).is_none());
         assert!(s.pop(pb));
+    }
+
+    #[test]
+    fn the_last_job_is_popped_without_a_cas_unless_a_heavy_steal_is_in_flight() {
+        let s = single_threaded_stack();
+        let thief = s.thief();
+        let a = Dummy(1);
+        // Nobody in flight: the pop leaves `base` as it was (no CAS, no rewind).
+        let before = s.stack.base.load(Ordering::Relaxed);
+        let pa = s.push(job(&a)).unwrap();
+        assert!(s.pop(pa));
+        assert_eq!(s.stack.base.load(Ordering::Relaxed), before);
+        assert!(s.is_empty());
+        // A thief in flight (ticket taken, CAS not yet done): the owner settles by CAS and wins; the
+        // thief then finds the stack empty.
+        let pa = s.push(job(&a)).unwrap();
+        let ticket = thief.base_before_barrier();
+        heavy_barrier();
+        assert!(s.pop(pa));
+        assert_ne!(
+            s.stack.base.load(Ordering::Relaxed),
+            before,
+            "settled by CAS and rewound"
+        );
+        assert!(thief.steal_after_barrier(ticket).is_none());
+        // A dropped ticket uncounts its thief too.
+        drop(thief.base_before_barrier());
+        assert_eq!(s.stack.heavy_thieves.load(Ordering::Relaxed), 0);
+        let _ = a.0;
     }
 
     #[test]
@@ -536,6 +645,17 @@ mod tests {
 
     #[test]
     fn concurrent_pop_and_steal_take_each_job_once() {
+        pop_and_steal_concurrently(false);
+    }
+
+    /// Thieves that pause between steals leave the in-flight count at zero most of the time, so the
+    /// owner also takes its last job without a CAS while heavy steals start and end around it.
+    #[test]
+    fn concurrent_pop_and_intermittent_steals_take_each_job_once() {
+        pop_and_steal_concurrently(true);
+    }
+
+    fn pop_and_steal_concurrently(thieves_pause: bool) {
         use std::sync::atomic::AtomicBool;
         crate::sync::init_asymmetric_barriers();
         if !crate::sync::light_barrier_is_sound() {
@@ -557,6 +677,9 @@ mod tests {
                         heavy_barrier();
                         if let Some(j) = s.steal_after_barrier(base) {
                             got.push(j.id() as usize);
+                        }
+                        if thieves_pause {
+                            std::thread::yield_now();
                         }
                     }
                     got

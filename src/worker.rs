@@ -45,7 +45,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::deque::{Steal, Worker};
 use crate::job::JobRef;
-use crate::jobstack::{Base, JobStackOwner, Pushed};
+use crate::jobstack::{JobStackOwner, Pushed, StealTicket};
 use crate::latch::CoreLatch;
 use crate::registry::{bump, Registry, RegistryConfig, WorkerQueues, WorkerStats};
 use crate::sleep::slot::Slot;
@@ -559,16 +559,17 @@ impl WorkerThread {
             return None;
         }
         let infos = self.registry.thread_infos();
-        let bases: Vec<Base> = infos
+        // Our own stack is skipped: only its owner (us) pops it. Tickets not used (after a success)
+        // are dropped, which uncounts us on those stacks.
+        let tickets: Vec<(usize, StealTicket<'_>)> = infos
             .iter()
-            .map(|info| info.jobs.base_before_barrier())
+            .enumerate()
+            .filter(|&(i, _)| i != self.index)
+            .map(|(i, info)| (i, info.jobs.base_before_barrier()))
             .collect();
         heavy_barrier();
-        for (i, (info, base)) in infos.iter().zip(bases).enumerate() {
-            if i == self.index {
-                continue;
-            }
-            if let Some(job) = info.jobs.steal_after_barrier(base) {
+        for (i, ticket) in tickets {
+            if let Some(job) = infos[i].jobs.steal_after_barrier(ticket) {
                 bump(&self.stats().steals);
                 return Some(job);
             }
