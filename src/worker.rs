@@ -362,7 +362,7 @@ impl WorkerThread {
     /// pushes keep running the heartbeat check. A budget outlives a publication or heavy steal that
     /// empties the stack by at most `DEEP_JOIN_PERIOD - 1` joins. The budget lives in this worker's
     /// own struct, so an inline join reads and writes one word, already in cache. A worker alone in
-    /// its pool has a budget that never runs out (it is refilled in [`join`](crate::join)'s slow
+    /// its pool has a budget that never runs out (it is refilled in [`join`](crate::join())'s slow
     /// path).
     #[inline(always)]
     pub(crate) fn take_inline_join(&self) -> bool {
