@@ -68,6 +68,18 @@ pub(crate) fn up_front_split_is_pointless() -> bool {
     !wt.is_null() && unsafe { (*wt).would_keep_split_private() }
 }
 
+/// `join` for an up-front split of the iterator layer (the scheduler inlines its pushing path there).
+#[inline]
+pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    crate::join::join_for_split(oper_a, oper_b)
+}
+
 /// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.
 #[inline]
 pub(crate) fn nobody_can_ask() -> bool {

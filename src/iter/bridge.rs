@@ -98,7 +98,7 @@ where
         };
         let (left_p, right_p) = producer.split_at(mid);
         let (left_c, right_c, reducer) = consumer.split_off(mid);
-        let (left, right) = crate::join(
+        let (left, right) = hints::join_for_split(
             move || split_up_front(left_p, left_c, left_pieces),
             move || split_up_front(right_p, right_c, right_pieces),
         );
