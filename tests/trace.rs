@@ -38,7 +38,7 @@ fn finish(pool: ThreadPool, path: &PathBuf) -> TraceFile {
 /// a fire-and-forget spawn, and several installs. Returns a checksum of the results.
 fn workload(pool: &ThreadPool) -> u64 {
     let fib = pool.install(|| common::fib(22));
-    let mut parts = vec![0u64; 16];
+    let mut parts = [0u64; 16];
     pool.scope(|s| {
         for (i, p) in parts.iter_mut().enumerate() {
             s.spawn(move |_| *p = (0..10_000u64).map(|x| x * i as u64 % 7).sum());
