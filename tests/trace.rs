@@ -357,6 +357,15 @@ fn two_pools_traced_to_one_path_share_the_file() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(TraceFile::parse(&text).unwrap().process_names().len(), 2);
     let file = finish(b, &path);
+    // Perfetto keys threads by tid alone: no two pools may share one.
+    let threads = file.thread_names();
+    let tids: std::collections::BTreeSet<u64> = threads.keys().map(|&(_, tid)| tid).collect();
+    assert_eq!(tids.len(), threads.len(), "{threads:?}");
+    assert_eq!(
+        threads.len(),
+        1 + 2 + 2,
+        "two pools' workers and their caller: {threads:?}"
+    );
     let names: Vec<String> = file.process_names().into_values().collect();
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(

@@ -59,17 +59,21 @@ impl Value {
         }
     }
 
-    /// A non-negative number of microseconds with at most three decimals, in nanoseconds (exact).
+    /// A non-negative number of microseconds in whole nanoseconds (digits past the third decimal
+    /// dropped; exact, no float arithmetic). `None` unless Perfetto's conversion (the float times
+    /// 1000, truncated) and rounding the product give the same nanosecond.
     pub fn as_us_in_ns(&self) -> Option<u64> {
         let Value::Number(text) = self else {
             return None;
         };
         let (int, frac) = text.split_once('.').unwrap_or((text, ""));
-        if frac.len() > 3 || text.contains(['e', 'E', '-']) {
+        if text.contains(['e', 'E', '-']) {
             return None;
         }
-        let frac_ns: u64 = format!("{frac:0<3}").parse().ok()?;
-        Some(int.parse::<u64>().ok()? * 1000 + frac_ns)
+        let frac_ns: u64 = format!("{:0<3}", &frac[..frac.len().min(3)]).parse().ok()?;
+        let ns = int.parse::<u64>().ok()? * 1000 + frac_ns;
+        let product = text.parse::<f64>().ok()? * 1000.0;
+        (product as u64 == ns && product.round() as u64 == ns).then_some(ns)
     }
 }
 

@@ -1,10 +1,15 @@
 //! The Chrome trace-event JSON writer (no serde: a handful of object shapes, written by hand).
 //!
-//! A file is `{"traceEvents":[...],"displayTimeUnit":"ns","otherData":{...}}`. Each pool is one
-//! process (`pid`), each worker and each outside caller one thread (`tid`) with a `thread_name`
-//! metadata event; spans are complete events (`"ph":"X"`, `ts` + `dur`), instants `"ph":"i"` with
-//! thread scope. Times are microseconds with three decimals (nanosecond resolution) since the
-//! process's first traced pool started. `docs/tracing.md` lists every event.
+//! A file is `{"traceEvents":[...],"otherData":{...}}`. Each pool is one process (`pid`), each
+//! worker and each outside caller one thread (`tid`) with a `thread_name` metadata event; spans are
+//! complete events (`"ph":"X"`, `ts` + `dur`), instants `"ph":"i"` with thread scope. Times are
+//! microseconds since the process's first traced pool started, at nanosecond resolution (see
+//! [`write_us`]). `docs/tracing.md` lists every event.
+//!
+//! What the importers need, checked against Perfetto's JSON tokenizer: no `displayTimeUnit` (Perfetto
+//! reads `ts` in that unit rather than in microseconds); `ts` before any array in an event (there is
+//! none); only the escapes `\"`, `\\` and `\n`-style in event names (`\u` appears at most inside
+//! `args`, in a caller thread's name); and spans that nest on each track.
 
 use std::fmt::Write as _;
 
@@ -52,9 +57,13 @@ pub(crate) fn write_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Writes a nanosecond count as microseconds with three decimals (exact, no float rounding).
+/// Writes a nanosecond count as microseconds, plus a quarter of a nanosecond: `1234.56725` for
+/// 1,234,567 ns. An importer that multiplies by 1000 and truncates (Perfetto does) and one that
+/// rounds both get the exact nanosecond back; without the quarter, `x.xx5` can come back a
+/// nanosecond short after the float multiplication, and a span that ends where its parent ends
+/// could then seem to overlap it.
 fn write_us(out: &mut String, ns: u64) {
-    let _ = write!(out, "{}.{:03}", ns / 1000, ns % 1000);
+    let _ = write!(out, "{}.{:03}25", ns / 1000, ns % 1000);
 }
 
 /// Converts ticks to nanoseconds since `origin`.
@@ -195,9 +204,9 @@ pub(crate) fn write_pool(out: &mut String, pool: &PoolSnapshot, origin: u64) {
             MetaValue::Text(&label),
         );
     }
+    let first_tid = first_tid(pid);
     for (index, worker) in pool.workers.iter().enumerate() {
-        // tid 0 is avoided: some importers treat it as "no thread".
-        let tid = index as u32 + 1;
+        let tid = first_tid.wrapping_add(index as u32);
         let name = format!("worker {index}");
         metadata(out, "thread_name", pid, tid, "name", MetaValue::Text(&name));
         metadata(
@@ -226,9 +235,9 @@ pub(crate) fn write_pool(out: &mut String, pool: &PoolSnapshot, origin: u64) {
             let _ = writeln!(out, ",\"args\":{{{args}}}}},");
         }
     }
-    let first_caller_tid = pool.workers.len() as u32 + 1;
+    let first_caller_tid = first_tid.wrapping_add(pool.workers.len() as u32);
     for (k, caller) in pool.callers.iter().enumerate() {
-        let tid = first_caller_tid + k as u32;
+        let tid = first_caller_tid.wrapping_add(k as u32);
         metadata(
             out,
             "thread_name",
@@ -264,6 +273,16 @@ pub(crate) fn write_pool(out: &mut String, pool: &PoolSnapshot, origin: u64) {
             out.push_str(",\"args\":{}},\n");
         }
     }
+}
+
+/// The `tid` of worker 0 of pool `pid`; its other workers and then its callers follow.
+///
+/// Unique across the file: Perfetto keys threads by `tid` alone (a `tid` seen again under another
+/// `pid` counts as a new thread, and `thread_name` applies to the `tid`), so two pools may not share
+/// one. A pool spans 2^17 tids (at most 65,535 workers, then its callers); 0 is never used. (Past
+/// 32,767 traced pools in one process the numbers wrap around.)
+fn first_tid(pid: u32) -> u32 {
+    (pid << 17) | 1
 }
 
 /// The instant that reports a worker's dropped events, at its first kept event.
@@ -314,7 +333,7 @@ pub(crate) fn file(events: &str, summaries: &[&str]) -> String {
     out.push_str("{\"traceEvents\":[\n");
     // Every event ends with ",\n"; JSON allows no trailing comma.
     out.push_str(events.strip_suffix(",\n").unwrap_or(events));
-    out.push_str("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":");
+    out.push_str("\n],\n\"otherData\":{\"producer\":");
     write_string(&mut out, concat!("forkjoin ", env!("CARGO_PKG_VERSION")));
     out.push_str(",\"clock\":");
     write_string(&mut out, crate::clock::DESCRIPTION);
@@ -339,8 +358,25 @@ mod tests {
     fn microseconds_keep_nanoseconds_exactly() {
         let mut out = String::new();
         write_us(&mut out, 1_234_567);
+        out.push(' ');
         write_us(&mut out, 5);
-        assert_eq!(out, "1234.5670.005");
+        assert_eq!(out, "1234.56725 0.00525");
+        // Truncating or rounding the float product gives the nanoseconds back, far out too.
+        for ns in [
+            0u64,
+            1,
+            999,
+            1_234_567,
+            290,
+            4_503_599_627_370,
+            86_400_000_000_000,
+        ] {
+            let mut text = String::new();
+            write_us(&mut text, ns);
+            let us: f64 = text.parse().unwrap();
+            assert_eq!((us * 1000.0) as u64, ns, "{text}");
+            assert_eq!((us * 1000.0).round() as u64, ns, "{text}");
+        }
     }
 
     #[test]
