@@ -2,7 +2,7 @@
 //! `docs/tracing.md`.
 //!
 //! ```sh
-//! cargo run --release --example trace_timeline -- [--out docs/img] [--quick]
+//! cargo run --release --example trace_timeline -- [--out docs/img] [--json] [--quick]
 //! ```
 //!
 //! 1. `trace_fib.svg`: fib(36) split with `join` down to a sequential cutoff of n ≤ 20, on 2 threads
@@ -31,8 +31,10 @@ use trace_json::{TraceEvent, TraceFile};
 mod spin;
 use spin::spin;
 
-const USAGE: &str = "usage: trace_timeline [--out DIR] [--quick]
+const USAGE: &str = "usage: trace_timeline [--out DIR] [--json] [--quick]
   --out DIR  where to write trace_fib.svg and trace_skewed.svg (default docs/img)
+  --json     also keep the traces there (trace_fib.json, trace_skewed_adaptive.json,
+             trace_skewed_static.json), to open the same runs in Perfetto
   --quick    small sizes (a smoke test)";
 
 fn fib_seq(n: u64) -> u64 {
@@ -51,12 +53,32 @@ fn fib(n: u64, cutoff: u64) -> u64 {
     a + b
 }
 
+/// Where and what to write.
+pub struct Options {
+    /// The directory of the pictures.
+    pub out: PathBuf,
+    /// Keep the JSON traces next to the pictures.
+    pub json: bool,
+    /// Small sizes.
+    pub quick: bool,
+}
+
 /// Runs `work` in a fresh traced pool of 2 workers and returns the parsed trace and the result.
-fn traced<R: Send>(tag: &str, work: impl FnOnce() -> R + Send) -> Result<(TraceFile, R), String> {
-    let path = std::env::temp_dir().join(format!(
-        "forkjoin-timeline-{tag}-{}.json",
-        std::process::id()
-    ));
+/// The trace goes to `trace_{tag}.json` in the output directory if `--json`, else to a temporary
+/// file.
+fn traced<R: Send>(
+    options: &Options,
+    tag: &str,
+    work: impl FnOnce() -> R + Send,
+) -> Result<(TraceFile, R), String> {
+    let path = if options.json {
+        options.out.join(format!("trace_{tag}.json"))
+    } else {
+        std::env::temp_dir().join(format!(
+            "forkjoin-timeline-{tag}-{}.json",
+            std::process::id()
+        ))
+    };
     let pool = forkjoin::ThreadPoolBuilder::new()
         .num_threads(2)
         .trace_file(&path)
@@ -66,7 +88,9 @@ fn traced<R: Send>(tag: &str, work: impl FnOnce() -> R + Send) -> Result<(TraceF
     drop(pool); // joins the workers, then writes the file
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let _ = std::fs::remove_file(&path);
+    if !options.json {
+        let _ = std::fs::remove_file(&path);
+    }
     let file = TraceFile::parse(&text).map_err(|e| format!("invalid trace: {e}"))?;
     Ok((file, result))
 }
@@ -298,13 +322,14 @@ fn write_svg(dir: &Path, name: &str, svg: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Records both runs and writes their SVGs into `out` (`quick`: small sizes).
-pub fn run(out: &Path, quick: bool) -> Result<(), String> {
+/// Records both runs and writes their SVGs (and with `json`, their traces) into `out`.
+pub fn run(options: &Options) -> Result<(), String> {
+    let (out, quick) = (options.out.as_path(), options.quick);
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
 
     // 1. Balanced: fib with a sequential cutoff.
     let (n, cutoff) = if quick { (24, 12) } else { (36, 20) };
-    let (file, value) = traced("fib", || fib(n, cutoff))?;
+    let (file, value) = traced(options, "fib", || fib(n, cutoff))?;
     if value != fib_seq(n) {
         return Err(format!("fib({n}) = {value}, expected {}", fib_seq(n)));
     }
@@ -325,13 +350,13 @@ pub fn run(out: &Path, quick: bool) -> Result<(), String> {
     let items: u64 = if quick { 500 } else { 5_000 };
     let cost = |i: u64| i * 2;
     let expected = (0..items).map(|i| spin(cost(i))).fold(0, u64::wrapping_add);
-    let (adaptive, a) = traced("adaptive", || {
+    let (adaptive, a) = traced(options, "skewed_adaptive", || {
         (0..items)
             .into_par_iter()
             .map(|i| spin(cost(i)))
             .reduce(|| 0, u64::wrapping_add)
     })?;
-    let (fixed, s) = traced("static", || {
+    let (fixed, s) = traced(options, "skewed_static", || {
         (0..items)
             .into_par_iter()
             .with_min_len(items as usize / 2)
@@ -363,26 +388,30 @@ pub fn run(out: &Path, quick: bool) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let mut out = PathBuf::from("docs/img");
-    let mut quick = false;
+    let mut options = Options {
+        out: PathBuf::from("docs/img"),
+        json: false,
+        quick: false,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--out" => match args.next() {
-                Some(dir) => out = PathBuf::from(dir),
+                Some(dir) => options.out = PathBuf::from(dir),
                 None => {
                     eprintln!("{USAGE}");
                     return ExitCode::from(2);
                 }
             },
-            "--quick" => quick = true,
+            "--json" => options.json = true,
+            "--quick" => options.quick = true,
             _ => {
                 eprintln!("{USAGE}");
                 return ExitCode::from(2);
             }
         }
     }
-    match run(&out, quick) {
+    match run(&options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("trace_timeline: {e}");

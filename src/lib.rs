@@ -62,6 +62,11 @@ pub use spawn::spawn;
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+// So is the example of docs/tracing.md.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/tracing.md")]
+struct TracingDoctests;
+
 /// Internals the loom models in `loom-tests/` need; not part of the public API.
 #[cfg(forkjoin_loom)]
 #[doc(hidden)]

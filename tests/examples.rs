@@ -117,7 +117,20 @@ fn bad_arguments_are_clear_errors() {
 #[test]
 fn the_timeline_example_draws_both_pictures() {
     let dir = std::env::temp_dir().join(format!("forkjoin-timeline-test-{}", std::process::id()));
-    trace_timeline::run(&dir, true).expect("both runs traced and drawn");
+    let options = trace_timeline::Options {
+        out: dir.clone(),
+        json: true,
+        quick: true,
+    };
+    trace_timeline::run(&options).expect("both runs traced and drawn");
+    for name in [
+        "trace_fib.json",
+        "trace_skewed_adaptive.json",
+        "trace_skewed_static.json",
+    ] {
+        let json = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(json.starts_with("{\"traceEvents\":["), "{name} kept");
+    }
     for name in ["trace_fib.svg", "trace_skewed.svg"] {
         let svg = std::fs::read_to_string(dir.join(name)).unwrap();
         assert!(
