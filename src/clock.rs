@@ -38,6 +38,18 @@ pub(crate) fn ticks_in(d: Duration) -> u64 {
     (((d.as_nanos() << 32) / ns_per_tick_q32() as u128) as u64).max(1)
 }
 
+/// The nanoseconds in `ticks` ticks (the inverse of [`ticks_in`]).
+pub(crate) fn ticks_to_ns(ticks: u64) -> u64 {
+    ((ticks as u128 * ns_per_tick_q32() as u128) >> 32) as u64
+}
+
+/// What a tick is, in words (for the trace file's metadata).
+pub(crate) const DESCRIPTION: &str = if cfg!(all(not(forkjoin_loom), target_arch = "x86_64")) {
+    "x86-64 time-stamp counter, calibrated against std::time::Instant"
+} else {
+    "std::time::Instant (nanoseconds)"
+};
+
 /// Nanoseconds per tick as a 32.32 fixed-point number.
 #[inline]
 fn ns_per_tick_q32() -> u64 {
@@ -113,6 +125,11 @@ mod tests {
         assert!(
             measured > real / 2 && measured < real * 2,
             "{measured:?} vs {real:?}"
+        );
+        assert_eq!(
+            Duration::from_nanos(ticks_to_ns(elapsed)),
+            measured,
+            "ticks_to_ns is the same conversion"
         );
     }
 }

@@ -20,6 +20,7 @@ use crate::job::{HeapJob, JobRef, StackJob};
 use crate::latch::{CrossPoolLatch, LockLatch};
 use crate::registry::{self, Registry, RegistryConfig};
 use crate::sync::Arc;
+use crate::trace::{self, TraceConfig};
 use crate::unwind;
 use crate::worker::{self, WorkerThread};
 
@@ -48,8 +49,23 @@ fn init_global_default() -> &'static Arc<Registry> {
             fallback
         }
     };
+    let trace = trace::path_from_env().map(|path| TraceConfig {
+        path,
+        capacity: trace::capacity_from_env()
+            .unwrap_or_else(|raw| {
+                unwind::report(format_args!(
+                    "invalid value {raw:?} for {}: expected a positive integer; using {}",
+                    trace::CAPACITY_ENV,
+                    trace::DEFAULT_CAPACITY
+                ));
+                None
+            })
+            .unwrap_or(trace::DEFAULT_CAPACITY),
+        global: true,
+    });
     let config = RegistryConfig {
         num_threads,
+        trace,
         ..RegistryConfig::default()
     };
     let registry = worker::start_pool(config).unwrap_or_else(|e| {
@@ -63,7 +79,10 @@ fn init_global_default() -> &'static Arc<Registry> {
 }
 
 /// Installs `config` as the global pool; an error if it already exists.
-pub(crate) fn init_global(config: RegistryConfig) -> Result<(), ThreadPoolBuildError> {
+pub(crate) fn init_global(mut config: RegistryConfig) -> Result<(), ThreadPoolBuildError> {
+    if let Some(trace) = config.trace.as_mut() {
+        trace.global = true;
+    }
     let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
     if GLOBAL.get().is_some() {
         return Err(ThreadPoolBuildError::global_already_initialized());
@@ -120,9 +139,26 @@ where
     }
 }
 
-/// From a plain thread: inject, yield briefly if no other caller is yielding, then block.
+/// From a plain thread: inject, yield briefly if no other caller is yielding, then block. Traced as
+/// an `install` span on this thread's track if the pool traces.
 #[cold]
 fn in_worker_cold<OP, R>(registry: &Registry, op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    match registry.trace() {
+        None => inject_and_block(registry, op),
+        Some(trace) => {
+            let begin = crate::clock::ticks();
+            let result = inject_and_block(registry, op);
+            trace.record_install(begin, crate::clock::ticks());
+            result
+        }
+    }
+}
+
+fn inject_and_block<OP, R>(registry: &Registry, op: OP) -> R
 where
     OP: FnOnce(&WorkerThread, bool) -> R + Send,
     R: Send,
@@ -146,8 +182,25 @@ where
 }
 
 /// From a worker of another pool: inject, and keep that worker busy with its own pool until done.
+/// Traced as an `install` span on this thread's caller track of the target pool, if it traces.
 #[cold]
 fn in_worker_cross<OP, R>(registry: &Registry, current: &WorkerThread, op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    match registry.trace() {
+        None => inject_and_work(registry, current, op),
+        Some(trace) => {
+            let begin = crate::clock::ticks();
+            let result = inject_and_work(registry, current, op);
+            trace.record_install(begin, crate::clock::ticks());
+            result
+        }
+    }
+}
+
+fn inject_and_work<OP, R>(registry: &Registry, current: &WorkerThread, op: OP) -> R
 where
     OP: FnOnce(&WorkerThread, bool) -> R + Send,
     R: Send,

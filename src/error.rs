@@ -30,7 +30,11 @@ enum ErrorKind {
     InvalidEnv {
         var: &'static str,
         value: String,
+        /// What the variable holds, e.g. "a positive integer thread count".
+        expected: &'static str,
     },
+    /// `trace_capacity(0)`.
+    ZeroTraceCapacity,
     TooManyThreads {
         requested: usize,
         max: usize,
@@ -57,9 +61,20 @@ impl ThreadPoolBuildError {
         }
     }
 
-    pub(crate) fn invalid_env(var: &'static str, value: String) -> Self {
+    /// `var` holds `value`, which is not `expected` (e.g. "a positive integer thread count").
+    pub(crate) fn invalid_env(var: &'static str, value: String, expected: &'static str) -> Self {
         ThreadPoolBuildError {
-            kind: ErrorKind::InvalidEnv { var, value },
+            kind: ErrorKind::InvalidEnv {
+                var,
+                value,
+                expected,
+            },
+        }
+    }
+
+    pub(crate) fn zero_trace_capacity() -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::ZeroTraceCapacity,
         }
     }
 
@@ -105,11 +120,17 @@ impl fmt::Display for ThreadPoolBuildError {
             ErrorKind::GlobalPoolAlreadyInitialized => {
                 f.write_str("The global thread pool has already been initialized.")
             }
-            ErrorKind::InvalidEnv { var, value } => write!(
+            ErrorKind::InvalidEnv {
+                var,
+                value,
+                expected,
+            } => write!(
                 f,
-                "invalid value {value:?} for environment variable {var}: expected a positive integer \
-                 thread count"
+                "invalid value {value:?} for environment variable {var}: expected {expected}"
             ),
+            ErrorKind::ZeroTraceCapacity => {
+                f.write_str("trace_capacity(0): each worker must keep at least one trace event")
+            }
             ErrorKind::TooManyThreads { requested, max } => write!(
                 f,
                 "requested {requested} threads, but a pool supports at most {max}"
@@ -152,12 +173,21 @@ mod tests {
 
     #[test]
     fn messages_name_the_problem() {
-        let e = ThreadPoolBuildError::invalid_env("FORKJOIN_NUM_THREADS", "abc".into());
+        let e = ThreadPoolBuildError::invalid_env(
+            "FORKJOIN_NUM_THREADS",
+            "abc".into(),
+            "a positive integer thread count",
+        );
         let s = e.to_string();
         assert!(
-            s.contains("FORKJOIN_NUM_THREADS") && s.contains("\"abc\""),
+            s.contains("FORKJOIN_NUM_THREADS")
+                && s.contains("\"abc\"")
+                && s.contains("thread count"),
             "{s}"
         );
+        assert!(ThreadPoolBuildError::zero_trace_capacity()
+            .to_string()
+            .contains("trace_capacity(0)"));
         assert!(ThreadPoolBuildError::too_many_threads(70000, 65535)
             .to_string()
             .contains("70000"));

@@ -1,8 +1,9 @@
 //! Jobs: type-erased references to work that some worker will execute exactly once.
 //!
-//! * [`JobRef`] is what the deques, the private stack and the injector hold: a data pointer plus the
-//!   monomorphised function that knows how to run it. Two words, `Copy`, compared by data pointer (which
-//!   is how `join` recognises its own job b when it pops one back).
+//! * [`JobRef`] is what the deques, the private stack and the injector hold: a data pointer plus a
+//!   static table for its type (the monomorphised function that knows how to run it, and the job's
+//!   [`JobKind`] for the trace). Two words, `Copy`, compared by data pointer (which is how `join`
+//!   recognises its own job b when it pops one back).
 //! * [`StackJob`] lives in the frame of the thread that waits for it (`join`'s b, `install`). It carries a
 //!   closure, a slot for the result (or the panic), and a latch set after the result is written.
 //! * [`HeapJob`] is boxed and owns its closure (`spawn`, `Scope::spawn`); it frees itself when run.
@@ -16,13 +17,22 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 
 use crate::latch::Latch;
 use crate::sync::UnsafeCell;
+use crate::trace::JobKind;
 use crate::unwind::{self, Payload};
 
-/// A type-erased pointer to a job and the function that executes it.
+/// A type-erased pointer to a job and the table of what its type knows: how to execute it, and what
+/// kind of job it is (for the trace).
 #[derive(Clone, Copy, Debug)]
 pub struct JobRef {
     pointer: *const (),
-    execute_fn: unsafe fn(*const ()),
+    vtable: &'static JobVTable,
+}
+
+/// One per job type, in static memory: what a [`JobRef`] needs besides the data pointer.
+#[derive(Debug)]
+struct JobVTable {
+    execute: unsafe fn(*const ()),
+    kind: JobKind,
 }
 
 // SAFETY: a JobRef is a handle to a job whose closure and result are `Send` (enforced by the constructors'
@@ -33,6 +43,9 @@ unsafe impl Sync for JobRef {}
 
 /// Something a [`JobRef`] can point to.
 pub trait Job {
+    /// What the trace calls a job of this type.
+    const KIND: JobKind = JobKind::Other;
+
     /// Runs the job.
     ///
     /// # Safety
@@ -47,14 +60,24 @@ impl JobRef {
     pub(crate) unsafe fn new<T: Job>(data: *const T) -> JobRef {
         JobRef {
             pointer: data.cast(),
-            execute_fn: execute_erased::<T>,
+            // One table per job type, in static memory: building a reference stores an address,
+            // like storing the function pointer alone would.
+            vtable: const {
+                &JobVTable {
+                    execute: execute_erased::<T>,
+                    kind: T::KIND,
+                }
+            },
         }
     }
 
     /// The two words of the reference, for storage in atomics.
     #[inline(always)]
     pub(crate) fn into_raw(self) -> (usize, usize) {
-        (self.pointer as usize, self.execute_fn as usize)
+        (
+            self.pointer as usize,
+            self.vtable as *const JobVTable as usize,
+        )
     }
 
     /// Rebuilds a reference from [`into_raw`](Self::into_raw)'s words.
@@ -62,12 +85,18 @@ impl JobRef {
     /// # Safety
     /// The words must come from `into_raw` of a live, not yet executed `JobRef`.
     #[inline(always)]
-    pub(crate) unsafe fn from_raw(data: usize, execute: usize) -> JobRef {
+    pub(crate) unsafe fn from_raw(data: usize, vtable: usize) -> JobRef {
         JobRef {
             pointer: data as *const (),
-            // SAFETY: `execute` is the address of an `unsafe fn(*const ())`, per the contract.
-            execute_fn: unsafe { std::mem::transmute::<usize, unsafe fn(*const ())>(execute) },
+            // SAFETY: `vtable` is the address of a `JobVTable` in static memory, per the contract.
+            vtable: unsafe { &*(vtable as *const JobVTable) },
         }
+    }
+
+    /// What kind of job this is (from its type).
+    #[inline]
+    pub(crate) fn kind(&self) -> JobKind {
+        self.vtable.kind
     }
 
     /// The identity of the job (its data pointer).
@@ -82,8 +111,8 @@ impl JobRef {
     /// Each `JobRef` is executed at most once, while its data is live (see [`JobRef::new`]).
     #[inline]
     pub unsafe fn execute(self) {
-        // SAFETY: forwarded caller contract; `execute_fn` was instantiated for this pointer's type.
-        unsafe { (self.execute_fn)(self.pointer) }
+        // SAFETY: forwarded caller contract; the table was instantiated for this pointer's type.
+        unsafe { (self.vtable.execute)(self.pointer) }
     }
 }
 
@@ -213,6 +242,8 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
 }
 
 impl<L: Latch, F: FnOnce(bool) -> R, R> Job for StackJob<L, F, R> {
+    const KIND: JobKind = L::JOB_KIND;
+
     unsafe fn execute(this: *const Self) {
         // SAFETY: the caller guarantees `this` is live and executed once; the creator does not touch
         // `func`/`result` until the latch is set.
@@ -256,6 +287,8 @@ impl<BODY: FnOnce() + Send> HeapJob<BODY> {
 }
 
 impl<BODY: FnOnce() + Send> Job for HeapJob<BODY> {
+    const KIND: JobKind = JobKind::Spawned;
+
     unsafe fn execute(this: *const Self) {
         // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and is executed once.
         let this = unsafe { Box::from_raw(this as *mut Self) };
@@ -288,6 +321,10 @@ mod tests {
         // SAFETY: `job` outlives the reference, executed once below.
         let r = unsafe { job.as_job_ref() };
         assert_eq!(r.id(), &job as *const _ as *const ());
+        assert_eq!(r.kind(), JobKind::Other);
+        let (data, vtable) = r.into_raw();
+        // SAFETY: the words of a live, unexecuted reference.
+        let r = unsafe { JobRef::from_raw(data, vtable) };
         // SAFETY: executed once while `job` is live.
         unsafe { r.execute() };
         assert!(job.latch().probe());
@@ -320,7 +357,10 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         let job = HeapJob::new(move || tx.send(7).unwrap());
         // SAFETY: the closure is 'static; executed once.
-        unsafe { job.into_job_ref().execute() };
+        let r = unsafe { job.into_job_ref() };
+        assert_eq!(r.kind(), JobKind::Spawned);
+        // SAFETY: as above.
+        unsafe { r.execute() };
         assert_eq!(rx.recv().unwrap(), 7);
     }
 }

@@ -396,7 +396,7 @@ where
         match wt.pop_public() {
             Some(job) if job.id() == job_b_id => {
                 // SAFETY: the deque handed b's JobRef to us, so nobody else executes it; run once.
-                return unsafe { job_b.run_inline(false) };
+                return wt.run_popped_b(job_b_id, || unsafe { job_b.run_inline(false) });
             }
             Some(job) => wt.execute(job),
             None => {

@@ -18,9 +18,14 @@
 
 use crate::sleep::{Sleep, Slot};
 use crate::sync::{Arc, AtomicU32, AtomicUsize, Futex, Ordering};
+use crate::trace::JobKind;
 
 /// Setting a latch.
 pub trait Latch {
+    /// What the trace calls a `StackJob` that signals this latch: a `join`'s b (a [`SpinLatch`]),
+    /// an `install` moved into a pool ([`LockLatch`], [`CrossPoolLatch`]), or another job.
+    const JOB_KIND: JobKind = JobKind::Other;
+
     /// Sets the latch, waking its waiter if needed.
     ///
     /// # Safety
@@ -209,6 +214,8 @@ impl<'r> SpinLatch<'r> {
 }
 
 impl Latch for SpinLatch<'_> {
+    const JOB_KIND: JobKind = JobKind::JoinB;
+
     #[inline]
     unsafe fn set(this: *const Self) {
         // SAFETY: the caller guarantees `*this` is live until the swap inside `set_core`; the slot
@@ -248,6 +255,8 @@ impl<'r> CrossPoolLatch<'r> {
 }
 
 impl Latch for CrossPoolLatch<'_> {
+    const JOB_KIND: JobKind = JobKind::Install;
+
     unsafe fn set(this: *const Self) {
         // SAFETY: the caller guarantees `*this` is live until the swap inside `set_core`; we copy out
         // everything needed afterwards first. Nothing else keeps the waiter's pool alive once the
@@ -360,6 +369,8 @@ impl LockLatch {
 }
 
 impl Latch for Arc<LockLatch> {
+    const JOB_KIND: JobKind = JobKind::Install;
+
     unsafe fn set(this: *const Self) {
         // SAFETY: `*this` is live until we have cloned the Arc; the clone keeps the futex alive.
         let latch = unsafe { (*this).clone() };

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Layers (a module imports only its own layer or lower, and never in a cycle):
-//! `sync`/`util`/`clock`/`affinity` → `deque`/`unwind` → `sleep`/`latch`/`job`/`jobstack` → `registry`
+//! `sync`/`util`/`clock`/`affinity` → `deque`/`unwind`/`trace` → `sleep`/`latch`/`job`/`jobstack` → `registry`
 //! → `worker` → `entry` → `pool`/`join`/`scope`/`spawn`/`hints` → `iter`/`sort` (which reach the
 //! scheduler only through `hints`).
 #![warn(missing_docs)]
@@ -24,6 +24,8 @@ mod util;
 
 pub mod deque;
 mod unwind;
+
+mod trace;
 
 mod job;
 mod jobstack;
@@ -151,7 +153,8 @@ pub mod vec {
 pub use error::ThreadPoolBuildError;
 pub use join::{join, join_context, FnContext};
 pub use pool::{
-    current_num_threads, current_thread_index, PoolStats, ThreadPool, ThreadPoolBuilder,
+    current_num_threads, current_thread_index, flush_trace, PoolStats, ThreadPool,
+    ThreadPoolBuilder, WorkerStats,
 };
 pub use scope::{scope, Scope};
 pub use spawn::spawn;
@@ -160,6 +163,11 @@ pub use spawn::spawn;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+// So is the example of docs/tracing.md.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/tracing.md")]
+struct TracingDoctests;
 
 /// Internals the loom models in `loom-tests/` need; not part of the public API.
 #[cfg(forkjoin_loom)]

@@ -3,6 +3,8 @@
 
 use std::any::Any;
 use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::affinity;
 use crate::entry;
@@ -11,20 +13,37 @@ use crate::registry::{self, Registry, RegistryConfig};
 use crate::scope::Scope;
 use crate::sleep::MAX_THREADS;
 use crate::sync::Arc;
+use crate::trace::{self, TraceConfig};
 use crate::worker::{self, WorkerThread};
 
-/// Event totals of a pool, summed over its workers; see [`ThreadPool::stats`].
+/// A pool's event counters: the totals over its workers, and each worker's own
+/// ([`workers`](Self::workers)); see [`ThreadPool::stats`].
 ///
-/// Each worker counts its own events in counters only it writes (no read-modify-write on the hot path),
-/// so a snapshot taken while the pool runs is approximate, and exact once it is idle.
+/// Each worker counts its own events in counters only it writes (no read-modify-write, nothing on
+/// the `join` fast path's shared cache lines), so a snapshot taken while the pool runs is
+/// approximate, and exact once the pool is idle. Every total is the sum of the same field over
+/// [`workers`](Self::workers).
+///
+/// **How to read them.** A worker runs a job it took back from its own stacks
+/// ([`local_pops`](Self::local_pops)), took from another worker ([`steals`](Self::steals)) or took
+/// from the injector ([`injector_pops`](Self::injector_pops), work from outside the pool):
+/// [`jobs_executed`](Self::jobs_executed) is the sum of the three. A `join` whose b nobody took
+/// pops it straight back from the private stack (a local pop); most deep joins push nothing at all
+/// and count nothing. Lots of `steals` with few `jobs_published` means thieves live off spawned
+/// work; lots of `sleeps` and `wakeups` against few jobs means the pool is mostly idle (or the
+/// work too fine to share). Per worker, [`WorkerStats::busy`] against [`WorkerStats::idle`] shows
+/// the load balance, and [`WorkerStats::stolen_by_others`] which workers fed the others.
 ///
 /// ```
 /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 /// pool.install(|| forkjoin::join(|| 1, || 2));
 /// let stats = pool.stats();
 /// assert!(stats.jobs_executed >= 1); // at least the installed operation
+/// assert_eq!(stats.workers.len(), 2);
+/// let sum: u64 = stats.workers.iter().map(|w| w.jobs_executed).sum();
+/// assert_eq!(sum, stats.jobs_executed);
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PoolStats {
     /// Jobs run by workers: popped back by their owner, taken from the injector or stolen.
     pub jobs_executed: u64,
@@ -32,7 +51,7 @@ pub struct PoolStats {
     /// pushes nothing counts nothing: in a pool of one thread (nobody could steal), and for most joins
     /// nested below three pending jobs of their worker (see the `join` docs).
     pub local_pops: u64,
-    /// Jobs taken from another worker's deque.
+    /// Jobs taken from another worker's deque or private stack.
     pub steals: u64,
     /// Jobs taken from the injector (work submitted from outside the pool).
     pub injector_pops: u64,
@@ -44,6 +63,52 @@ pub struct PoolStats {
     pub failed_steals: u64,
     /// Jobs moved from a worker's private stack to its public deque because a thief asked.
     pub jobs_published: u64,
+    /// Each worker's counters, in index order (`workers[i]` is worker `i`, as in
+    /// [`ThreadPool::current_thread_index`]).
+    pub workers: Vec<WorkerStats>,
+}
+
+/// One worker's counters and clock; see [`PoolStats`] for how to read them.
+///
+/// ```
+/// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// pool.install(|| forkjoin::join(|| 1, || 2));
+/// let stats = pool.stats();
+/// // Every job stolen by one worker was stolen from another.
+/// let made: u64 = stats.workers.iter().map(|w| w.steals).sum();
+/// let suffered: u64 = stats.workers.iter().map(|w| w.stolen_by_others).sum();
+/// assert_eq!(made, suffered);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerStats {
+    /// Jobs this worker ran: `local_pops + steals + injector_pops`.
+    pub jobs_executed: u64,
+    /// Jobs it took back from its own private stack or public deque.
+    pub local_pops: u64,
+    /// The part of [`local_pops`](Self::local_pops) taken from its public deque; the rest were
+    /// popped back from the private stack by `join`'s fast path, which the trace does not record.
+    pub deque_pops: u64,
+    /// Jobs it took from other workers (their deques, or their private stacks on patrol).
+    pub steals: u64,
+    /// Jobs other workers took from this worker's deque or private stack. Counted by each thief on
+    /// its own per-victim counter and summed here, so no counter has two writers.
+    pub stolen_by_others: u64,
+    /// Jobs it took from the injector.
+    pub injector_pops: u64,
+    /// Its searches that visited every other worker without stealing anything.
+    pub failed_steals: u64,
+    /// Jobs it moved from its private stack to its public deque.
+    pub jobs_published: u64,
+    /// Times it blocked on its futex.
+    pub sleeps: u64,
+    /// Times it was woken from its futex (for new work, or because the latch it waited on was set).
+    pub wakeups: u64,
+    /// Time since it started that it was not idle: running jobs, or searching before a search
+    /// failed.
+    pub busy: Duration,
+    /// Time since it started that it was idle: from a failed search until it found work or the
+    /// latch it waited on was set (spinning, yielding, sleeping). `busy + idle` is its age.
+    pub idle: Duration,
 }
 
 /// Configures and builds a [`ThreadPool`] (or the global pool).
@@ -61,6 +126,8 @@ pub struct PoolStats {
 pub struct ThreadPoolBuilder {
     config: RegistryConfig,
     pin_threads: bool,
+    trace_file: Option<PathBuf>,
+    trace_capacity: Option<usize>,
 }
 
 impl fmt::Debug for ThreadPoolBuilder {
@@ -73,6 +140,8 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("start_handler", &self.config.start_handler.is_some())
             .field("exit_handler", &self.config.exit_handler.is_some())
             .field("pin_threads", &self.pin_threads)
+            .field("trace_file", &self.trace_file)
+            .field("trace_capacity", &self.trace_capacity)
             .finish()
     }
 }
@@ -255,6 +324,68 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Records a trace of this pool and writes it to `path` as Chrome trace-event JSON, which
+    /// [Perfetto](https://ui.perfetto.dev) and `chrome://tracing` open: one track per worker (job
+    /// spans by kind, steals, publications, idle and sleep spans, wake-ups) and one per outside
+    /// thread that called [`install`](ThreadPool::install). Without this option a pool traces if
+    /// `FORKJOIN_TRACE=path` is set when it is built. `docs/tracing.md` describes every event.
+    ///
+    /// The file is written when the pool is dropped, once its threads have exited (a pool whose
+    /// spawned work is still running writes it when that work is done); for the global pool, at
+    /// process exit or by [`flush_trace`]. Pools traced to the same path share the file, one
+    /// process entry each. An I/O error is printed on stderr (or returned by `flush_trace`).
+    ///
+    /// Each worker keeps its last [`trace_capacity`](Self::trace_capacity) events in a ring of its
+    /// own; recording costs a few stores per event, only on the scheduler's slow paths. A pool that
+    /// does not trace pays one untaken branch at each of those sites and nothing on `join`'s fast
+    /// path.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("forkjoin-doc-{}.json", std::process::id()));
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .trace_file(&path)
+    ///     .build()
+    ///     .unwrap();
+    /// pool.install(|| forkjoin::join(|| 1, || 2));
+    /// drop(pool); // joins the workers, then writes the file
+    /// let json = std::fs::read_to_string(&path).unwrap();
+    /// assert!(json.starts_with("{\"traceEvents\":["));
+    /// assert!(json.contains("\"name\":\"worker 1\""));
+    /// # std::fs::remove_file(&path).unwrap();
+    /// ```
+    pub fn trace_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.trace_file = Some(path.into());
+        self
+    }
+
+    /// Events each worker keeps for the trace (the most recent ones; older events are overwritten
+    /// and counted as dropped in the file). Default: `FORKJOIN_TRACE_CAPACITY` if set, else 65,536
+    /// (32 bytes each: 2 MiB per worker). Only matters if the pool traces
+    /// ([`trace_file`](Self::trace_file) or `FORKJOIN_TRACE`).
+    ///
+    /// # Errors
+    ///
+    /// `build` fails for a capacity of 0, and for an invalid `FORKJOIN_TRACE_CAPACITY` when this
+    /// option is not given and the pool traces.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("forkjoin-doc-cap-{}.json", std::process::id()));
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .trace_file(&path)
+    ///     .trace_capacity(1024)
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool);
+    /// assert!(std::fs::read_to_string(&path).unwrap().contains("\"ring_capacity\":1024"));
+    /// # std::fs::remove_file(&path).unwrap();
+    /// assert!(forkjoin::ThreadPoolBuilder::new().trace_capacity(0).build().is_err());
+    /// ```
+    pub fn trace_capacity(mut self, events: usize) -> Self {
+        self.trace_capacity = Some(events);
+        self
+    }
+
     fn resolve(mut self) -> Result<RegistryConfig, ThreadPoolBuildError> {
         self.config.num_threads = match self.config.num_threads {
             0 => registry::default_num_threads()?,
@@ -272,6 +403,28 @@ impl ThreadPoolBuilder {
                 return Err(ThreadPoolBuildError::no_allowed_cpus());
             }
             self.config.pin_cpus = Some(cpus);
+        }
+        if self.trace_capacity == Some(0) {
+            return Err(ThreadPoolBuildError::zero_trace_capacity());
+        }
+        if let Some(path) = self.trace_file.or_else(trace::path_from_env) {
+            let capacity = match self.trace_capacity {
+                Some(n) => n,
+                None => trace::capacity_from_env()
+                    .map_err(|raw| {
+                        ThreadPoolBuildError::invalid_env(
+                            trace::CAPACITY_ENV,
+                            raw,
+                            "a positive integer count of trace events",
+                        )
+                    })?
+                    .unwrap_or(trace::DEFAULT_CAPACITY),
+            };
+            self.config.trace = Some(TraceConfig {
+                path,
+                capacity,
+                global: false,
+            });
         }
         Ok(self.config)
     }
@@ -431,28 +584,46 @@ impl ThreadPool {
         entry::current_worker(&self.registry).map(WorkerThread::index)
     }
 
-    /// Totals of the pool's event counters.
+    /// The pool's event counters: totals and one entry per worker (see [`PoolStats`]).
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     /// pool.install(|| ());
-    /// assert_eq!(pool.stats().injector_pops, 1);
+    /// let stats = pool.stats();
+    /// assert_eq!(stats.injector_pops, 1);
+    /// assert_eq!(stats.workers[0].injector_pops, 1);
     /// ```
     pub fn stats(&self) -> PoolStats {
+        let counters = self.registry.worker_counters();
         let mut s = PoolStats::default();
-        for [local_pops, steals, failed_steals, injector_pops, sleeps, published] in
-            self.registry.worker_counters()
-        {
-            s.local_pops += local_pops;
-            // Every job a worker runs was popped locally, stolen or taken from the injector.
-            s.jobs_executed += local_pops + steals + injector_pops;
-            s.steals += steals;
-            s.failed_steals += failed_steals;
-            s.injector_pops += injector_pops;
-            s.sleeps += sleeps;
-            s.jobs_published += published;
+        for (index, c) in counters.iter().enumerate() {
+            let local_pops = c.private_pops + c.deque_pops;
+            let steals: u64 = c.stolen_from.iter().sum();
+            let w = WorkerStats {
+                // Every job a worker runs was popped locally, stolen or taken from the injector.
+                jobs_executed: local_pops + steals + c.injector_pops,
+                local_pops,
+                deque_pops: c.deque_pops,
+                steals,
+                stolen_by_others: counters.iter().map(|thief| thief.stolen_from[index]).sum(),
+                injector_pops: c.injector_pops,
+                failed_steals: c.failed_steals,
+                jobs_published: c.published,
+                sleeps: c.sleeps,
+                wakeups: c.wakeups,
+                busy: Duration::from_nanos(c.busy_ns),
+                idle: Duration::from_nanos(c.idle_ns),
+            };
+            s.jobs_executed += w.jobs_executed;
+            s.local_pops += w.local_pops;
+            s.steals += w.steals;
+            s.injector_pops += w.injector_pops;
+            s.sleeps += w.sleeps;
+            s.wakeups += w.wakeups;
+            s.failed_steals += w.failed_steals;
+            s.jobs_published += w.jobs_published;
+            s.workers.push(w);
         }
-        s.wakeups = self.registry.wakeups();
         s
     }
 }
@@ -482,6 +653,28 @@ pub fn current_num_threads() -> usize {
         // SAFETY: a non-null current worker is valid while this thread runs.
         unsafe { (*wt).registry().num_threads() }
     }
+}
+
+/// Writes every trace file now, with what each traced pool has recorded so far (see
+/// [`ThreadPoolBuilder::trace_file`] and `FORKJOIN_TRACE`); does nothing if no pool traces.
+///
+/// Dropped pools write their file themselves, and at process exit this runs on its own (an
+/// `atexit` hook, on Unix), so it is needed only to look at a trace while the process runs, or
+/// where the exit hook cannot run: on other systems, or when the process ends without running
+/// exit handlers (`abort`, a fatal signal). The global pool, which is never dropped, is written
+/// this way. Pools keep running while they are read.
+///
+/// # Errors
+///
+/// The first file that could not be written (the others are still written).
+///
+/// ```
+/// // With FORKJOIN_TRACE=trace.json set, the global pool records; write what it has now:
+/// forkjoin::join(|| 1, || 2);
+/// forkjoin::flush_trace().unwrap();
+/// ```
+pub fn flush_trace() -> std::io::Result<()> {
+    trace::flush_all()
 }
 
 /// Index of the calling thread within its pool, or `None` outside any pool.
@@ -605,6 +798,8 @@ mod tests {
                 ..RegistryConfig::default()
             },
             pin_threads: false,
+            trace_file: None,
+            trace_capacity: None,
         }
         .exit_handler(move |_| {
             e.fetch_add(1, Ordering::SeqCst);

@@ -22,6 +22,7 @@ use crate::jobstack::{JobStackOwner, JobStackThief};
 use crate::latch::{CoreLatch, Latch, LockLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
 use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::trace::{PoolTrace, RingWriter, TraceConfig};
 use crate::unwind::{self, Payload};
 use crate::util::CachePadded;
 
@@ -44,18 +45,103 @@ pub(crate) struct RegistryConfig {
     /// With `ThreadPoolBuilder::pin_threads`: the CPUs to pin the workers to (never empty), worker `i`
     /// on `cpus[i % cpus.len()]`. For the starter (`crate::worker::start_pool`).
     pub(crate) pin_cpus: Option<Vec<usize>>,
+    /// Record a trace (`ThreadPoolBuilder::trace_file` or `FORKJOIN_TRACE`).
+    pub(crate) trace: Option<TraceConfig>,
 }
 
-/// Per-worker event counters. Written only by their worker (load + store, no read-modify-write), read by
-/// anyone with Relaxed loads: exact for the owner, a consistent-enough snapshot for `stats()`.
-#[derive(Debug, Default)]
-pub(crate) struct WorkerStats {
+/// Per-worker event counters and busy/idle clock. Written only by their worker (load + store, no
+/// read-modify-write), read by anyone with Relaxed loads: exact for the owner, a consistent-enough
+/// snapshot for `stats()`. The `join` fast path counts its pops elsewhere (in the job stack's owner
+/// line, which it touches anyway).
+#[derive(Debug)]
+pub(crate) struct WorkerCounters {
+    /// Jobs popped from its own public deque (the name predates the private stack, whose pops the
+    /// job stack counts).
     pub(crate) local_pops: AtomicU64,
-    pub(crate) steals: AtomicU64,
     pub(crate) failed_steals: AtomicU64,
     pub(crate) injector_pops: AtomicU64,
     pub(crate) sleeps: AtomicU64,
     pub(crate) published: AtomicU64,
+    /// Jobs this worker stole, per victim (deque steals and heavy steals alike), 16 victims to a
+    /// padded line. Only this worker writes its lines, so a victim's "stolen from me" count is a sum
+    /// over the thieves' lines, and no counter has two writers. (8 bytes per pair of workers.)
+    stolen_from: Box<[CachePadded<[AtomicU64; VICTIMS_PER_LINE]>]>,
+    /// Ticks when the worker started.
+    started_at: AtomicU64,
+    /// Ticks when the current idle period began, or [`BUSY`].
+    idle_since: AtomicU64,
+    /// Ticks spent in finished idle periods.
+    idle_ticks: AtomicU64,
+}
+
+const VICTIMS_PER_LINE: usize = 16;
+/// `idle_since` while the worker is not idle.
+const BUSY: u64 = u64::MAX;
+
+impl WorkerCounters {
+    fn new(num_threads: usize) -> Self {
+        WorkerCounters {
+            local_pops: AtomicU64::new(0),
+            failed_steals: AtomicU64::new(0),
+            injector_pops: AtomicU64::new(0),
+            sleeps: AtomicU64::new(0),
+            published: AtomicU64::new(0),
+            stolen_from: (0..num_threads.div_ceil(VICTIMS_PER_LINE))
+                .map(|_| CachePadded::new(std::array::from_fn(|_| AtomicU64::new(0))))
+                .collect(),
+            started_at: AtomicU64::new(0),
+            idle_since: AtomicU64::new(BUSY),
+            idle_ticks: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts a job this worker stole from worker `victim`. Owner only.
+    #[inline]
+    pub(crate) fn count_steal(&self, victim: usize) {
+        bump(&self.stolen_from[victim / VICTIMS_PER_LINE][victim % VICTIMS_PER_LINE]);
+    }
+
+    /// The worker starts at tick `now`. Owner only.
+    pub(crate) fn start(&self, now: u64) {
+        // Relaxed: a statistic (`build` returns after this, through the started latch).
+        self.started_at.store(now, Ordering::Relaxed);
+    }
+
+    /// An idle period begins at tick `now` (a search failed). Owner only.
+    #[inline]
+    pub(crate) fn enter_idle(&self, now: u64) {
+        // Relaxed: a statistic.
+        self.idle_since.store(now, Ordering::Relaxed);
+    }
+
+    /// The idle period that began at tick `since` ends at tick `now`. Owner only.
+    #[inline]
+    pub(crate) fn leave_idle(&self, since: u64, now: u64) {
+        // Relaxed load + store: only the owner writes these.
+        let total = self.idle_ticks.load(Ordering::Relaxed);
+        self.idle_ticks
+            .store(total + now.saturating_sub(since), Ordering::Relaxed);
+        self.idle_since.store(BUSY, Ordering::Relaxed);
+    }
+}
+
+/// One worker's counters, read out ([`Registry::worker_counters`]).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct CounterSnapshot {
+    /// Jobs popped back from its private stack (the `join` fast path).
+    pub(crate) private_pops: u64,
+    pub(crate) deque_pops: u64,
+    pub(crate) failed_steals: u64,
+    pub(crate) injector_pops: u64,
+    pub(crate) sleeps: u64,
+    pub(crate) published: u64,
+    /// Futex wakes sent to this worker.
+    pub(crate) wakeups: u64,
+    /// Jobs this worker stole, per victim.
+    pub(crate) stolen_from: Vec<u64>,
+    /// Nanoseconds since the worker started, not idle and idle.
+    pub(crate) busy_ns: u64,
+    pub(crate) idle_ns: u64,
 }
 
 /// Adds one to an owner-written counter.
@@ -68,7 +154,7 @@ pub(crate) fn bump(counter: &AtomicU64) {
 /// What thieves and wakers know about one worker.
 pub(crate) struct ThreadInfo {
     pub(crate) stealer: Stealer<JobRef>,
-    pub(crate) stats: CachePadded<WorkerStats>,
+    pub(crate) stats: CachePadded<WorkerCounters>,
     /// A thief handle of the worker's owner-private job stack (heavy steals); the worker thread holds
     /// the stack's only owner handle.
     pub(crate) jobs: JobStackThief,
@@ -127,6 +213,9 @@ pub(crate) struct Registry {
     /// A plain thread is yielding while it waits for its injected job. Only one may: many threads
     /// calling `install` at once then block at once instead of taking CPU time from the workers.
     caller_yielding: AtomicBool,
+    /// What the pool records for its trace file, if it traces; the file is written when the
+    /// registry is dropped (its threads have exited).
+    trace: Option<Arc<PoolTrace>>,
 }
 
 /// Name of the environment variable that sets the default thread count.
@@ -155,18 +244,20 @@ pub(crate) fn default_num_threads() -> Result<usize, ThreadPoolBuildError> {
                 _ => Err(ThreadPoolBuildError::invalid_env(
                     NUM_THREADS_ENV,
                     text.into_owned(),
+                    "a positive integer thread count",
                 )),
             }
         }
     }
 }
 
-/// The owner handles of one worker's two queues: its public deque and its private job stack.
-/// [`Registry::new`] keeps the thief side of each (in [`ThreadInfo`]) and returns these, to be moved
-/// into the thread that will own them.
+/// The owner handles of one worker's two queues (its public deque and its private job stack) and
+/// of its trace ring, if the pool traces. [`Registry::new`] keeps the thief (reader) side of each and
+/// returns these, to be moved into the thread that will own them.
 pub(crate) struct WorkerQueues {
     pub(crate) deque: Worker<JobRef>,
     pub(crate) jobs: JobStackOwner,
+    pub(crate) trace: Option<RingWriter>,
 }
 
 impl Registry {
@@ -186,13 +277,20 @@ impl Registry {
         // Each private job stack's only owner handle is created here and moved into its worker's
         // thread by the starter, like the deque's `Worker`; the registry keeps thief handles.
         let job_stacks: Vec<JobStackOwner> = (0..n).map(|_| JobStackOwner::new()).collect();
+        let (trace, writers) = match &config.trace {
+            Some(trace) => {
+                let (trace, writers) = PoolTrace::start(trace, n);
+                (Some(trace), writers.into_iter().map(Some).collect())
+            }
+            None => (None, (0..n).map(|_| None).collect::<Vec<_>>()),
+        };
         let registry = Arc::new(Registry {
             thread_infos: workers
                 .iter()
                 .zip(&job_stacks)
                 .map(|(w, jobs)| ThreadInfo {
                     stealer: w.stealer(),
-                    stats: CachePadded::new(WorkerStats::default()),
+                    stats: CachePadded::new(WorkerCounters::new(n)),
                     jobs: jobs.thief(),
                     terminate: CoreLatch::new(),
                 })
@@ -210,11 +308,13 @@ impl Registry {
             starting: AtomicUsize::new(n),
             started: Arc::new(LockLatch::new()),
             caller_yielding: AtomicBool::new(false),
+            trace,
         });
         let queues = workers
             .into_iter()
             .zip(job_stacks)
-            .map(|(deque, jobs)| WorkerQueues { deque, jobs })
+            .zip(writers)
+            .map(|((deque, jobs), trace)| WorkerQueues { deque, jobs, trace })
             .collect();
         (registry, queues)
     }
@@ -354,29 +454,57 @@ impl Registry {
         }
     }
 
-    /// Per worker: `[local_pops, steals, failed_steals, injector_pops, sleeps, published]`.
-    pub(crate) fn worker_counters(&self) -> Vec<[u64; 6]> {
+    /// Each worker's counters, in index order.
+    pub(crate) fn worker_counters(&self) -> Vec<CounterSnapshot> {
+        let n = self.num_threads();
+        let now = crate::clock::ticks();
         self.thread_infos
             .iter()
-            .map(|info| {
+            .enumerate()
+            .map(|(index, info)| {
                 let s = &info.stats;
-                let mut counters = [
-                    &s.local_pops,
-                    &s.steals,
-                    &s.failed_steals,
-                    &s.injector_pops,
-                    &s.sleeps,
-                    &s.published,
-                ]
-                .map(|c| c.load(Ordering::Relaxed));
-                // The `join` fast path counts its pops in the job stack's owner line.
-                counters[0] += info.jobs.popped();
-                counters
+                // Relaxed: statistics.
+                let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
+                let since = load(&s.idle_since);
+                let idle = load(&s.idle_ticks)
+                    + if since == BUSY {
+                        0
+                    } else {
+                        now.saturating_sub(since)
+                    };
+                let alive = now.saturating_sub(load(&s.started_at));
+                let idle = idle.min(alive);
+                CounterSnapshot {
+                    // The `join` fast path counts its pops in the job stack's owner line.
+                    private_pops: info.jobs.popped(),
+                    deque_pops: load(&s.local_pops),
+                    failed_steals: load(&s.failed_steals),
+                    injector_pops: load(&s.injector_pops),
+                    sleeps: load(&s.sleeps),
+                    published: load(&s.published),
+                    wakeups: self.sleep.wakeups_of(index),
+                    stolen_from: (0..n)
+                        .map(|v| load(&s.stolen_from[v / VICTIMS_PER_LINE][v % VICTIMS_PER_LINE]))
+                        .collect(),
+                    busy_ns: crate::clock::ticks_to_ns(alive - idle),
+                    idle_ns: crate::clock::ticks_to_ns(idle),
+                }
             })
             .collect()
     }
 
-    pub(crate) fn wakeups(&self) -> u64 {
-        self.sleep.wakeups()
+    /// The pool's trace recorder, if it traces.
+    #[inline]
+    pub(crate) fn trace(&self) -> Option<&Arc<PoolTrace>> {
+        self.trace.as_ref()
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        // Every worker has exited (each held a reference): their rings are complete.
+        if let Some(trace) = self.trace.take() {
+            trace.finish();
+        }
     }
 }

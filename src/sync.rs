@@ -196,6 +196,13 @@ impl Futex {
     }
 }
 
+/// The calling OS thread's id and name: how the trace tells outside callers apart (the OS thread in
+/// both builds; loom's model threads do not trace).
+pub(crate) fn current_thread_identity() -> (std::thread::ThreadId, Option<String>) {
+    let thread = std::thread::current();
+    (thread.id(), thread.name().map(str::to_owned))
+}
+
 /// Gives up the rest of this thread's time slice (a model step under loom).
 #[inline]
 pub(crate) fn yield_now() {

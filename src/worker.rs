@@ -47,10 +47,11 @@ use crate::deque::{Steal, Worker};
 use crate::job::JobRef;
 use crate::jobstack::{JobStackOwner, Pushed, StealTicket};
 use crate::latch::CoreLatch;
-use crate::registry::{bump, Registry, RegistryConfig, WorkerQueues, WorkerStats};
+use crate::registry::{bump, Registry, RegistryConfig, WorkerCounters, WorkerQueues};
 use crate::sleep::slot::Slot;
-use crate::sleep::Idled;
+use crate::sleep::{IdleState, Idled};
 use crate::sync::{heavy_barrier, thread, Arc, AtomicUsize, Mutex, Ordering};
+use crate::trace::{Event, JobKind, RingWriter, Source, WakeReason};
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
 /// worker is idle (see [`WorkerThread::share_cold`]).
@@ -170,7 +171,7 @@ pub(crate) struct WorkerThread {
     /// which the latch of each `join` job b keeps to wake us.
     sleep_slot: *const Slot,
     /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
-    stats: *const WorkerStats,
+    stats: *const WorkerCounters,
     deque: Worker<JobRef>,
     index: usize,
     /// Ticks (see [`crate::clock::ticks`]) of this worker's last heartbeat publication.
@@ -187,6 +188,9 @@ pub(crate) struct WorkerThread {
     rng: RefCell<Xoshiro256PlusPlus>,
     /// Below this stack address a waiting worker stops stealing (stack guard).
     stack_limit: usize,
+    /// This worker's trace ring, if its pool traces. Every event site tests it once, and none is
+    /// on the `join` fast path (see `crate::trace`).
+    trace: Option<RingWriter>,
     registry: Arc<Registry>,
 }
 
@@ -228,7 +232,7 @@ impl WorkerThread {
     }
 
     #[inline(always)]
-    fn stats(&self) -> &WorkerStats {
+    fn stats(&self) -> &WorkerCounters {
         // SAFETY: points into the registry, which `self.registry` keeps alive.
         unsafe { &*self.stats }
     }
@@ -304,7 +308,8 @@ impl WorkerThread {
     /// do). True if it published (and announced) one.
     fn share_now(&self) -> bool {
         if self.deque.is_empty() && self.publish(1) > 0 {
-            self.registry.sleep().new_jobs();
+            let woken = self.registry.sleep().new_jobs();
+            self.trace_wake(woken);
             return true;
         }
         false
@@ -323,20 +328,45 @@ impl WorkerThread {
                 None => break,
             }
         }
+        if n > 0 {
+            if let Some(trace) = &self.trace {
+                let now = trace.now();
+                trace.push(now, now, Event::Published { jobs: n as u32 });
+            }
+        }
         n
     }
 
     /// Makes every private job stealable (before this worker waits and runs other work).
     fn publish_all_private(&self) {
         if self.publish(usize::MAX) > 0 {
-            self.registry.sleep().new_jobs();
+            let woken = self.registry.sleep().new_jobs();
+            self.trace_wake(woken);
         }
     }
 
     /// Pushes a job straight onto the public deque (`spawn`, `Scope::spawn`) and announces it.
     pub(crate) fn push_public(&self, job: JobRef) {
         self.deque.push(job);
-        self.registry.sleep().new_jobs();
+        let woken = self.registry.sleep().new_jobs();
+        self.trace_wake(woken);
+    }
+
+    /// Trace: this worker just woke worker `woken` for new work (if it woke one).
+    #[inline]
+    fn trace_wake(&self, woken: Option<usize>) {
+        if let Some(worker) = woken {
+            if let Some(trace) = &self.trace {
+                let now = trace.now();
+                trace.push(
+                    now,
+                    now,
+                    Event::Wake {
+                        worker: worker as u32,
+                    },
+                );
+            }
+        }
     }
 
     /// Pops the newest job of the public deque.
@@ -390,17 +420,45 @@ impl WorkerThread {
         self.inline_joins.set(u32::MAX);
     }
 
-    /// Executes a job taken from a queue.
+    /// Executes a job taken from this worker's own public deque.
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {
+        self.execute_from(job, Source::OwnDeque);
+    }
+
+    /// Executes a job taken from a queue (`source` says which, for the trace).
+    #[inline]
+    fn execute_from(&self, job: JobRef, source: Source) {
         // A job taken from a queue starts a new subtree: its first joins push (see
         // `take_inline_join`). Alone, nothing is ever pushed: keep the budget.
         if !self.alone {
             self.inline_joins.set(0);
         }
+        if let Some(trace) = &self.trace {
+            return execute_traced(trace, job, source);
+        }
         // SAFETY: the job came from a queue, which hands out each JobRef exactly once; its creator keeps
         // its data alive until it has run.
         unsafe { job.execute() };
+    }
+
+    /// Runs `b`, the job b of a `join` of this worker that was published and then popped back from
+    /// its own public deque (`id` is its `JobRef::id`): a job taken from a queue like those
+    /// [`execute`](Self::execute) runs, recorded as such in the trace.
+    #[inline]
+    pub(crate) fn run_popped_b<R>(&self, id: *const (), b: impl FnOnce() -> R) -> R {
+        let Some(trace) = &self.trace else {
+            return b();
+        };
+        let begin = trace.now();
+        let result = b();
+        let event = Event::Job {
+            kind: JobKind::JoinB,
+            source: Source::OwnDeque,
+            job: id as u64,
+        };
+        trace.push(begin, trace.now(), event);
+        result
     }
 
     /// True while enough stack remains to run stolen work (see the module docs).
@@ -430,9 +488,11 @@ impl WorkerThread {
         let mut counted = false;
         // A waker claimed us for new work and we have not searched since.
         let mut owe_wake = false;
+        // Ticks when our current idle period began (our first failed search), while idle.
+        let mut idle_since: Option<u64> = None;
         while !latch.probe() {
             let found = match self.find_work(guarded) {
-                Some(job) => Some(job),
+                Some(found) => Some(found),
                 None if !guarded && idle.take_patrol_due() => {
                     // A timed sleep ran out: look for jobs hidden on other workers' private
                     // stacks, whose owners may be blocked in user code.
@@ -440,49 +500,89 @@ impl WorkerThread {
                 }
                 None => None,
             };
-            if let Some(job) = found {
+            if let Some((job, source)) = found {
                 if counted {
                     self.leave_idle_count();
                     counted = false;
                 }
+                if let Some(since) = idle_since.take() {
+                    self.end_idle(since);
+                }
                 if idle.has_idled() || owe_wake {
                     // Back to work after idling: if others sleep, wake one to look for more, so
                     // parallelism spreads one thread at a time.
-                    sleep.wake_one_if_sleeping();
+                    let woken = sleep.wake_one_if_sleeping();
+                    self.trace_wake(woken);
                 }
                 owe_wake = false;
-                self.execute(job);
+                self.execute_from(job, source);
                 idle = sleep.start_looking_as(self.index, guarded);
                 continue;
             }
             // We searched: whatever we were woken for is taken.
             owe_wake = false;
+            if idle_since.is_none() {
+                idle_since = Some(self.begin_idle());
+            }
             if !guarded && !counted {
                 // Relaxed: ordered before a patrol's heavy steal by its barrier; owners only need
                 // a hint.
                 sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
                 counted = true;
             }
-            match sleep.no_work_found(
+            let outcome = sleep.no_work_found(
                 &mut idle,
                 || latch.try_sleep(),
                 || registry.has_injected_jobs(),
-            ) {
+            );
+            let woken_for_work = idle.take_woken_for_work();
+            owe_wake |= woken_for_work;
+            match outcome {
                 Idled::Waited => {}
                 Idled::Aborted => latch.wake_up(),
                 Idled::Slept | Idled::TimedOut => {
                     bump(&self.stats().sleeps);
                     latch.wake_up();
+                    if let Some(trace) = &self.trace {
+                        trace_sleep(trace, &idle, outcome, woken_for_work);
+                    }
                 }
             }
-            owe_wake |= idle.take_woken_for_work();
+        }
+        if let Some(since) = idle_since {
+            self.end_idle(since);
         }
         if counted {
             self.leave_idle_count();
         }
         if owe_wake {
             // Woken for new work but leaving without looking (our latch is set): pass the wake on.
-            sleep.wake_one_if_sleeping();
+            let woken = sleep.wake_one_if_sleeping();
+            self.trace_wake(woken);
+        }
+    }
+
+    /// An idle period begins (a search failed): returns its start, in ticks, for [`end_idle`](Self::end_idle).
+    fn begin_idle(&self) -> u64 {
+        let now = crate::clock::ticks();
+        let now = match &self.trace {
+            Some(trace) => trace.clamp(now),
+            None => now,
+        };
+        self.stats().enter_idle(now);
+        now
+    }
+
+    /// The idle period that began at `since` ends (work found, or the awaited latch set).
+    fn end_idle(&self, since: u64) {
+        let now = crate::clock::ticks();
+        match &self.trace {
+            Some(trace) => {
+                let now = trace.clamp(now);
+                self.stats().leave_idle(since, now);
+                trace.push(since, now, Event::Idle);
+            }
+            None => self.stats().leave_idle(since, now),
         }
     }
 
@@ -503,15 +603,15 @@ impl WorkerThread {
     }
 
     /// One search: own deque → injector → random victims (not past the stack guard).
-    fn find_work(&self, guarded: bool) -> Option<JobRef> {
+    fn find_work(&self, guarded: bool) -> Option<(JobRef, Source)> {
         if let Some(job) = self.pop_public() {
-            return Some(job);
+            return Some((job, Source::OwnDeque));
         }
         // Injected work is always taken, even past the stack guard: it may be the very job this
         // worker waits for (a cross-pool install, a scope job spawned from a plain thread).
         if let Some(job) = self.registry.pop_injected() {
             bump(&self.stats().injector_pops);
-            return Some(job);
+            return Some((job, Source::Injector));
         }
         if guarded {
             return None;
@@ -520,7 +620,7 @@ impl WorkerThread {
     }
 
     /// Tries every other worker once, starting at a random one, until a steal succeeds or all are empty.
-    fn steal(&self) -> Option<JobRef> {
+    fn steal(&self) -> Option<(JobRef, Source)> {
         let infos = self.registry.thread_infos();
         let n = infos.len();
         if n <= 1 {
@@ -536,8 +636,14 @@ impl WorkerThread {
                 }
                 match infos[victim].stealer.steal() {
                     Steal::Success(job) => {
-                        bump(&self.stats().steals);
-                        return Some(job);
+                        self.stats().count_steal(victim);
+                        if let Some(trace) = &self.trace {
+                            let now = trace.now();
+                            let victim = victim as u32;
+                            let job = job.id() as u64;
+                            trace.push(now, now, Event::Stolen { victim, job });
+                        }
+                        return Some((job, Source::Stolen(victim as u32)));
                     }
                     Steal::Retry => retry = true,
                     Steal::Empty => {}
@@ -550,11 +656,29 @@ impl WorkerThread {
         }
     }
 
+    /// A patrol: a heavy steal from the private stacks (see `crate::jobstack`), recorded as a span
+    /// (with the job it took) when the pool traces.
+    #[cold]
+    fn steal_private(&self) -> Option<(JobRef, Source)> {
+        let Some(trace) = &self.trace else {
+            return self.heavy_steal();
+        };
+        let begin = trace.now();
+        let found = self.heavy_steal();
+        let end = trace.now();
+        if let Some((job, Source::Patrol(victim))) = found {
+            let job = job.id() as u64;
+            trace.push(end, end, Event::HeavySteal { victim, job });
+        }
+        let found_any = found.is_some();
+        trace.push(begin, end, Event::Patrol { found: found_any });
+        found
+    }
+
     /// Heavy steal from the private stacks (see `crate::jobstack`): one process-wide barrier, then each
     /// victim's oldest private job. The caller is already in the idle count, so afterwards any private job
     /// is either taken or its owner's next push sees the count (and publishes, and wakes sleepers).
-    #[cold]
-    fn steal_private(&self) -> Option<JobRef> {
+    fn heavy_steal(&self) -> Option<(JobRef, Source)> {
         if self.registry.num_threads() == 1 {
             return None;
         }
@@ -570,12 +694,44 @@ impl WorkerThread {
         heavy_barrier();
         for (i, ticket) in tickets {
             if let Some(job) = infos[i].jobs.steal_after_barrier(ticket) {
-                bump(&self.stats().steals);
-                return Some(job);
+                self.stats().count_steal(i);
+                return Some((job, Source::Patrol(i as u32)));
             }
         }
         None
     }
+}
+
+/// Executes a job taken from a queue, recording it as a span (see [`WorkerThread::execute_from`]).
+#[inline(never)]
+fn execute_traced(trace: &RingWriter, job: JobRef, source: Source) {
+    let begin = trace.now();
+    let (kind, id) = (job.kind(), job.id() as u64);
+    // SAFETY: as in `execute_from`: a JobRef from a queue, executed once while its data is live.
+    unsafe { job.execute() };
+    trace.push(
+        begin,
+        trace.now(),
+        Event::Job {
+            kind,
+            source,
+            job: id,
+        },
+    );
+}
+
+/// Records a sleep that just ended: its span and the wake-up, with why it ended.
+#[cold]
+fn trace_sleep(trace: &RingWriter, idle: &IdleState, outcome: Idled, woken_for_work: bool) {
+    let (asleep, awake) = idle.last_sleep();
+    let (asleep, awake) = (trace.clamp(asleep), trace.clamp(awake));
+    trace.push(asleep, awake, Event::Sleep);
+    let reason = match outcome {
+        Idled::TimedOut => WakeReason::Timeout,
+        _ if woken_for_work => WakeReason::NewWork,
+        _ => WakeReason::Latch,
+    };
+    trace.push(awake, awake, Event::Woken { reason });
 }
 
 /// The stack size std gives spawned threads by default.
@@ -674,11 +830,12 @@ const DEEP_JOIN_PERIOD: u32 = 64;
 fn main_loop(
     registry: Arc<Registry>,
     index: usize,
-    WorkerQueues { deque, jobs }: WorkerQueues,
+    WorkerQueues { deque, jobs, trace }: WorkerQueues,
     stack_size: usize,
 ) {
     let base = approx_stack_pointer();
     let info = registry.thread_info(index);
+    info.stats.start(crate::clock::ticks());
     let worker = WorkerThread {
         jobs,
         idle_workers: registry.sleep().idle_workers(),
@@ -699,6 +856,7 @@ fn main_loop(
             0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
         )),
         stack_limit: base.saturating_sub(stack_size / 2),
+        trace,
         registry: registry.clone(),
     };
     WORKER_THREAD.with(|c| c.set(&worker));

@@ -1,10 +1,15 @@
 //! The README's demo runs in the test path: `examples/fib.rs` is included as a module (the file
 //! itself, not a copy) and its `run` is called with `--quick` sizes, as `cargo run --example fib --
-//! --quick` would; no child process, no second cargo invocation.
+//! --quick` would; no child process, no second cargo invocation. `examples/trace_timeline.rs`
+//! (the pictures of `docs/tracing.md`) runs the same way.
 
 #[path = "../examples/fib.rs"]
 #[allow(dead_code)] // the example's `main` is not called here
 mod fib_demo;
+
+#[path = "../examples/trace_timeline.rs"]
+#[allow(dead_code)] // the example's `main` is not called here
+mod trace_timeline;
 
 fn args(list: &[&str]) -> Result<Option<fib_demo::Args>, String> {
     fib_demo::parse_args(list.iter().map(|s| s.to_string()))
@@ -107,4 +112,36 @@ fn bad_arguments_are_clear_errors() {
     ] {
         assert_eq!(args(list).unwrap_err(), expected, "{list:?}");
     }
+}
+
+#[test]
+fn the_timeline_example_draws_both_pictures() {
+    let dir = std::env::temp_dir().join(format!("forkjoin-timeline-test-{}", std::process::id()));
+    let options = trace_timeline::Options {
+        out: dir.clone(),
+        json: true,
+        quick: true,
+    };
+    trace_timeline::run(&options).expect("both runs traced and drawn");
+    for name in [
+        "trace_fib.json",
+        "trace_skewed_adaptive.json",
+        "trace_skewed_static.json",
+    ] {
+        let json = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(json.starts_with("{\"traceEvents\":["), "{name} kept");
+    }
+    for name in ["trace_fib.svg", "trace_skewed.svg"] {
+        let svg = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(
+            svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"),
+            "{name}"
+        );
+        for lane in ["worker 0", "worker 1", "caller: "] {
+            assert!(svg.contains(lane), "{name} has no lane {lane:?}");
+        }
+    }
+    let skewed = std::fs::read_to_string(dir.join("trace_skewed.svg")).unwrap();
+    assert!(skewed.contains("adaptive") && skewed.contains("with_min_len(250)"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

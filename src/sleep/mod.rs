@@ -91,6 +91,8 @@ pub struct IdleState {
     patrol_interval: Duration,
     /// A timed sleep ran out since the last `take_patrol_due`: heavy-steal before sleeping again.
     patrol_due: bool,
+    /// Tick counts (`crate::clock::ticks`) around the last block on the futex: the trace's sleep span.
+    slept: (u64, u64),
 }
 
 /// How [`Sleep::sleep`] ended.
@@ -136,6 +138,14 @@ impl IdleState {
     pub(crate) fn take_woken_for_work(&mut self) -> bool {
         std::mem::take(&mut self.woken_for_work)
     }
+
+    /// Tick counts just before and just after the last block on the futex (valid after
+    /// [`Sleep::no_work_found`] returned [`Idled::Slept`] or [`Idled::TimedOut`]). Two clock reads
+    /// per sleep, against a futex wait of microseconds at least.
+    #[inline]
+    pub(crate) fn last_sleep(&self) -> (u64, u64) {
+        self.slept
+    }
 }
 
 impl Sleep {
@@ -174,6 +184,7 @@ impl Sleep {
             woken_for_work: false,
             patrol_interval: PATROL_FIRST,
             patrol_due: false,
+            slept: (0, 0),
         }
     }
 
@@ -323,6 +334,7 @@ impl Sleep {
         // Relaxed: a worker that becomes busy after this load publishes its first job at once
         // (`WorkerThread::wait_until_cold`), which `new_jobs` announces to us.
         let timed = self.idle_workers.load(Ordering::Relaxed) < self.num_threads();
+        let asleep_at = crate::clock::ticks();
         // Acquire: pairs with the waker's CAS out of `mark`, so whatever it published before waking us
         // is visible once we leave.
         if timed {
@@ -334,6 +346,7 @@ impl Sleep {
                 slot.wait_while(mark);
             }
         }
+        idle.slept = (asleep_at, crate::clock::ticks());
         let timed_out = give_up(idle);
         // Relaxed: the count is only a hint for wakers; each sleeper removes exactly its own increment.
         self.counters.remove_sleeper(Ordering::Relaxed);
@@ -345,10 +358,10 @@ impl Sleep {
     }
 
     /// Announces that new stealable work became visible (call *after* publishing it); wakes one sleeper
-    /// that can steal, if needed.
+    /// that can steal, if needed. Returns the index of the worker it woke, if any (for the trace).
     #[inline]
-    pub fn new_jobs(&self) {
-        self.announce_jobs(false);
+    pub fn new_jobs(&self) -> Option<usize> {
+        self.announce_jobs(false)
     }
 
     /// Announces a job pushed into the injector; may also wake a worker past its stack guard (which
@@ -358,7 +371,7 @@ impl Sleep {
     }
 
     #[inline]
-    fn announce_jobs(&self, include_guarded: bool) {
+    fn announce_jobs(&self, include_guarded: bool) -> Option<usize> {
         // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a sleepy
         // thread's search sees our job, or we see its odd JEC / its sleeper count below.
         fence(Ordering::SeqCst);
@@ -383,35 +396,40 @@ impl Sleep {
             }
         }
         if current.sleeping_threads() != 0 {
-            self.wake_any(include_guarded);
+            self.wake_any(include_guarded)
+        } else {
+            None
         }
     }
 
     /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
-    /// calls this so parallelism spreads).
-    pub(crate) fn wake_one_if_sleeping(&self) {
+    /// calls this so parallelism spreads). Returns the index of the worker it woke, if any.
+    pub(crate) fn wake_one_if_sleeping(&self) -> Option<usize> {
         // Relaxed: a heuristic; missing a sleeper here loses no work (the work is already taken).
         if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
-            self.wake_any(false);
+            self.wake_any(false)
+        } else {
+            None
         }
     }
 
     /// Wakes one sleeping worker for new work, if any is still asleep: first those that can steal, then
-    /// (for injected work) those past their stack guard.
+    /// (for injected work) those past their stack guard. Returns its index.
     #[cold]
-    fn wake_any(&self, include_guarded: bool) {
-        for slot in self.slots.iter() {
-            if slot.claim(SlotState::SLEEPING, SlotState::WOKEN_FOR_WORK) {
-                return;
-            }
+    fn wake_any(&self, include_guarded: bool) -> Option<usize> {
+        if let Some(i) = self
+            .slots
+            .iter()
+            .position(|slot| slot.claim(SlotState::SLEEPING, SlotState::WOKEN_FOR_WORK))
+        {
+            return Some(i);
         }
         if include_guarded {
-            for slot in self.slots.iter() {
-                if slot.claim(SlotState::SLEEPING_GUARDED, SlotState::WOKEN_FOR_WORK) {
-                    return;
-                }
-            }
+            return self.slots.iter().position(|slot| {
+                slot.claim(SlotState::SLEEPING_GUARDED, SlotState::WOKEN_FOR_WORK)
+            });
         }
+        None
     }
 
     /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.
@@ -424,9 +442,9 @@ impl Sleep {
         &self.slots[index]
     }
 
-    /// Futex wakes issued so far.
-    pub(crate) fn wakeups(&self) -> u64 {
-        self.slots.iter().map(|slot| slot.wakeups()).sum()
+    /// Futex wakes issued to worker `index` so far.
+    pub(crate) fn wakeups_of(&self, index: usize) -> u64 {
+        self.slots[index].wakeups()
     }
 
     /// Number of threads currently counted as sleeping (a snapshot).
