@@ -29,7 +29,7 @@
 //!
 //! **Deep joins run inline.** While three or more older jobs of this worker sit on its private stack,
 //! only one `join` in 64 pushes b; the others are `a` then `b` like a pool of one thread
-//! (`WorkerThread::take_inline_join`). Those older jobs are the big ones thieves want; a job pushed
+//! (`worker::take_inline_join`). Those older jobs are the big ones thieves want; a job pushed
 //! below them is nearly always popped straight back, so in recursive code (fib, a tree walk) this
 //! halves the cost of a `join` on several threads. The price is rayon's own caveat: a closure that
 //! blocks until its sibling runs may deadlock, unless its `join` is one of the few that push (the
@@ -45,7 +45,7 @@ use crate::job::{JobRef, StackJob};
 use crate::jobstack::Pushed;
 use crate::latch::SpinLatch;
 use crate::unwind;
-use crate::worker::WorkerThread;
+use crate::worker::{self, WorkerThread};
 
 /// Context handed to the closures of [`join_context`].
 ///
@@ -161,7 +161,7 @@ where
 }
 
 /// A [`join`] whose b is always pushed, however deep: for a split made because a worker is idle
-/// (the depth rule of [`WorkerThread::take_inline_join`] would otherwise keep b private to us).
+/// (the depth rule of [`worker::take_inline_join`] would otherwise keep b private to us).
 #[inline]
 pub(crate) fn join_offering_b<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -191,15 +191,16 @@ where
     RA: Send,
     RB: Send,
 {
+    // Outside a pool the budget is always 0, so this runs inline only on a worker.
+    if !ALWAYS_PUSH && worker::take_inline_join() {
+        return join_alone(oper_a, oper_b);
+    }
     let wt = WorkerThread::current();
     if wt.is_null() {
         return join_cold(oper_a, oper_b);
     }
     // SAFETY: a non-null current worker is valid for as long as this thread runs the current job.
     let wt = unsafe { &*wt };
-    if !ALWAYS_PUSH && wt.take_inline_join() {
-        return join_alone(oper_a, oper_b);
-    }
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
         return join_alone(oper_a, oper_b);
