@@ -8,9 +8,10 @@
 //! `while_some`, `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `positions`, `copied`, `cloned`,
 //! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`,
 //! `try_for_each`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`,
-//! `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `find_map_any`,
-//! `position_any`, `unzip`, `partition`, the lexicographic comparisons `cmp`, `partial_cmp`, `eq`,
-//! `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`,
+//! `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `find_first`,
+//! `find_last`, `find_map_any`, `find_map_first`, `find_map_last`, `position_any`,
+//! `position_first`, `position_last`, `unzip`, `partition`, the lexicographic comparisons `cmp`,
+//! `partial_cmp`, `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`,
 //! `Rc<[T]>`, `Arc<[T]>`, `Cow`, `()`, a pair of collections, or a `Result` or `Option` of any of
 //! these), or append to any std collection or `String` with `par_extend`. What rayon has and forkjoin
 //! still lacks is listed in `docs/rayon-compatibility.md`.
@@ -73,6 +74,7 @@ mod zip_eq;
 mod collect;
 mod extend;
 mod find;
+mod find_first_last;
 mod for_each;
 mod reduce;
 mod sum;
