@@ -4,7 +4,8 @@
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` (or start
 //! from [`once`], [`empty`], [`repeat()`], [`repeat_n`]) and chain adaptors (`map`, `map_with`,
-//! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map_iter`, `flatten_iter`,
+//! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map`, `flatten`,
+//! `flat_map_iter`, `flatten_iter`,
 //! `while_some`, `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `positions`, `copied`, `cloned`,
 //! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`,
 //! `try_for_each`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`,
@@ -30,7 +31,7 @@
 //! caller once every running piece has stopped; owned items are dropped exactly once.
 //!
 //! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map`, `fold`,
-//! `flat_map_iter`, `flatten_iter`, `while_some`, and (unlike rayon) `map_with` and `map_init` lose
+//! `flat_map`, `flatten`, `flat_map_iter`, `flatten_iter`, `while_some`, and (unlike rayon) `map_with` and `map_init` lose
 //! that, so `zip` and `enumerate` are not available after them (checked by the type system):
 //!
 //! ```compile_fail
@@ -57,6 +58,7 @@ mod vec;
 mod enumerate;
 mod filter;
 mod filter_map;
+mod flat_map;
 mod flat_map_iter;
 mod fold;
 mod from_ref;
@@ -91,6 +93,7 @@ pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterConsumer};
 pub use filter_map::{FilterMap, FilterMapConsumer};
 pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
+pub use flat_map::{FlatMap, Flatten};
 pub use flat_map_iter::{
     FlatMapIter, FlatMapIterConsumer, FlattenIter, FlattenIterConsumer, FlattenIterOp,
 };

@@ -7,6 +7,7 @@ use super::filter::Filter;
 use super::filter_map::FilterMap;
 use super::find::{AnyConsumer, FindAnyConsumer};
 use super::find_first_last::{self, Direction};
+use super::flat_map::{FlatMap, Flatten};
 use super::flat_map_iter::{FlatMapIter, FlattenIter};
 use super::fold::Fold;
 use super::for_each::ForEachConsumer;
@@ -20,7 +21,7 @@ use super::sum::{ProductConsumer, SumConsumer};
 use super::try_op::{collect_until_failure, Try};
 use super::unzip::{partition_into, unzip_into};
 use super::while_some::WhileSome;
-use super::ParallelExtend;
+use super::{IntoParallelIterator, ParallelExtend};
 use crate::sync::AtomicBool;
 
 /// A parallel version of [`Iterator`]: items are produced and consumed on the pool's threads.
@@ -281,6 +282,44 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         FilterMap::new(self, filter_op)
+    }
+
+    /// Maps every item to a parallel iterator (anything [`IntoParallelIterator`]) and yields the
+    /// items of all of them, in order. The outer items are split between threads, and so is each
+    /// inner iterator: a few long inner iterators still keep every thread busy. The result is not
+    /// indexed. For short inner sequences, [`flat_map_iter`](Self::flat_map_iter) with a
+    /// sequential iterator costs less.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (1..4u32)
+    ///     .into_par_iter()
+    ///     .flat_map(|n| (0..n).into_par_iter().map(move |i| n * 10 + i))
+    ///     .collect();
+    /// assert_eq!(v, [10, 20, 21, 30, 31, 32]);
+    /// ```
+    fn flat_map<F, PI>(self, map_op: F) -> FlatMap<Self, F>
+    where
+        F: Fn(Self::Item) -> PI + Sync + Send,
+        PI: IntoParallelIterator,
+    {
+        FlatMap::new(self, map_op)
+    }
+
+    /// Yields the items of every item (each an [`IntoParallelIterator`], itself iterated in
+    /// parallel), in order. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let nested = vec![vec![1, 2], vec![], vec![3]];
+    /// let flat: Vec<i32> = nested.into_par_iter().flatten().collect();
+    /// assert_eq!(flat, [1, 2, 3]);
+    /// ```
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
     }
 
     /// Maps every item to a sequential iterator (anything [`IntoIterator`]) and yields the items of
