@@ -5,6 +5,9 @@
 //! Workloads: sum of 10^8 u64 from a range and from a Vec; map+collect of 10^7; two skewed for_each
 //! loops (item i costs ∝ i, and front-loaded: ∝ (n−i)², like a triple loop over an upper-triangular
 //! index space); filter+count over 10^8. No `with_min_len` tuning anywhere.
+//!
+//! `iter-compat/<workload>`: the adaptors and sources added for rayon compatibility, same layout:
+//! `flat_map` with long inner iterators (10^3 × 10^4) and with short ones (10^6 × 4).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -35,8 +38,17 @@ fn keep(x: u64) -> bool {
     x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61 == 0
 }
 
+const FLAT_OUTER: u64 = 1_000;
+const FLAT_INNER: u64 = 10_000;
+const FLAT_SHORT_OUTER: u64 = 1_000_000;
+
 mod seq {
     use super::*;
+    pub fn flat_map(outer: u64, inner: u64) -> u64 {
+        (0..outer)
+            .flat_map(|i| (0..inner).map(move |j| i ^ j))
+            .sum()
+    }
     pub fn sum_range(n: u64) -> u64 {
         (0..black_box(n)).sum()
     }
@@ -90,6 +102,12 @@ macro_rules! parallel_impl {
             pub fn filter_count(n: u64) -> usize {
                 (0..n).into_par_iter().filter(|&x| keep(x)).count()
             }
+            pub fn flat_map(outer: u64, inner: u64) -> u64 {
+                (0..outer)
+                    .into_par_iter()
+                    .flat_map(|i| (0..inner).into_par_iter().map(move |j| i ^ j))
+                    .sum()
+            }
         }
     };
 }
@@ -97,28 +115,35 @@ macro_rules! parallel_impl {
 parallel_impl!(fj, forkjoin);
 parallel_impl!(ry, rayon);
 
+/// One criterion group: the sequential loop, then rayon and forkjoin on each pool size.
+macro_rules! side_by_side {
+    ($c:expr, $pools:expr, $name:expr, $seq:expr, $fj:expr, $ry:expr) => {{
+        let mut group = $c.benchmark_group($name);
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_secs(2));
+        group.bench_function("seq", |b| b.iter(|| black_box($seq)));
+        for (t, fjp, ryp) in $pools {
+            group.bench_function(format!("rayon-{t}t"), |b| {
+                b.iter(|| ryp.install(|| black_box($ry)))
+            });
+            group.bench_function(format!("forkjoin-{t}t"), |b| {
+                b.iter(|| fjp.install(|| black_box($fj)))
+            });
+        }
+        group.finish();
+    }};
+}
+
 fn bench_iter(c: &mut Criterion) {
     let pools = workloads::forkjoin_and_rayon_pools();
     let vec: Vec<u64> = (0..SUM_N).collect();
 
     macro_rules! group {
-        ($label:expr, $seq:expr, $fj:expr, $ry:expr) => {{
-            let mut group = c.benchmark_group(concat!("iter/", $label));
-            group
-                .sample_size(10)
-                .warm_up_time(Duration::from_millis(300))
-                .measurement_time(Duration::from_secs(2));
-            group.bench_function("seq", |b| b.iter(|| black_box($seq)));
-            for (t, fjp, ryp) in &pools {
-                group.bench_function(format!("rayon-{t}t"), |b| {
-                    b.iter(|| ryp.install(|| black_box($ry)))
-                });
-                group.bench_function(format!("forkjoin-{t}t"), |b| {
-                    b.iter(|| fjp.install(|| black_box($fj)))
-                });
-            }
-            group.finish();
-        }};
+        ($label:expr, $seq:expr, $fj:expr, $ry:expr) => {
+            side_by_side!(c, &pools, concat!("iter/", $label), $seq, $fj, $ry)
+        };
     }
 
     group!(
@@ -159,5 +184,28 @@ fn bench_iter(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench_iter);
+fn bench_compat(c: &mut Criterion) {
+    let pools = workloads::forkjoin_and_rayon_pools();
+
+    macro_rules! group {
+        ($label:expr, $seq:expr, $fj:expr, $ry:expr) => {
+            side_by_side!(c, &pools, concat!("iter-compat/", $label), $seq, $fj, $ry)
+        };
+    }
+
+    group!(
+        "flat_map_1e3x1e4",
+        seq::flat_map(FLAT_OUTER, FLAT_INNER),
+        fj::flat_map(FLAT_OUTER, FLAT_INNER),
+        ry::flat_map(FLAT_OUTER, FLAT_INNER)
+    );
+    group!(
+        "flat_map_1e6x4",
+        seq::flat_map(FLAT_SHORT_OUTER, 4),
+        fj::flat_map(FLAT_SHORT_OUTER, 4),
+        ry::flat_map(FLAT_SHORT_OUTER, 4)
+    );
+}
+
+criterion_group!(benches, bench_iter, bench_compat);
 criterion_main!(benches);

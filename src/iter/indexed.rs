@@ -145,6 +145,47 @@ pub trait IndexedParallelIterator: ParallelIterator {
             .map(|(i, _)| i)
     }
 
+    /// The index of the first item for which `predicate` holds, or `None`: what
+    /// [`Iterator::position`] returns. Stops early like
+    /// [`find_first`](ParallelIterator::find_first): pieces after a match stop, pieces before it
+    /// are still searched.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [3, 8, 1, 8];
+    /// assert_eq!(v.par_iter().position_first(|&x| x == 8), Some(1));
+    /// assert_eq!(v.par_iter().position_first(|&x| x == 5), None);
+    /// ```
+    fn position_first<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_first(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
+    /// The index of the last item for which `predicate` holds, or `None`: what
+    /// [`Iterator::rposition`] returns. Stops early like
+    /// [`find_last`](ParallelIterator::find_last).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [3, 8, 1, 8];
+    /// assert_eq!(v.par_iter().position_last(|&x| x == 8), Some(3));
+    /// assert_eq!(v.par_iter().position_last(|&x| x == 5), None);
+    /// ```
+    fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_last(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
     /// The indices of the items for which `predicate` holds, in order, as a parallel iterator.
     ///
     /// ```
@@ -161,9 +202,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Compares the items with those of `other` lexicographically, like [`Iterator::cmp`]: the first
-    /// unequal pair decides, else the shorter iterator is less.
-    ///
-    /// Unlike rayon's, every pair is compared (it does not stop at the first difference).
+    /// unequal pair decides, else the shorter iterator is less. Stops early, like
+    /// [`find_first`](ParallelIterator::find_first), after the first difference.
     ///
     /// ```
     /// use forkjoin::prelude::*;
@@ -180,18 +220,15 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let other = other.into_par_iter();
         let by_len = self.len().cmp(&other.len());
-        let first = self
-            .zip(other)
+        self.zip(other)
             .map(|(x, y)| Ord::cmp(&x, &y))
-            .reduce(|| Ordering::Equal, |a, b| if a.is_ne() { a } else { b });
-        first.then(by_len)
+            .find_first(|&o| o.is_ne())
+            .unwrap_or(by_len)
     }
 
     /// Compares the items with those of `other` lexicographically, like
     /// [`Iterator::partial_cmp`]: the first pair that is not `Some(Equal)` decides, else the shorter
-    /// iterator is less.
-    ///
-    /// Unlike rayon's, every pair is compared (it does not stop at the first difference).
+    /// iterator is less. Stops early after that pair.
     ///
     /// ```
     /// use forkjoin::prelude::*;
@@ -207,16 +244,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let other = other.into_par_iter();
         let by_len = self.len().cmp(&other.len());
-        let equal = Some(Ordering::Equal);
-        let first = self
-            .zip(other)
+        self.zip(other)
             .map(|(x, y)| PartialOrd::partial_cmp(&x, &y))
-            .reduce(|| equal, |a, b| if a != equal { a } else { b });
-        if first == equal {
-            Some(by_len)
-        } else {
-            first
-        }
+            .find_first(|&o| o != Some(Ordering::Equal))
+            .unwrap_or(Some(by_len))
     }
 
     /// True if `other` has the same length and every pair of items is equal, like

@@ -4,13 +4,15 @@
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
 //! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` (or start
 //! from [`once`], [`empty`], [`repeat()`], [`repeat_n`]) and chain adaptors (`map`, `map_with`,
-//! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map_iter`, `flatten_iter`,
+//! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map`, `flatten`,
+//! `flat_map_iter`, `flatten_iter`,
 //! `while_some`, `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `positions`, `copied`, `cloned`,
 //! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`,
 //! `try_for_each`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`,
-//! `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `find_map_any`,
-//! `position_any`, `unzip`, `partition`, the lexicographic comparisons `cmp`, `partial_cmp`, `eq`,
-//! `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`,
+//! `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `find_first`,
+//! `find_last`, `find_map_any`, `find_map_first`, `find_map_last`, `position_any`,
+//! `position_first`, `position_last`, `unzip`, `partition`, the lexicographic comparisons `cmp`,
+//! `partial_cmp`, `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`,
 //! `Rc<[T]>`, `Arc<[T]>`, `Cow`, `()`, a pair of collections, or a `Result` or `Option` of any of
 //! these), or append to any std collection or `String` with `par_extend`. What rayon has and forkjoin
 //! still lacks is listed in `docs/rayon-compatibility.md`.
@@ -29,7 +31,7 @@
 //! caller once every running piece has stopped; owned items are dropped exactly once.
 //!
 //! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map`, `fold`,
-//! `flat_map_iter`, `flatten_iter`, `while_some`, and (unlike rayon) `map_with` and `map_init` lose
+//! `flat_map`, `flatten`, `flat_map_iter`, `flatten_iter`, `while_some`, and (unlike rayon) `map_with` and `map_init` lose
 //! that, so `zip` and `enumerate` are not available after them (checked by the type system):
 //!
 //! ```compile_fail
@@ -56,6 +58,7 @@ mod vec;
 mod enumerate;
 mod filter;
 mod filter_map;
+mod flat_map;
 mod flat_map_iter;
 mod fold;
 mod from_ref;
@@ -73,6 +76,7 @@ mod zip_eq;
 mod collect;
 mod extend;
 mod find;
+mod find_first_last;
 mod for_each;
 mod reduce;
 mod sum;
@@ -89,6 +93,7 @@ pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterConsumer};
 pub use filter_map::{FilterMap, FilterMapConsumer};
 pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
+pub use flat_map::{FlatMap, Flatten};
 pub use flat_map_iter::{
     FlatMapIter, FlatMapIterConsumer, FlattenIter, FlattenIterConsumer, FlattenIterOp,
 };

@@ -6,6 +6,8 @@ use super::collect::FromParallelIterator;
 use super::filter::Filter;
 use super::filter_map::FilterMap;
 use super::find::{AnyConsumer, FindAnyConsumer};
+use super::find_first_last::{self, Direction};
+use super::flat_map::{FlatMap, Flatten};
 use super::flat_map_iter::{FlatMapIter, FlattenIter};
 use super::fold::Fold;
 use super::for_each::ForEachConsumer;
@@ -19,7 +21,7 @@ use super::sum::{ProductConsumer, SumConsumer};
 use super::try_op::{collect_until_failure, Try};
 use super::unzip::{partition_into, unzip_into};
 use super::while_some::WhileSome;
-use super::ParallelExtend;
+use super::{IntoParallelIterator, ParallelExtend};
 use crate::sync::AtomicBool;
 
 /// A parallel version of [`Iterator`]: items are produced and consumed on the pool's threads.
@@ -280,6 +282,44 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         FilterMap::new(self, filter_op)
+    }
+
+    /// Maps every item to a parallel iterator (anything [`IntoParallelIterator`]) and yields the
+    /// items of all of them, in order. The outer items are split between threads, and so is each
+    /// inner iterator: a few long inner iterators still keep every thread busy. The result is not
+    /// indexed. For short inner sequences, [`flat_map_iter`](Self::flat_map_iter) with a
+    /// sequential iterator costs less.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (1..4u32)
+    ///     .into_par_iter()
+    ///     .flat_map(|n| (0..n).into_par_iter().map(move |i| n * 10 + i))
+    ///     .collect();
+    /// assert_eq!(v, [10, 20, 21, 30, 31, 32]);
+    /// ```
+    fn flat_map<F, PI>(self, map_op: F) -> FlatMap<Self, F>
+    where
+        F: Fn(Self::Item) -> PI + Sync + Send,
+        PI: IntoParallelIterator,
+    {
+        FlatMap::new(self, map_op)
+    }
+
+    /// Yields the items of every item (each an [`IntoParallelIterator`], itself iterated in
+    /// parallel), in order. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let nested = vec![vec![1, 2], vec![], vec![3]];
+    /// let flat: Vec<i32> = nested.into_par_iter().flatten().collect();
+    /// assert_eq!(flat, [1, 2, 3]);
+    /// ```
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
     }
 
     /// Maps every item to a sequential iterator (anything [`IntoIterator`]) and yields the items of
@@ -592,6 +632,82 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         self.filter_map(predicate).find_any(|_| true)
+    }
+
+    /// The first item (in position order) for which `predicate` holds, or `None`: what
+    /// [`Iterator::find`] returns.
+    ///
+    /// Pieces of the input after a match stop at their next batch (and pieces not started yet are
+    /// skipped), while pieces before it are still searched, since they might hold an earlier
+    /// match. So with a match near the start, `find_first` looks at little more than the items
+    /// before it, even on an input of 10^27 items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [1, 8, 3, 8, 5];
+    /// assert_eq!(v.par_iter().find_first(|&&x| x > 2), Some(&8));
+    /// assert_eq!(v.par_iter().find_first(|&&x| x > 9), None);
+    /// let big = (0..1u128 << 100).into_par_iter().find_first(|x| x % 1000 == 999);
+    /// assert_eq!(big, Some(999));
+    /// ```
+    fn find_first<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find_first_last::find(self, predicate, Direction::First)
+    }
+
+    /// The last item (in position order) for which `predicate` holds, or `None`: what
+    /// `Iterator::filter(predicate).last()` returns.
+    ///
+    /// Pieces of the input before a match stop at their next batch, while pieces after it are
+    /// still searched. Each piece scans forwards, so a match near the end is found early only if
+    /// another worker takes the end of the input.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [1, 8, 3, 8, 5];
+    /// assert_eq!(v.par_iter().enumerate().find_last(|(_, &x)| x == 8), Some((3, &8)));
+    /// assert_eq!(v.par_iter().find_last(|&&x| x > 9), None);
+    /// ```
+    fn find_last<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find_first_last::find(self, predicate, Direction::Last)
+    }
+
+    /// Applies `predicate` to the items and returns the first `Some` (in position order) it gives,
+    /// or `None`: what [`Iterator::find_map`] returns. Stops early like
+    /// [`find_first`](Self::find_first).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let words = ["fork", "17", "join", "42"];
+    /// assert_eq!(words.par_iter().find_map_first(|w| w.parse::<u32>().ok()), Some(17));
+    /// ```
+    fn find_map_first<P, R>(self, predicate: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(predicate).find_first(|_| true)
+    }
+
+    /// Applies `predicate` to the items and returns the last `Some` (in position order) it gives,
+    /// or `None`. Stops early like [`find_last`](Self::find_last).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let words = ["fork", "17", "join", "42"];
+    /// assert_eq!(words.par_iter().find_map_last(|w| w.parse::<u32>().ok()), Some(42));
+    /// ```
+    fn find_map_last<P, R>(self, predicate: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(predicate).find_last(|_| true)
     }
 
     /// Yields the values of the `Some` items and stops at the first `None`, on all threads. Which
