@@ -137,6 +137,22 @@ pub mod result {
 
 pub mod collections;
 
+pub mod str {
+    //! Parallel iterators over string slices and the [`ParallelString`] extension trait, as in
+    //! rayon's `str`.
+    //!
+    //! ```
+    //! use forkjoin::iter::ParallelIterator;
+    //! use forkjoin::str::ParallelString;
+    //! let n = "fork, join, steal".par_split(", ").count();
+    //! # let _ = n;
+    //! ```
+    pub use crate::iter::strings::{
+        Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString,
+        Pattern, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
+    };
+}
+
 pub mod vec {
     //! The owning parallel iterator over a `Vec` (`vec.into_par_iter()`), as in rayon's `vec`.
     //!

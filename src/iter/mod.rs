@@ -53,6 +53,7 @@ mod option;
 mod range;
 mod repeat;
 mod slice;
+pub(crate) mod strings;
 mod vec;
 
 mod enumerate;
