@@ -8,7 +8,8 @@
 //!
 //! `iter-compat/<workload>`: the adaptors and sources added for rayon compatibility, same layout:
 //! `flat_map` with long inner iterators (10^3 × 10^4) and with short ones (10^6 × 4); `par_lines`
-//! over 16 MB of text (lines of 0–80 bytes), summing line lengths.
+//! over 16 MB of text (lines of 0–80 bytes), summing line lengths; `par_chunks_exact(16)` over
+//! 10^7 u64, summing each chunk's maximum.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -60,8 +61,13 @@ fn text(bytes: usize) -> String {
     s
 }
 
+const CHUNKS_N: u64 = 10_000_000;
+
 mod seq {
     use super::*;
+    pub fn chunks_exact(v: &[u64]) -> u64 {
+        v.chunks_exact(16).map(|c| c.iter().max().unwrap()).sum()
+    }
     pub fn lines(text: &str) -> usize {
         text.lines().map(str::len).sum()
     }
@@ -122,6 +128,11 @@ macro_rules! parallel_impl {
             }
             pub fn filter_count(n: u64) -> usize {
                 (0..n).into_par_iter().filter(|&x| keep(x)).count()
+            }
+            pub fn chunks_exact(v: &[u64]) -> u64 {
+                v.par_chunks_exact(16)
+                    .map(|c| c.iter().max().unwrap())
+                    .sum()
             }
             pub fn lines(text: &str) -> usize {
                 text.par_lines().map(str::len).sum()
@@ -228,6 +239,13 @@ fn bench_compat(c: &mut Criterion) {
         seq::flat_map(FLAT_SHORT_OUTER, 4),
         fj::flat_map(FLAT_SHORT_OUTER, 4),
         ry::flat_map(FLAT_SHORT_OUTER, 4)
+    );
+    let v: Vec<u64> = (0..CHUNKS_N).map(|x| x.wrapping_mul(0x9E37_79B9)).collect();
+    group!(
+        "par_chunks_exact_1e7x16",
+        seq::chunks_exact(&v),
+        fj::chunks_exact(&v),
+        ry::chunks_exact(&v)
     );
     let text = text(TEXT_BYTES);
     group!(

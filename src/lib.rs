@@ -83,7 +83,10 @@ pub mod slice {
     //! v.par_chunks_mut(2).for_each(|c| c.reverse());
     //! assert_eq!(v, [2, 1, 4, 3, 5]);
     //! ```
-    pub use crate::iter::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
+    pub use crate::iter::{
+        Chunks, ChunksExact, ChunksExactMut, ChunksMut, ParallelSlice, ParallelSliceMut, RChunks,
+        RChunksExact, RChunksExactMut, RChunksMut, Windows,
+    };
     pub use crate::iter::{SliceIter as Iter, SliceIterMut as IterMut};
 }
 
@@ -161,7 +164,21 @@ pub mod vec {
     //! let it: forkjoin::vec::IntoIter<String> = vec!["a".to_string()].into_par_iter();
     //! assert_eq!(it.collect::<Vec<_>>(), ["a"]);
     //! ```
+    pub use crate::iter::VecDrain as Drain;
     pub use crate::iter::VecIntoIter as IntoIter;
+}
+
+pub mod string {
+    //! The parallel iterator of `String::par_drain`, as in rayon's `string`.
+    //!
+    //! ```
+    //! use forkjoin::prelude::*;
+    //! let mut s = String::from("abc");
+    //! let it: forkjoin::string::Drain<'_> = s.par_drain(1..);
+    //! assert_eq!(it.collect::<String>(), "bc");
+    //! assert_eq!(s, "a");
+    //! ```
+    pub use crate::iter::StringDrain as Drain;
 }
 
 pub use error::ThreadPoolBuildError;

@@ -53,6 +53,7 @@ mod option;
 mod range;
 mod repeat;
 mod slice;
+mod slice_chunks;
 pub(crate) mod strings;
 mod vec;
 
@@ -75,6 +76,7 @@ mod zip;
 mod zip_eq;
 
 mod collect;
+mod drain;
 mod extend;
 mod find;
 mod find_first_last;
@@ -89,6 +91,7 @@ pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
 pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
+pub use drain::{ParallelDrainRange, StringDrain, VecDrain};
 pub use enumerate::{Enumerate, EnumerateProducer};
 pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterConsumer};
@@ -118,6 +121,10 @@ pub use repeat::{repeat, repeat_n, Repeat, RepeatN, RepeatNIter};
 pub use skip_take::{Skip, Take};
 pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
+};
+pub use slice_chunks::{
+    ChunkKind, ChunksExact, ChunksExactKind, ChunksExactMut, ChunksIter, RChunks, RChunksExact,
+    RChunksExactKind, RChunksExactMut, RChunksKind, RChunksMut, Windows,
 };
 pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
 pub use try_op::Try;
