@@ -9,7 +9,8 @@
 //! `iter-compat/<workload>`: the adaptors and sources added for rayon compatibility, same layout:
 //! `flat_map` with long inner iterators (10^3 × 10^4) and with short ones (10^6 × 4); `par_lines`
 //! over 16 MB of text (lines of 0–80 bytes), summing line lengths; `par_chunks_exact(16)` over
-//! 10^7 u64, summing each chunk's maximum.
+//! 10^7 u64, summing each chunk's maximum; `chain` of two ranges of 5·10^7 and of two filtered
+//! ones.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -62,9 +63,19 @@ fn text(bytes: usize) -> String {
 }
 
 const CHUNKS_N: u64 = 10_000_000;
+const CHAIN_N: u64 = 100_000_000;
 
 mod seq {
     use super::*;
+    pub fn chain(n: u64) -> u64 {
+        (0..n / 2).chain(n / 2..n).map(|x| x ^ (x >> 3)).sum()
+    }
+    pub fn chain_filtered(n: u64) -> usize {
+        (0..n / 2)
+            .filter(|&x| keep(x))
+            .chain((n / 2..n).filter(|&x| keep(x)))
+            .count()
+    }
     pub fn chunks_exact(v: &[u64]) -> u64 {
         v.chunks_exact(16).map(|c| c.iter().max().unwrap()).sum()
     }
@@ -128,6 +139,20 @@ macro_rules! parallel_impl {
             }
             pub fn filter_count(n: u64) -> usize {
                 (0..n).into_par_iter().filter(|&x| keep(x)).count()
+            }
+            pub fn chain(n: u64) -> u64 {
+                (0..n / 2)
+                    .into_par_iter()
+                    .chain(n / 2..n)
+                    .map(|x| x ^ (x >> 3))
+                    .sum()
+            }
+            pub fn chain_filtered(n: u64) -> usize {
+                (0..n / 2)
+                    .into_par_iter()
+                    .filter(|&x| keep(x))
+                    .chain((n / 2..n).into_par_iter().filter(|&x| keep(x)))
+                    .count()
             }
             pub fn chunks_exact(v: &[u64]) -> u64 {
                 v.par_chunks_exact(16)
@@ -239,6 +264,18 @@ fn bench_compat(c: &mut Criterion) {
         seq::flat_map(FLAT_SHORT_OUTER, 4),
         fj::flat_map(FLAT_SHORT_OUTER, 4),
         ry::flat_map(FLAT_SHORT_OUTER, 4)
+    );
+    group!(
+        "chain_2x5e7",
+        seq::chain(CHAIN_N),
+        fj::chain(CHAIN_N),
+        ry::chain(CHAIN_N)
+    );
+    group!(
+        "chain_filtered_2x5e7",
+        seq::chain_filtered(CHAIN_N),
+        fj::chain_filtered(CHAIN_N),
+        ry::chain_filtered(CHAIN_N)
     );
     let v: Vec<u64> = (0..CHUNKS_N).map(|x| x.wrapping_mul(0x9E37_79B9)).collect();
     group!(

@@ -84,10 +84,10 @@ pub mod slice {
     //! assert_eq!(v, [2, 1, 4, 3, 5]);
     //! ```
     pub use crate::iter::{
-        Chunks, ChunksExact, ChunksExactMut, ChunksMut, ParallelSlice, ParallelSliceMut, RChunks,
+        ChunksExact, ChunksExactMut, ChunksMut, ParallelSlice, ParallelSliceMut, RChunks,
         RChunksExact, RChunksExactMut, RChunksMut, Windows,
     };
-    pub use crate::iter::{SliceIter as Iter, SliceIterMut as IterMut};
+    pub use crate::iter::{SliceChunks as Chunks, SliceIter as Iter, SliceIterMut as IterMut};
 }
 
 pub mod array {

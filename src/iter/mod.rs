@@ -57,6 +57,8 @@ mod slice_chunks;
 pub(crate) mod strings;
 mod vec;
 
+mod chain;
+mod chunks_adaptor;
 mod enumerate;
 mod filter;
 mod filter_map;
@@ -65,12 +67,14 @@ mod flat_map_iter;
 mod fold;
 mod from_ref;
 mod inspect;
+mod interleave;
 mod len_bounds;
 mod map;
 mod map_with;
 mod op_consumer;
 mod positions;
 mod skip_take;
+mod step_by;
 mod while_some;
 mod zip;
 mod zip_eq;
@@ -87,7 +91,12 @@ mod try_op;
 mod unzip;
 
 pub use array::ArrayIntoIter;
-pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
+pub use chain::Chain;
+/// The slice chunks of `par_chunks` (`forkjoin::slice::Chunks`, as in rayon; `iter::Chunks` is
+/// the adaptor of [`IndexedParallelIterator::chunks`]).
+pub use chunks::Chunks as SliceChunks;
+pub use chunks::{ChunksMut, ChunksMutProducer, ChunksProducer};
+pub use chunks_adaptor::Chunks;
 pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
@@ -108,6 +117,7 @@ pub use from_ref::{
 };
 pub use indexed::IndexedParallelIterator;
 pub use inspect::{Inspect, Update};
+pub use interleave::{Interleave, InterleaveShortest};
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
 pub use map::{Map, MapConsumer, MapProducer};
@@ -126,6 +136,7 @@ pub use slice_chunks::{
     ChunkKind, ChunksExact, ChunksExactKind, ChunksExactMut, ChunksIter, RChunks, RChunksExact,
     RChunksExactKind, RChunksExactMut, RChunksKind, RChunksMut, Windows,
 };
+pub use step_by::StepBy;
 pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
 pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
