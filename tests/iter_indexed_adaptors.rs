@@ -274,3 +274,115 @@ fn zero_steps_and_chunk_sizes_panic() {
     assert!(catch_unwind(|| drop((0..3).into_par_iter().step_by(0))).is_err());
     assert!(catch_unwind(|| drop((0..3).into_par_iter().chunks(0))).is_err());
 }
+
+/// `rev` over every kind of indexed producer: each piece runs its base piece from the back.
+#[test]
+fn rev_matches_std_over_every_producer() {
+    everywhere(|| {
+        let all = inputs();
+        for (v, w) in all.iter().zip(all.iter().rev()) {
+            let n = v.len();
+            let r = |it: Vec<u64>| it.into_iter().rev().collect::<Vec<_>>();
+            macro_rules! check {
+                ($par:expr, $seq:expr) => {{
+                    let expected: Vec<_> = $seq.rev().collect();
+                    assert_eq!($par.rev().collect::<Vec<_>>(), expected, stringify!($par));
+                    assert_eq!(
+                        $par.rev().with_max_len(1).collect::<Vec<_>>(),
+                        expected,
+                        stringify!($par)
+                    );
+                }};
+            }
+            check!(v.par_iter(), v.iter());
+            check!(v.clone().into_par_iter(), v.clone().into_iter());
+            check!((0..n as u64).into_par_iter(), 0..n as u64);
+            check!(v.par_iter().map(|x| x * 2), v.iter().map(|x| x * 2));
+            check!(v.par_iter().enumerate(), v.iter().enumerate());
+            check!(v.par_iter().zip(w), v.iter().zip(w));
+            check!(v.par_iter().copied(), v.iter().copied());
+            check!(
+                v.par_iter().cloned().skip(3).take(n / 2),
+                v.iter().cloned().skip(3).take(n / 2)
+            );
+            check!(v.par_chunks(7), v.chunks(7));
+            check!(v.par_chunks_exact(7), v.chunks_exact(7));
+            check!(v.par_rchunks(7), v.rchunks(7));
+            check!(v.par_windows(3), v.windows(3));
+            check!(v.par_iter().step_by(3), v.iter().step_by(3));
+            check!(v.par_iter().chain(w), v.iter().chain(w));
+            check!(v.par_iter().with_min_len(10), v.iter());
+            // Sequential models for the adaptors std has no reversible form of.
+            let chunks: Vec<Vec<u64>> = v.chunks(5).map(<[u64]>::to_vec).collect();
+            assert_eq!(
+                v.par_iter()
+                    .copied()
+                    .chunks(5)
+                    .rev()
+                    .with_max_len(1)
+                    .collect::<Vec<_>>(),
+                chunks.into_iter().rev().collect::<Vec<_>>()
+            );
+            for shortest in [false, true] {
+                let expected = r(interleave_model(v, w, shortest));
+                let (a, b) = (v.par_iter().copied(), w.par_iter().copied());
+                let got: Vec<u64> = if shortest {
+                    a.interleave_shortest(b).rev().with_max_len(1).collect()
+                } else {
+                    a.interleave(b).rev().with_max_len(1).collect()
+                };
+                assert_eq!(got, expected);
+            }
+            // rev of rev, and positions through rev.
+            assert_eq!(
+                v.par_iter().rev().rev().collect::<Vec<_>>(),
+                v.iter().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                v.par_iter().rev().position_first(|&x| x > 900),
+                v.iter().rev().position(|&x| x > 900)
+            );
+        }
+        // Interleavings of every small shape, from the back.
+        for &a in SMALL {
+            for &b in SMALL {
+                let (x, y): (Vec<u64>, Vec<u64>) =
+                    ((0..a as u64).collect(), (100..100 + b as u64).collect());
+                for shortest in [false, true] {
+                    let mut expected = interleave_model(&x, &y, shortest);
+                    expected.reverse();
+                    let (p, q) = (x.par_iter().copied(), y.par_iter().copied());
+                    let got: Vec<u64> = if shortest {
+                        p.interleave_shortest(q).rev().collect()
+                    } else {
+                        p.interleave(q).rev().collect()
+                    };
+                    assert_eq!(got, expected, "{a} and {b}");
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn rev_drops_owned_items_exactly_once() {
+    everywhere(|| {
+        for &n in LENGTHS {
+            let total = n + n / 2;
+            let (a, b, drops) = tracked(n);
+            let out: Vec<Tracked> = a.into_par_iter().chain(b).rev().collect();
+            assert!(out.iter().rev().enumerate().all(|(i, t)| t.id == i));
+            drop(out);
+            assert_dropped_once(&drops, total, "chain+rev");
+
+            let (a, b, drops) = tracked(n);
+            let hit = a.into_par_iter().rev().find_first(|t| t.id % 7 == 3);
+            assert_eq!(
+                hit.as_ref().map(|t| t.id),
+                (0..n).rev().find(|i| i % 7 == 3)
+            );
+            drop((hit, b));
+            assert_dropped_once(&drops, total, "rev+find_first");
+        }
+    });
+}

@@ -4,7 +4,7 @@
 //! both iterators are driven at once with `join`, the second one offered to another thread.
 //! Indexed, one producer holds both producers and cuts the one the index falls in.
 
-use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::chain`].
@@ -74,7 +74,7 @@ where
             B: IndexedParallelIterator<Item = T>,
         {
             type Output = CB::Output;
-            fn callback<PA: Producer<Item = T>>(self, a: PA) -> CB::Output {
+            fn callback<PA: IndexedProducer<Item = T>>(self, a: PA) -> CB::Output {
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
                     a,
@@ -90,10 +90,10 @@ where
         impl<T, CB, PA> ProducerCallback<T> for CallbackB<CB, PA>
         where
             CB: ProducerCallback<T>,
-            PA: Producer<Item = T>,
+            PA: IndexedProducer<Item = T>,
         {
             type Output = CB::Output;
-            fn callback<PB: Producer<Item = T>>(self, b: PB) -> CB::Output {
+            fn callback<PB: IndexedProducer<Item = T>>(self, b: PB) -> CB::Output {
                 self.callback.callback(ChainProducer { a: self.a, b })
             }
         }
@@ -112,7 +112,7 @@ where
     PB: Producer<Item = PA::Item>,
 {
     type Item = PA::Item;
-    type IntoIter = std::iter::Chain<PA::IntoIter, PB::IntoIter>;
+    type IntoIter = ChainSeq<PA::IntoIter, PB::IntoIter>;
 
     fn len(&self) -> usize {
         self.a.len() + self.b.len()
@@ -150,7 +150,9 @@ where
     }
 
     fn into_iter(self) -> Self::IntoIter {
-        self.a.into_iter().chain(self.b.into_iter())
+        ChainSeq {
+            chain: self.a.into_iter().chain(self.b.into_iter()),
+        }
     }
 
     fn min_len(&self) -> usize {
@@ -160,4 +162,50 @@ where
     fn max_len(&self) -> usize {
         self.a.max_len().min(self.b.max_len())
     }
+}
+
+/// std's `Chain`, which also knows its exact length when both halves do (std's does not
+/// implement `ExactSizeIterator`, as the sum could overflow; a producer's cannot).
+struct ChainSeq<A, B> {
+    chain: std::iter::Chain<A, B>,
+}
+
+impl<A, B> Iterator for ChainSeq<A, B>
+where
+    A: Iterator,
+    B: Iterator<Item = A::Item>,
+{
+    type Item = A::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<A::Item> {
+        self.chain.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chain.size_hint()
+    }
+    fn fold<Acc, F: FnMut(Acc, A::Item) -> Acc>(self, init: Acc, f: F) -> Acc {
+        self.chain.fold(init, f)
+    }
+}
+
+impl<A, B> DoubleEndedIterator for ChainSeq<A, B>
+where
+    A: DoubleEndedIterator,
+    B: DoubleEndedIterator<Item = A::Item>,
+{
+    #[inline]
+    fn next_back(&mut self) -> Option<A::Item> {
+        self.chain.next_back()
+    }
+    fn rfold<Acc, F: FnMut(Acc, A::Item) -> Acc>(self, init: Acc, f: F) -> Acc {
+        self.chain.rfold(init, f)
+    }
+}
+
+impl<A, B> ExactSizeIterator for ChainSeq<A, B>
+where
+    A: ExactSizeIterator,
+    B: ExactSizeIterator<Item = A::Item>,
+{
 }

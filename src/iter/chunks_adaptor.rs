@@ -2,7 +2,7 @@
 //! may be shorter).
 
 use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::chunks`].
@@ -50,7 +50,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
 
         impl<T, CB: ProducerCallback<Vec<T>>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
-            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(ChunksProducer {
                     base,
                     size: self.size,
@@ -124,3 +124,22 @@ impl<I: Iterator> Iterator for ChunkSeq<I> {
         (n, Some(n))
     }
 }
+
+impl<I: DoubleEndedIterator> DoubleEndedIterator for ChunkSeq<I> {
+    fn next_back(&mut self) -> Option<Vec<I::Item>> {
+        if self.len == 0 {
+            return None;
+        }
+        // The last chunk holds what is left over after the full ones.
+        let n = match self.len % self.size {
+            0 => self.size,
+            rest => rest,
+        };
+        self.len -= n;
+        let mut chunk: Vec<I::Item> = self.iter.by_ref().rev().take(n).collect();
+        chunk.reverse();
+        Some(chunk)
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for ChunkSeq<I> {}

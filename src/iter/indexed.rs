@@ -10,6 +10,7 @@ use super::into::IntoParallelIterator;
 use super::len_bounds::{MaxLen, MinLen};
 use super::plumbing::ProducerCallback;
 use super::positions::Positions;
+use super::rev::Rev;
 use super::skip_take::{Skip, Take};
 use super::step_by::StepBy;
 use super::zip::Zip;
@@ -101,6 +102,17 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn take(self, n: usize) -> Take<Self> {
         Take::new(self, n)
+    }
+
+    /// The items in reverse order, like [`Iterator::rev`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..5u32).into_par_iter().rev().collect();
+    /// assert_eq!(v, [4, 3, 2, 1, 0]);
+    /// ```
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
     }
 
     /// Every `step`-th item, starting with the first, like [`Iterator::step_by`].

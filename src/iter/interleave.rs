@@ -7,7 +7,7 @@
 //! second iterator by arithmetic on the two lengths, so a split cuts both base producers.
 
 use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::skip_take::Take;
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -72,7 +72,7 @@ where
             J: IndexedParallelIterator<Item = T>,
         {
             type Output = CB::Output;
-            fn callback<PI: Producer<Item = T>>(self, i: PI) -> CB::Output {
+            fn callback<PI: IndexedProducer<Item = T>>(self, i: PI) -> CB::Output {
                 self.j.with_producer(CallbackJ {
                     callback: self.callback,
                     i,
@@ -88,10 +88,10 @@ where
         impl<T, CB, PI> ProducerCallback<T> for CallbackJ<CB, PI>
         where
             CB: ProducerCallback<T>,
-            PI: Producer<Item = T>,
+            PI: IndexedProducer<Item = T>,
         {
             type Output = CB::Output;
-            fn callback<PJ: Producer<Item = T>>(self, j: PJ) -> CB::Output {
+            fn callback<PJ: IndexedProducer<Item = T>>(self, j: PJ) -> CB::Output {
                 self.callback.callback(InterleaveProducer {
                     i: self.i,
                     j,
@@ -201,6 +201,35 @@ where
         let hi = i_hi.zip(j_hi).and_then(|(a, b)| a.checked_add(b));
         (i_lo.saturating_add(j_lo), hi)
     }
+}
+
+impl<I, J> DoubleEndedIterator for InterleaveSeq<I, J>
+where
+    I: DoubleEndedIterator + ExactSizeIterator,
+    J: DoubleEndedIterator<Item = I::Item> + ExactSizeIterator,
+{
+    fn next_back(&mut self) -> Option<I::Item> {
+        // The side that goes first also ends the interleaving when it holds more items; the
+        // other one ends it when it holds at least as many.
+        let (i_len, j_len) = (self.i.len(), self.j.len());
+        let i_ends = if self.i_next {
+            i_len > j_len
+        } else {
+            i_len >= j_len
+        };
+        if i_ends {
+            self.i.next_back()
+        } else {
+            self.j.next_back()
+        }
+    }
+}
+
+impl<I, J> ExactSizeIterator for InterleaveSeq<I, J>
+where
+    I: ExactSizeIterator,
+    J: ExactSizeIterator<Item = I::Item>,
+{
 }
 
 /// Parallel iterator returned by [`IndexedParallelIterator::interleave_shortest`]: an

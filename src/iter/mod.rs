@@ -73,6 +73,7 @@ mod map;
 mod map_with;
 mod op_consumer;
 mod positions;
+mod rev;
 mod skip_take;
 mod step_by;
 mod while_some;
@@ -128,6 +129,7 @@ pub use positions::Positions;
 pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
 pub use reduce::{ReduceConsumer, ReduceReducer};
 pub use repeat::{repeat, repeat_n, Repeat, RepeatN, RepeatNIter};
+pub use rev::Rev;
 pub use skip_take::{Skip, Take};
 pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,

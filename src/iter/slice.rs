@@ -19,17 +19,17 @@ pub trait SliceRef: Send + Sized {
     /// One element: `&T` or `&mut T`.
     type Item: Send;
     /// The std iterator over the elements.
-    type Iter: Iterator<Item = Self::Item>;
+    type Iter: DoubleEndedIterator<Item = Self::Item> + ExactSizeIterator;
     /// One chunk: `&[T]` or `&mut [T]`.
     type Chunk: Send;
     /// The std iterator over the chunks.
-    type Chunks: Iterator<Item = Self::Chunk>;
+    type Chunks: DoubleEndedIterator<Item = Self::Chunk> + ExactSizeIterator;
     /// std's `chunks_exact` iterator.
-    type ChunksExact: Iterator<Item = Self::Chunk>;
+    type ChunksExact: DoubleEndedIterator<Item = Self::Chunk> + ExactSizeIterator;
     /// std's `rchunks` iterator.
-    type RChunks: Iterator<Item = Self::Chunk>;
+    type RChunks: DoubleEndedIterator<Item = Self::Chunk> + ExactSizeIterator;
     /// std's `rchunks_exact` iterator.
-    type RChunksExact: Iterator<Item = Self::Chunk>;
+    type RChunksExact: DoubleEndedIterator<Item = Self::Chunk> + ExactSizeIterator;
 
     /// Number of elements.
     fn slice_len(&self) -> usize;

@@ -18,7 +18,7 @@ const ZERO_CHUNK: &str = "chunk size must be non-zero";
 /// How a slice is cut into chunks: std's iterator for it, and from which end.
 pub trait ChunkKind<S: SliceRef>: Send {
     /// std's iterator over the chunks of a whole number of them (or fewer, at the far end).
-    type Iter: Iterator<Item = S::Chunk>;
+    type Iter: DoubleEndedIterator<Item = S::Chunk> + ExactSizeIterator;
     /// True if chunks are counted from the end of the slice.
     const REVERSED: bool;
     /// True if a shorter last chunk is set aside as the remainder.

@@ -1,7 +1,7 @@
 //! `step_by` on indexed iterators: every `step`-th item, starting with the first.
 
 use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::step_by`].
@@ -49,7 +49,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
-            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(StepByProducer {
                     base,
                     step: self.step,
