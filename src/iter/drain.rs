@@ -2,7 +2,7 @@
 //! a `VecDeque` or a `String` and leave the collection without them, as rayon's.
 //!
 //! `Vec` (ownership protocol): the vector's length is cut to the start of the range first, so the
-//! items of the range belong to the [`DrainProducer`](super::DrainProducer) pieces (which move
+//! items of the range belong to the [`DrainProducer`] pieces (which move
 //! them out or drop them, exactly once) and the items after the range are out of the vector's
 //! reach until [`VecDrain`]'s `Drop` moves them down to the start of the range and sets the
 //! length again, also when a closure panicked. A `VecDrain` dropped without being iterated

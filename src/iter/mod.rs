@@ -2,20 +2,24 @@
 //! [`join`](fn@crate::join).
 //!
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
-//! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` (or start
+//! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_drain(range)`, a slice's
+//! `par_chunks(n)`, `par_chunks_exact(n)`, `par_rchunks(n)`, `par_rchunks_exact(n)`,
+//! `par_windows(n)` (and their `_mut` forms), a string's `par_chars()`, `par_split(p)`,
+//! `par_lines()` and the other [`ParallelString`](crate::str::ParallelString) methods (or start
 //! from [`once`], [`empty`], [`repeat()`], [`repeat_n`]) and chain adaptors (`map`, `map_with`,
 //! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map`, `flatten`,
-//! `flat_map_iter`, `flatten_iter`,
-//! `while_some`, `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `positions`, `copied`, `cloned`,
-//! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`,
-//! `try_for_each`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`,
-//! `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `find_first`,
-//! `find_last`, `find_map_any`, `find_map_first`, `find_map_last`, `position_any`,
-//! `position_first`, `position_last`, `unzip`, `partition`, the lexicographic comparisons `cmp`,
-//! `partial_cmp`, `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`,
-//! `Rc<[T]>`, `Arc<[T]>`, `Cow`, `()`, a pair of collections, or a `Result` or `Option` of any of
-//! these), or append to any std collection or `String` with `par_extend`. What rayon has and forkjoin
-//! still lacks is listed in `docs/rayon-compatibility.md`.
+//! `flat_map_iter`, `flatten_iter`, `while_some`, `chain`, `copied`, `cloned`; on indexed
+//! iterators also `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `rev`, `step_by`, `chunks`,
+//! `interleave`, `interleave_shortest`, `positions`, `with_min_len`, `with_max_len`) into a
+//! consumer (`for_each`, `for_each_with`, `for_each_init`, `try_for_each`, `sum`, `product`,
+//! `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`, `max_by`, `min_by_key`, `max_by_key`,
+//! `count`, `any`, `all`, `find_any`, `find_first`, `find_last`, `find_map_any`,
+//! `find_map_first`, `find_map_last`, `position_any`, `position_first`, `position_last`, `unzip`,
+//! `partition`, the lexicographic comparisons `cmp`, `partial_cmp`, `eq`, `ne`, `lt`, `le`, `gt`,
+//! `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`, `Rc<[T]>`,
+//! `Arc<[T]>`, `Cow`, `()`, a pair of collections, or a `Result` or `Option` of any of these), or
+//! append to any std collection or `String` with `par_extend`. What rayon has and forkjoin still
+//! lacks is listed in `docs/rayon-compatibility.md`.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -30,9 +34,10 @@
 //! needed either for cheap uniform loops or for skewed ones. A panic in a user closure propagates to the
 //! caller once every running piece has stopped; owned items are dropped exactly once.
 //!
-//! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map`, `fold`,
-//! `flat_map`, `flatten`, `flat_map_iter`, `flatten_iter`, `while_some`, and (unlike rayon) `map_with` and `map_init` lose
-//! that, so `zip` and `enumerate` are not available after them (checked by the type system):
+//! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map`,
+//! `fold`, `flat_map`, `flatten`, `flat_map_iter`, `flatten_iter`, `while_some`, the string
+//! sources, and (unlike rayon) `map_with` and `map_init` lose that, so `zip` and `enumerate` are
+//! not available after them (checked by the type system):
 //!
 //! ```compile_fail
 //! use forkjoin::prelude::*;
