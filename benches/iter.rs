@@ -7,7 +7,10 @@
 //! index space); filter+count over 10^8. No `with_min_len` tuning anywhere.
 //!
 //! `iter-compat/<workload>`: the adaptors and sources added for rayon compatibility, same layout:
-//! `flat_map` with long inner iterators (10^3 × 10^4) and with short ones (10^6 × 4).
+//! `flat_map` with long inner iterators (10^3 × 10^4) and with short ones (10^6 × 4); `par_lines`
+//! over 16 MB of text (lines of 0–80 bytes), summing line lengths; `par_chunks_exact(16)` over
+//! 10^7 u64, summing each chunk's maximum; `chain` of two ranges of 5·10^7 and of two filtered
+//! ones.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -42,8 +45,43 @@ const FLAT_OUTER: u64 = 1_000;
 const FLAT_INNER: u64 = 10_000;
 const FLAT_SHORT_OUTER: u64 = 1_000_000;
 
+const TEXT_BYTES: usize = 16 << 20;
+
+/// About `bytes` of ASCII text in lines of 0–80 bytes (deterministic).
+fn text(bytes: usize) -> String {
+    let mut s = String::with_capacity(bytes + 100);
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    while s.len() < bytes {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let len = (x % 81) as usize;
+        s.extend((0..len).map(|i| (b'a' + ((x >> (i % 50)) % 26) as u8) as char));
+        s.push('\n');
+    }
+    s
+}
+
+const CHUNKS_N: u64 = 10_000_000;
+const CHAIN_N: u64 = 100_000_000;
+
 mod seq {
     use super::*;
+    pub fn chain(n: u64) -> u64 {
+        (0..n / 2).chain(n / 2..n).map(|x| x ^ (x >> 3)).sum()
+    }
+    pub fn chain_filtered(n: u64) -> usize {
+        (0..n / 2)
+            .filter(|&x| keep(x))
+            .chain((n / 2..n).filter(|&x| keep(x)))
+            .count()
+    }
+    pub fn chunks_exact(v: &[u64]) -> u64 {
+        v.chunks_exact(16).map(|c| c.iter().max().unwrap()).sum()
+    }
+    pub fn lines(text: &str) -> usize {
+        text.lines().map(str::len).sum()
+    }
     pub fn flat_map(outer: u64, inner: u64) -> u64 {
         (0..outer)
             .flat_map(|i| (0..inner).map(move |j| i ^ j))
@@ -101,6 +139,28 @@ macro_rules! parallel_impl {
             }
             pub fn filter_count(n: u64) -> usize {
                 (0..n).into_par_iter().filter(|&x| keep(x)).count()
+            }
+            pub fn chain(n: u64) -> u64 {
+                (0..n / 2)
+                    .into_par_iter()
+                    .chain(n / 2..n)
+                    .map(|x| x ^ (x >> 3))
+                    .sum()
+            }
+            pub fn chain_filtered(n: u64) -> usize {
+                (0..n / 2)
+                    .into_par_iter()
+                    .filter(|&x| keep(x))
+                    .chain((n / 2..n).into_par_iter().filter(|&x| keep(x)))
+                    .count()
+            }
+            pub fn chunks_exact(v: &[u64]) -> u64 {
+                v.par_chunks_exact(16)
+                    .map(|c| c.iter().max().unwrap())
+                    .sum()
+            }
+            pub fn lines(text: &str) -> usize {
+                text.par_lines().map(str::len).sum()
             }
             pub fn flat_map(outer: u64, inner: u64) -> u64 {
                 (0..outer)
@@ -204,6 +264,32 @@ fn bench_compat(c: &mut Criterion) {
         seq::flat_map(FLAT_SHORT_OUTER, 4),
         fj::flat_map(FLAT_SHORT_OUTER, 4),
         ry::flat_map(FLAT_SHORT_OUTER, 4)
+    );
+    group!(
+        "chain_2x5e7",
+        seq::chain(CHAIN_N),
+        fj::chain(CHAIN_N),
+        ry::chain(CHAIN_N)
+    );
+    group!(
+        "chain_filtered_2x5e7",
+        seq::chain_filtered(CHAIN_N),
+        fj::chain_filtered(CHAIN_N),
+        ry::chain_filtered(CHAIN_N)
+    );
+    let v: Vec<u64> = (0..CHUNKS_N).map(|x| x.wrapping_mul(0x9E37_79B9)).collect();
+    group!(
+        "par_chunks_exact_1e7x16",
+        seq::chunks_exact(&v),
+        fj::chunks_exact(&v),
+        ry::chunks_exact(&v)
+    );
+    let text = text(TEXT_BYTES);
+    group!(
+        "par_lines_16MB",
+        seq::lines(&text),
+        fj::lines(&text),
+        ry::lines(&text)
     );
 }
 

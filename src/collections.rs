@@ -89,5 +89,7 @@ collection_paths! {
         Iter<'a, T> = VecIntoIter<&'a T>;
         /// `VecDeque::par_iter_mut()`: exclusive references to the items, front to back.
         IterMut<'a, T> = VecIntoIter<&'a mut T>;
+        /// `VecDeque::par_drain(range)`: the drained items, moved out into a `Vec` first.
+        Drain<T> = VecIntoIter<T>;
     }
 }

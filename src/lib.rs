@@ -85,8 +85,11 @@ pub mod slice {
     //! v.par_chunks_mut(2).for_each(|c| c.reverse());
     //! assert_eq!(v, [2, 1, 4, 3, 5]);
     //! ```
-    pub use crate::iter::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
-    pub use crate::iter::{SliceIter as Iter, SliceIterMut as IterMut};
+    pub use crate::iter::{
+        ChunksExact, ChunksExactMut, ChunksMut, ParallelSlice, ParallelSliceMut, RChunks,
+        RChunksExact, RChunksExactMut, RChunksMut, Windows,
+    };
+    pub use crate::iter::{SliceChunks as Chunks, SliceIter as Iter, SliceIterMut as IterMut};
 }
 
 pub mod array {
@@ -139,6 +142,22 @@ pub mod result {
 
 pub mod collections;
 
+pub mod str {
+    //! Parallel iterators over string slices and the [`ParallelString`] extension trait, as in
+    //! rayon's `str`.
+    //!
+    //! ```
+    //! use forkjoin::iter::ParallelIterator;
+    //! use forkjoin::str::ParallelString;
+    //! let n = "fork, join, steal".par_split(", ").count();
+    //! # let _ = n;
+    //! ```
+    pub use crate::iter::strings::{
+        Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString,
+        Pattern, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
+    };
+}
+
 pub mod vec {
     //! The owning parallel iterator over a `Vec` (`vec.into_par_iter()`), as in rayon's `vec`.
     //!
@@ -147,7 +166,21 @@ pub mod vec {
     //! let it: forkjoin::vec::IntoIter<String> = vec!["a".to_string()].into_par_iter();
     //! assert_eq!(it.collect::<Vec<_>>(), ["a"]);
     //! ```
+    pub use crate::iter::VecDrain as Drain;
     pub use crate::iter::VecIntoIter as IntoIter;
+}
+
+pub mod string {
+    //! The parallel iterator of `String::par_drain`, as in rayon's `string`.
+    //!
+    //! ```
+    //! use forkjoin::prelude::*;
+    //! let mut s = String::from("abc");
+    //! let it: forkjoin::string::Drain<'_> = s.par_drain(1..);
+    //! assert_eq!(it.collect::<String>(), "bc");
+    //! assert_eq!(s, "a");
+    //! ```
+    pub use crate::iter::StringDrain as Drain;
 }
 
 pub use error::ThreadPoolBuildError;

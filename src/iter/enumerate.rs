@@ -4,7 +4,7 @@ use std::iter::Zip;
 use std::ops::Range;
 
 use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::enumerate`].
@@ -46,7 +46,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
 
         impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
-            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback
                     .callback(EnumerateProducer { base, offset: 0 })
             }

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// A [`FromRef`] kind: a zero-sized marker naming one way to turn references into values.
@@ -22,6 +22,14 @@ pub trait RefToOwned<'a, T: 'a>: RefKind {
     type Iter<I: Iterator<Item = &'a T>>: Iterator<Item = T>;
     /// Wraps a sequential iterator of references.
     fn owned<I: Iterator<Item = &'a T>>(iter: I) -> Self::Iter<I>;
+    /// The same adaptor over a producer's iterator, which runs from both ends and knows its
+    /// length (so does the adaptor).
+    type ProducerIter<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator>: DoubleEndedIterator<Item = T>
+        + ExactSizeIterator;
+    /// Wraps a producer's iterator of references.
+    fn owned_both_ends<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator>(
+        iter: I,
+    ) -> Self::ProducerIter<I>;
 }
 
 /// Kind of [`Copied`]: items are copied (`T: Copy`).
@@ -37,6 +45,13 @@ impl<'a, T: 'a + Copy> RefToOwned<'a, T> for CopyItems {
     fn owned<I: Iterator<Item = &'a T>>(iter: I) -> Self::Iter<I> {
         iter.copied()
     }
+    type ProducerIter<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator> =
+        std::iter::Copied<I>;
+    fn owned_both_ends<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator>(
+        iter: I,
+    ) -> Self::ProducerIter<I> {
+        iter.copied()
+    }
 }
 
 /// Kind of [`Cloned`]: items are cloned (`T: Clone`).
@@ -50,6 +65,13 @@ impl RefKind for CloneItems {
 impl<'a, T: 'a + Clone> RefToOwned<'a, T> for CloneItems {
     type Iter<I: Iterator<Item = &'a T>> = std::iter::Cloned<I>;
     fn owned<I: Iterator<Item = &'a T>>(iter: I) -> Self::Iter<I> {
+        iter.cloned()
+    }
+    type ProducerIter<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator> =
+        std::iter::Cloned<I>;
+    fn owned_both_ends<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator>(
+        iter: I,
+    ) -> Self::ProducerIter<I> {
         iter.cloned()
     }
 }
@@ -131,7 +153,7 @@ where
             K: RefToOwned<'a, T>,
         {
             type Output = CB::Output;
-            fn callback<P: Producer<Item = &'a T>>(self, base: P) -> CB::Output {
+            fn callback<P: IndexedProducer<Item = &'a T>>(self, base: P) -> CB::Output {
                 self.callback.callback(FromRefProducer::<P, K>::new(base))
             }
         }
@@ -155,12 +177,12 @@ impl<P, K> FromRefProducer<P, K> {
 
 impl<'a, T, P, K> Producer for FromRefProducer<P, K>
 where
-    P: Producer<Item = &'a T>,
+    P: IndexedProducer<Item = &'a T>,
     T: 'a,
     K: RefToOwned<'a, T>,
 {
     type Item = T;
-    type IntoIter = K::Iter<P::IntoIter>;
+    type IntoIter = K::ProducerIter<P::IntoIter>;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -170,7 +192,7 @@ where
         (Self::new(left), Self::new(right))
     }
     fn into_iter(self) -> Self::IntoIter {
-        K::owned(self.base.into_iter())
+        K::owned_both_ends(self.base.into_iter())
     }
     fn min_len(&self) -> usize {
         self.base.min_len()

@@ -2,13 +2,17 @@
 
 use std::cmp::Ordering;
 
+use super::chunks_adaptor::Chunks;
 use super::collect::collect_indexed_into;
 use super::enumerate::Enumerate;
+use super::interleave::{Interleave, InterleaveShortest};
 use super::into::IntoParallelIterator;
 use super::len_bounds::{MaxLen, MinLen};
 use super::plumbing::ProducerCallback;
 use super::positions::Positions;
+use super::rev::Rev;
 use super::skip_take::{Skip, Take};
+use super::step_by::StepBy;
 use super::zip::Zip;
 use super::zip_eq::ZipEq;
 use super::ParallelIterator;
@@ -98,6 +102,78 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn take(self, n: usize) -> Take<Self> {
         Take::new(self, n)
+    }
+
+    /// The items in reverse order, like [`Iterator::rev`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..5u32).into_par_iter().rev().collect();
+    /// assert_eq!(v, [4, 3, 2, 1, 0]);
+    /// ```
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
+    }
+
+    /// Every `step`-th item, starting with the first, like [`Iterator::step_by`].
+    ///
+    /// # Panics
+    /// If `step` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().step_by(3).collect();
+    /// assert_eq!(v, [0, 3, 6, 9]);
+    /// ```
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
+    /// The items gathered into `Vec`s of `chunk_size` items, in order; the last one may be
+    /// shorter.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<Vec<u32>> = (1..=5u32).into_par_iter().chunks(2).collect();
+    /// assert_eq!(v, [vec![1, 2], vec![3, 4], vec![5]]);
+    /// ```
+    fn chunks(self, chunk_size: usize) -> Chunks<Self> {
+        Chunks::new(self, chunk_size)
+    }
+
+    /// The items of `self` and `other` alternately, starting with `self`; once one of them is
+    /// exhausted, the rest of the other.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..3u32).into_par_iter().interleave(vec![10, 11, 12, 13, 14]).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 2, 12, 13, 14]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// The items of `self` and `other` alternately, starting with `self`, until the side whose
+    /// turn it is has no item left.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..3u32).into_par_iter().interleave_shortest(vec![10, 11]).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 2]);
+    /// let w: Vec<u32> = (0..3u32).into_par_iter().interleave_shortest(vec![10, 11, 12, 13]).collect();
+    /// assert_eq!(w, [0, 10, 1, 11, 2, 12]);
+    /// ```
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
+    {
+        InterleaveShortest::new(self, other.into_par_iter())
     }
 
     /// Never splits the work into pieces shorter than `min` items (except when the whole input is

@@ -1,7 +1,7 @@
 //! `with_min_len` / `with_max_len`: bounds on the size of the pieces the splitter hands out.
 
 use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::with_min_len`].
@@ -81,7 +81,7 @@ struct BoundCallback<CB> {
 
 impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for BoundCallback<CB> {
     type Output = CB::Output;
-    fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+    fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
         self.callback.callback(BoundedProducer {
             base,
             bound: self.bound,

@@ -2,20 +2,24 @@
 //! [`join`](fn@crate::join).
 //!
 //! The API mirrors rayon's: bring the traits into scope with `use forkjoin::prelude::*;`, then call
-//! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_chunks(n)` or `par_chunks_mut(n)` (or start
+//! `into_par_iter()`, `par_iter()`, `par_iter_mut()`, `par_drain(range)`, a slice's
+//! `par_chunks(n)`, `par_chunks_exact(n)`, `par_rchunks(n)`, `par_rchunks_exact(n)`,
+//! `par_windows(n)` (and their `_mut` forms), a string's `par_chars()`, `par_split(p)`,
+//! `par_lines()` and the other [`ParallelString`](crate::str::ParallelString) methods (or start
 //! from [`once`], [`empty`], [`repeat()`], [`repeat_n`]) and chain adaptors (`map`, `map_with`,
 //! `map_init`, `inspect`, `update`, `filter`, `filter_map`, `flat_map`, `flatten`,
-//! `flat_map_iter`, `flatten_iter`,
-//! `while_some`, `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `positions`, `copied`, `cloned`,
-//! `with_min_len`, `with_max_len`) into a consumer (`for_each`, `for_each_with`, `for_each_init`,
-//! `try_for_each`, `sum`, `product`, `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`,
-//! `max_by`, `min_by_key`, `max_by_key`, `count`, `any`, `all`, `find_any`, `find_first`,
-//! `find_last`, `find_map_any`, `find_map_first`, `find_map_last`, `position_any`,
-//! `position_first`, `position_last`, `unzip`, `partition`, the lexicographic comparisons `cmp`,
-//! `partial_cmp`, `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`,
-//! `Rc<[T]>`, `Arc<[T]>`, `Cow`, `()`, a pair of collections, or a `Result` or `Option` of any of
-//! these), or append to any std collection or `String` with `par_extend`. What rayon has and forkjoin
-//! still lacks is listed in `docs/rayon-compatibility.md`.
+//! `flat_map_iter`, `flatten_iter`, `while_some`, `chain`, `copied`, `cloned`; on indexed
+//! iterators also `enumerate`, `zip`, `zip_eq`, `skip`, `take`, `rev`, `step_by`, `chunks`,
+//! `interleave`, `interleave_shortest`, `positions`, `with_min_len`, `with_max_len`) into a
+//! consumer (`for_each`, `for_each_with`, `for_each_init`, `try_for_each`, `sum`, `product`,
+//! `reduce`, `reduce_with`, `fold`, `min`, `max`, `min_by`, `max_by`, `min_by_key`, `max_by_key`,
+//! `count`, `any`, `all`, `find_any`, `find_first`, `find_last`, `find_map_any`,
+//! `find_map_first`, `find_map_last`, `position_any`, `position_first`, `position_last`, `unzip`,
+//! `partition`, the lexicographic comparisons `cmp`, `partial_cmp`, `eq`, `ne`, `lt`, `le`, `gt`,
+//! `ge`, `collect` into any std collection, `String`, `Box<str>`, `Box<[T]>`, `Rc<[T]>`,
+//! `Arc<[T]>`, `Cow`, `()`, a pair of collections, or a `Result` or `Option` of any of these), or
+//! append to any std collection or `String` with `par_extend`. What rayon has and forkjoin still
+//! lacks is listed in `docs/rayon-compatibility.md`.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -30,9 +34,10 @@
 //! needed either for cheap uniform loops or for skewed ones. A panic in a user closure propagates to the
 //! caller once every running piece has stopped; owned items are dropped exactly once.
 //!
-//! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map`, `fold`,
-//! `flat_map`, `flatten`, `flat_map_iter`, `flatten_iter`, `while_some`, and (unlike rayon) `map_with` and `map_init` lose
-//! that, so `zip` and `enumerate` are not available after them (checked by the type system):
+//! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map`,
+//! `fold`, `flat_map`, `flatten`, `flat_map_iter`, `flatten_iter`, `while_some`, the string
+//! sources, and (unlike rayon) `map_with` and `map_init` lose that, so `zip` and `enumerate` are
+//! not available after them (checked by the type system):
 //!
 //! ```compile_fail
 //! use forkjoin::prelude::*;
@@ -53,8 +58,12 @@ mod option;
 mod range;
 mod repeat;
 mod slice;
+mod slice_chunks;
+pub(crate) mod strings;
 mod vec;
 
+mod chain;
+mod chunks_adaptor;
 mod enumerate;
 mod filter;
 mod filter_map;
@@ -63,17 +72,21 @@ mod flat_map_iter;
 mod fold;
 mod from_ref;
 mod inspect;
+mod interleave;
 mod len_bounds;
 mod map;
 mod map_with;
 mod op_consumer;
 mod positions;
+mod rev;
 mod skip_take;
+mod step_by;
 mod while_some;
 mod zip;
 mod zip_eq;
 
 mod collect;
+mod drain;
 mod extend;
 mod find;
 mod find_first_last;
@@ -84,10 +97,16 @@ mod try_op;
 mod unzip;
 
 pub use array::ArrayIntoIter;
-pub use chunks::{Chunks, ChunksMut, ChunksMutProducer, ChunksProducer};
+pub use chain::Chain;
+/// The slice chunks of `par_chunks` (`forkjoin::slice::Chunks`, as in rayon; `iter::Chunks` is
+/// the adaptor of [`IndexedParallelIterator::chunks`]).
+pub use chunks::Chunks as SliceChunks;
+pub use chunks::{ChunksMut, ChunksMutProducer, ChunksProducer};
+pub use chunks_adaptor::Chunks;
 pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
+pub use drain::{ParallelDrainRange, StringDrain, VecDrain};
 pub use enumerate::{Enumerate, EnumerateProducer};
 pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterConsumer};
@@ -104,6 +123,7 @@ pub use from_ref::{
 };
 pub use indexed::IndexedParallelIterator;
 pub use inspect::{Inspect, Update};
+pub use interleave::{Interleave, InterleaveShortest};
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
 pub use map::{Map, MapConsumer, MapProducer};
@@ -114,10 +134,16 @@ pub use positions::Positions;
 pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
 pub use reduce::{ReduceConsumer, ReduceReducer};
 pub use repeat::{repeat, repeat_n, Repeat, RepeatN, RepeatNIter};
+pub use rev::Rev;
 pub use skip_take::{Skip, Take};
 pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
 };
+pub use slice_chunks::{
+    ChunkKind, ChunksExact, ChunksExactKind, ChunksExactMut, ChunksIter, RChunks, RChunksExact,
+    RChunksExactKind, RChunksExactMut, RChunksKind, RChunksMut, Windows,
+};
+pub use step_by::StepBy;
 pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
 pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};

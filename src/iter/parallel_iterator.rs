@@ -2,6 +2,7 @@
 
 use std::iter::{Product, Sum};
 
+use super::chain::Chain;
 use super::collect::FromParallelIterator;
 use super::filter::Filter;
 use super::filter_map::FilterMap;
@@ -353,6 +354,23 @@ pub trait ParallelIterator: Sized + Send {
         Self::Item: IntoIterator<Item: Send>,
     {
         FlattenIter::new(self)
+    }
+
+    /// The items of `self`, then those of `chain`, like [`Iterator::chain`]. Indexed if both
+    /// are. Both iterators run at once (the second one is offered to another thread).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..3u32).into_par_iter().chain(vec![7, 8]).collect();
+    /// assert_eq!(v, [0, 1, 2, 7, 8]);
+    /// let odd = (0..10u32).into_par_iter().filter(|x| x % 2 == 1);
+    /// assert_eq!(odd.chain([100u32]).max(), Some(100));
+    /// ```
+    fn chain<C>(self, chain: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain::new(self, chain.into_par_iter())
     }
 
     /// Copies every referenced item (`&T` → `T`).

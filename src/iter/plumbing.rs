@@ -73,15 +73,27 @@ pub trait Reducer<R> {
     fn reduce(self, left: R, right: R) -> R;
 }
 
+/// The producer of an indexed iterator: one item per position, and, as in rayon's protocol, a
+/// sequential iterator that runs from both ends and knows its length (which `rev` and std's
+/// `zip`, `enumerate` and `step_by` build on).
+///
+/// Every [`Producer`] whose `IntoIter` is a [`DoubleEndedIterator`] and an
+/// [`ExactSizeIterator`] is one. The producers of unindexed sources (strings) need not be: their
+/// positions are bytes, not items.
+pub trait IndexedProducer: Producer<IntoIter: DoubleEndedIterator + ExactSizeIterator> {}
+
+impl<P> IndexedProducer for P where P: Producer<IntoIter: DoubleEndedIterator + ExactSizeIterator> {}
+
 /// Receives the producer of an indexed iterator.
 ///
 /// Producers may borrow from the iterator that makes them (an owned `Vec`'s buffer lives only for the
 /// duration of the call), so an iterator hands its producer to a callback instead of returning it.
+/// A callback that needs nothing of the producer's iterator may ask only for a [`Producer`].
 pub trait ProducerCallback<Item> {
     /// What the callback returns.
     type Output;
     /// Called once with the iterator's producer.
-    fn callback<P: Producer<Item = Item>>(self, producer: P) -> Self::Output;
+    fn callback<P: IndexedProducer<Item = Item>>(self, producer: P) -> Self::Output;
 }
 
 /// A reducer for results that need no combining (`for_each`).

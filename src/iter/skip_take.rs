@@ -4,7 +4,7 @@
 
 use super::bridge::{bridge, BridgeCallback};
 use super::for_each::ForEachConsumer;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::skip`].
@@ -67,7 +67,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for SkipCallback<CB> {
             type Output = CB::Output;
-            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
                 let (skipped, kept) = base.split_at(self.n);
                 let output = self.callback.callback(kept);
                 // Produce and drop the skipped items too (in parallel), for their side effects.
@@ -108,7 +108,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Take<I> {
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for TakeCallback<CB> {
             type Output = CB::Output;
-            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
                 // The rest is dropped with its producer (owned items included), unproduced.
                 let (taken, _rest) = base.split_at(self.n);
                 self.callback.callback(taken)

@@ -7,6 +7,9 @@ use std::cmp::Ordering;
 use super::bridge::BridgeCallback;
 use super::chunks::{Chunks, ChunksMut};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::slice_chunks::{
+    ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
+};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::sort::{par_merge_sort, par_quicksort};
 
@@ -16,11 +19,17 @@ pub trait SliceRef: Send + Sized {
     /// One element: `&T` or `&mut T`.
     type Item: Send;
     /// The std iterator over the elements.
-    type Iter: Iterator<Item = Self::Item>;
+    type Iter: DoubleEndedIterator<Item = Self::Item> + ExactSizeIterator;
     /// One chunk: `&[T]` or `&mut [T]`.
     type Chunk: Send;
     /// The std iterator over the chunks.
-    type Chunks: Iterator<Item = Self::Chunk>;
+    type Chunks: DoubleEndedIterator<Item = Self::Chunk> + ExactSizeIterator;
+    /// std's `chunks_exact` iterator.
+    type ChunksExact: DoubleEndedIterator<Item = Self::Chunk> + ExactSizeIterator;
+    /// std's `rchunks` iterator.
+    type RChunks: DoubleEndedIterator<Item = Self::Chunk> + ExactSizeIterator;
+    /// std's `rchunks_exact` iterator.
+    type RChunksExact: DoubleEndedIterator<Item = Self::Chunk> + ExactSizeIterator;
 
     /// Number of elements.
     fn slice_len(&self) -> usize;
@@ -30,6 +39,12 @@ pub trait SliceRef: Send + Sized {
     fn elements(self) -> Self::Iter;
     /// Chunks of `size` elements in order (`chunks` / `chunks_mut`).
     fn chunks_of(self, size: usize) -> Self::Chunks;
+    /// `chunks_exact` / `chunks_exact_mut`.
+    fn chunks_exact_of(self, size: usize) -> Self::ChunksExact;
+    /// `rchunks` / `rchunks_mut`.
+    fn rchunks_of(self, size: usize) -> Self::RChunks;
+    /// `rchunks_exact` / `rchunks_exact_mut`.
+    fn rchunks_exact_of(self, size: usize) -> Self::RChunksExact;
 }
 
 impl<'a, T: Sync> SliceRef for &'a [T] {
@@ -37,6 +52,9 @@ impl<'a, T: Sync> SliceRef for &'a [T] {
     type Iter = std::slice::Iter<'a, T>;
     type Chunk = &'a [T];
     type Chunks = std::slice::Chunks<'a, T>;
+    type ChunksExact = std::slice::ChunksExact<'a, T>;
+    type RChunks = std::slice::RChunks<'a, T>;
+    type RChunksExact = std::slice::RChunksExact<'a, T>;
     fn slice_len(&self) -> usize {
         self.len()
     }
@@ -49,6 +67,15 @@ impl<'a, T: Sync> SliceRef for &'a [T] {
     fn chunks_of(self, size: usize) -> Self::Chunks {
         self.chunks(size)
     }
+    fn chunks_exact_of(self, size: usize) -> Self::ChunksExact {
+        self.chunks_exact(size)
+    }
+    fn rchunks_of(self, size: usize) -> Self::RChunks {
+        self.rchunks(size)
+    }
+    fn rchunks_exact_of(self, size: usize) -> Self::RChunksExact {
+        self.rchunks_exact(size)
+    }
 }
 
 impl<'a, T: Send> SliceRef for &'a mut [T] {
@@ -56,6 +83,9 @@ impl<'a, T: Send> SliceRef for &'a mut [T] {
     type Iter = std::slice::IterMut<'a, T>;
     type Chunk = &'a mut [T];
     type Chunks = std::slice::ChunksMut<'a, T>;
+    type ChunksExact = std::slice::ChunksExactMut<'a, T>;
+    type RChunks = std::slice::RChunksMut<'a, T>;
+    type RChunksExact = std::slice::RChunksExactMut<'a, T>;
     fn slice_len(&self) -> usize {
         self.len()
     }
@@ -67,6 +97,15 @@ impl<'a, T: Send> SliceRef for &'a mut [T] {
     }
     fn chunks_of(self, size: usize) -> Self::Chunks {
         self.chunks_mut(size)
+    }
+    fn chunks_exact_of(self, size: usize) -> Self::ChunksExact {
+        self.chunks_exact_mut(size)
+    }
+    fn rchunks_of(self, size: usize) -> Self::RChunks {
+        self.rchunks_mut(size)
+    }
+    fn rchunks_exact_of(self, size: usize) -> Self::RChunksExact {
+        self.rchunks_exact_mut(size)
     }
 }
 
@@ -218,6 +257,71 @@ pub trait ParallelSlice<T: Sync> {
     fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
         Chunks::new(self.as_parallel_slice(), chunk_size)
     }
+
+    /// Iterates over non-overlapping chunks of exactly `chunk_size` items, like
+    /// [`slice::chunks_exact`]; the last `len % chunk_size` items are left out, and
+    /// [`remainder`](ChunksExact::remainder) returns them.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let sums: Vec<i32> = v.par_chunks_exact(2).map(|c| c.iter().sum()).collect();
+    /// assert_eq!(sums, [3, 7]);
+    /// ```
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        ChunksExact::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// Iterates over non-overlapping chunks of `chunk_size` items from the end of the slice,
+    /// like [`slice::rchunks`]; the last chunk (the start of the slice) may be shorter.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let chunks: Vec<&[i32]> = v.par_rchunks(2).collect();
+    /// assert_eq!(chunks, [&[4, 5][..], &[2, 3], &[1]]);
+    /// ```
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        RChunks::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// Iterates over non-overlapping chunks of exactly `chunk_size` items from the end of the
+    /// slice, like [`slice::rchunks_exact`]; the first `len % chunk_size` items are left out,
+    /// and [`remainder`](RChunksExact::remainder) returns them.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let chunks: Vec<&[i32]> = v.par_rchunks_exact(2).collect();
+    /// assert_eq!(chunks, [&[4, 5][..], &[2, 3]]);
+    /// ```
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        RChunksExact::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// Iterates over all overlapping windows of `window_size` items, like [`slice::windows`].
+    ///
+    /// # Panics
+    /// If `window_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [1, 2, 3, 4];
+    /// let sums: Vec<i32> = v.par_windows(2).map(|w| w[0] + w[1]).collect();
+    /// assert_eq!(sums, [3, 5, 7]);
+    /// ```
+    fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
+        Windows::new(self.as_parallel_slice(), window_size)
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -270,6 +374,56 @@ pub trait ParallelSliceMut<T: Send> {
     /// If `chunk_size` is 0.
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
         ChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Iterates over non-overlapping mutable chunks of exactly `chunk_size` items, like
+    /// [`slice::chunks_exact_mut`]; the last `len % chunk_size` items are left out
+    /// ([`into_remainder`](ChunksExactMut::into_remainder) returns them).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_chunks_exact_mut(2).for_each(|c| c.swap(0, 1));
+    /// assert_eq!(v, [2, 1, 4, 3, 5]);
+    /// ```
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        ChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Iterates over non-overlapping mutable chunks of `chunk_size` items from the end of the
+    /// slice, like [`slice::rchunks_mut`]; the last chunk (the start of the slice) may be shorter.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_rchunks_mut(2).enumerate().for_each(|(i, c)| c.fill(i));
+    /// assert_eq!(v, [2, 1, 1, 0, 0]);
+    /// ```
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        RChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Iterates over non-overlapping mutable chunks of exactly `chunk_size` items from the end
+    /// of the slice, like [`slice::rchunks_exact_mut`]; the first `len % chunk_size` items are
+    /// left out ([`into_remainder`](RChunksExactMut::into_remainder) returns them).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_rchunks_exact_mut(2).for_each(|c| c.swap(0, 1));
+    /// assert_eq!(v, [1, 3, 2, 5, 4]);
+    /// ```
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        RChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
     }
 
     /// Sorts the slice in parallel, stably (equal elements keep their order).

@@ -68,6 +68,14 @@ pub struct DrainProducer<'a, T> {
     slots: &'a mut [MaybeUninit<T>],
 }
 
+impl<'a, T> DrainProducer<'a, T> {
+    /// A producer that owns the items in `slots`: the caller hands over their ownership (every
+    /// slot must be initialised, and nothing else may read or drop them afterwards).
+    pub(super) fn new(slots: &'a mut [MaybeUninit<T>]) -> Self {
+        DrainProducer { slots }
+    }
+}
+
 impl<'a, T: Send> Producer for DrainProducer<'a, T> {
     type Item = T;
     type IntoIter = SliceDrain<'a, T>;

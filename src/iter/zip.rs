@@ -1,7 +1,7 @@
 //! `zip`: iterates two indexed iterators in lockstep.
 
 use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::zip`]; as long as the shorter input.
@@ -60,7 +60,7 @@ where
             CB: ProducerCallback<(ItemA, B::Item)>,
         {
             type Output = CB::Output;
-            fn callback<PA: Producer<Item = ItemA>>(self, a: PA) -> CB::Output {
+            fn callback<PA: IndexedProducer<Item = ItemA>>(self, a: PA) -> CB::Output {
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
                     a,
@@ -75,11 +75,11 @@ where
 
         impl<CB, PA, ItemB> ProducerCallback<ItemB> for CallbackB<CB, PA>
         where
-            PA: Producer,
+            PA: IndexedProducer,
             CB: ProducerCallback<(PA::Item, ItemB)>,
         {
             type Output = CB::Output;
-            fn callback<PB: Producer<Item = ItemB>>(self, b: PB) -> CB::Output {
+            fn callback<PB: IndexedProducer<Item = ItemB>>(self, b: PB) -> CB::Output {
                 // Trim both to the common length so positions mean the same thing on both sides.
                 let len = self.a.len().min(b.len());
                 let (a, _) = self.a.split_at(len);

@@ -1,0 +1,83 @@
+//! `rev` on indexed iterators: the items in reverse order.
+//!
+//! Position `i` of the reversed iterator is the base's position `len - 1 - i`: a split at `i`
+//! cuts the base at `len - i` and swaps the halves, and each piece iterates its base piece from
+//! the back (indexed producers' iterators are double-ended).
+
+use super::bridge::BridgeCallback;
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::{IndexedParallelIterator, ParallelIterator};
+
+/// Parallel iterator returned by [`IndexedParallelIterator::rev`].
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
+pub struct Rev<I> {
+    base: I,
+}
+
+impl<I> Rev<I> {
+    pub(super) fn new(base: I) -> Self {
+        Rev { base }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
+    type Item = I::Item;
+
+    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        self.with_producer(BridgeCallback(consumer))
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        return self.base.with_producer(Callback { callback });
+
+        struct Callback<CB> {
+            callback: CB,
+        }
+
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+            type Output = CB::Output;
+            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+                self.callback.callback(RevProducer { base })
+            }
+        }
+    }
+}
+
+/// Producer of [`Rev`].
+struct RevProducer<P> {
+    base: P,
+}
+
+impl<P: IndexedProducer> Producer for RevProducer<P> {
+    type Item = P::Item;
+    type IntoIter = std::iter::Rev<P::IntoIter>;
+
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let len = self.base.len();
+        let (left, right) = self.base.split_at(len - index);
+        (RevProducer { base: right }, RevProducer { base: left })
+    }
+    fn into_iter(self) -> Self::IntoIter {
+        self.base.into_iter().rev()
+    }
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+}
