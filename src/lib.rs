@@ -149,8 +149,8 @@ pub mod str {
     //! ```
     //! use forkjoin::iter::ParallelIterator;
     //! use forkjoin::str::ParallelString;
-    //! let n = "fork, join, steal".par_split(", ").count();
-    //! # let _ = n;
+    //! let words: Vec<&str> = "fork, join, steal".par_split(',').map(str::trim).collect();
+    //! assert_eq!(words, ["fork", "join", "steal"]);
     //! ```
     pub use crate::iter::strings::{
         Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString,
