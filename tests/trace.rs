@@ -169,8 +169,14 @@ fn a_short_run_writes_a_valid_trace_that_agrees_with_stats() {
             .map(|e| e.args.get("jobs").unwrap().as_u64().unwrap())
             .sum();
         assert_eq!(published, w.jobs_published, "worker {i}");
+        // `stats` was read before the pool was dropped: a worker may still have gone to sleep
+        // (again) after that, while the trace covers the pool's whole life. So the counter is a
+        // lower bound of the recorded sleeps here, not an exact count.
         let sleeps = track.iter().filter(|e| e.name == "sleep").count() as u64;
-        assert_eq!(sleeps, w.sleeps, "worker {i}");
+        assert!(
+            sleeps >= w.sleeps,
+            "worker {i}: {sleeps} sleeps traced, {w:?}"
+        );
 
         // Every stolen job was stolen (instant, same job) before it ran, on the thief's track.
         for job in jobs.iter().filter(|e| e.args.get("victim").is_some()) {
