@@ -5,13 +5,11 @@
 mod iter_common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use forkjoin::prelude::*;
 use forkjoin::ThreadPoolBuilder;
 use iter_common::spin::spin;
-use iter_common::{everywhere, Rng, LENGTHS};
+use iter_common::{assert_dropped_once, everywhere, tracked, Rng, LENGTHS};
 
 fn inputs() -> Vec<Vec<u64>> {
     let mut rng = Rng::new(17);
@@ -175,36 +173,6 @@ fn comparisons_stop_at_the_first_difference() {
         .into_par_iter()
         .map(|x| if x == 3 { f64::NAN } else { x as f64 });
     assert_eq!(a.partial_cmp(b), None);
-}
-
-/// An item that records how often it was dropped.
-#[derive(Debug)]
-struct Tracked {
-    id: usize,
-    drops: Arc<Vec<AtomicUsize>>,
-}
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.drops[self.id].fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-fn tracked(n: usize) -> (Vec<Tracked>, Arc<Vec<AtomicUsize>>) {
-    let drops: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
-    let items = (0..n)
-        .map(|id| Tracked {
-            id,
-            drops: Arc::clone(&drops),
-        })
-        .collect();
-    (items, drops)
-}
-
-fn assert_dropped_once(drops: &[AtomicUsize], what: &str) {
-    for (id, d) in drops.iter().enumerate() {
-        assert_eq!(d.load(Ordering::Relaxed), 1, "{what}: item {id}");
-    }
 }
 
 #[test]

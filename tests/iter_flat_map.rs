@@ -5,12 +5,12 @@
 mod iter_common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
 use forkjoin::prelude::*;
 use forkjoin::ThreadPoolBuilder;
-use iter_common::{everywhere, Rng, LENGTHS};
+use iter_common::{assert_dropped_once, drop_counters, everywhere, Rng, Tracked, LENGTHS};
 
 fn inputs() -> Vec<Vec<u64>> {
     let mut rng = Rng::new(23);
@@ -126,43 +126,17 @@ fn ordered_finds_stop_early_through_flat_map() {
         .is_some_and(|x| x > end / 2));
 }
 
-/// An item that records how often it was dropped.
-#[derive(Debug)]
-struct Tracked {
-    id: usize,
-    drops: Arc<Vec<AtomicUsize>>,
-}
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.drops[self.id].fetch_add(1, Ordering::Relaxed);
-    }
-}
-
 /// `n` tracked items in groups of 0, 1, 2, ... items.
 fn nested_tracked(n: usize) -> (Vec<Vec<Tracked>>, Arc<Vec<AtomicUsize>>) {
-    let drops: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
+    let drops = drop_counters(n);
     let mut groups = Vec::new();
     let mut id = 0;
     while id < n {
         let len = (groups.len() % 5).min(n - id);
-        groups.push(
-            (id..id + len)
-                .map(|id| Tracked {
-                    id,
-                    drops: Arc::clone(&drops),
-                })
-                .collect(),
-        );
+        groups.push((id..id + len).map(|id| Tracked::new(id, &drops)).collect());
         id += len;
     }
     (groups, drops)
-}
-
-fn assert_dropped_once(drops: &[AtomicUsize], what: &str) {
-    for (id, d) in drops.iter().enumerate() {
-        assert_eq!(d.load(Ordering::Relaxed), 1, "{what}: item {id}");
-    }
 }
 
 #[test]

@@ -4,43 +4,9 @@ mod iter_common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use forkjoin::prelude::*;
-use iter_common::{everywhere, LENGTHS};
-
-/// An item that records how often it was dropped.
-struct Tracked {
-    id: usize,
-    drops: Arc<Vec<AtomicUsize>>,
-}
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.drops[self.id].fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-fn tracked(n: usize) -> (Vec<Tracked>, Arc<Vec<AtomicUsize>>) {
-    let drops: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
-    let items = (0..n)
-        .map(|id| Tracked {
-            id,
-            drops: Arc::clone(&drops),
-        })
-        .collect();
-    (items, drops)
-}
-
-fn assert_dropped_once(drops: &[AtomicUsize], what: &str) {
-    for (id, d) in drops.iter().enumerate() {
-        assert_eq!(
-            d.load(Ordering::Relaxed),
-            1,
-            "{what}: item {id} dropped wrong number of times"
-        );
-    }
-}
+use iter_common::{assert_dropped_once, everywhere, tracked, Tracked, LENGTHS};
 
 fn panic_message(err: Box<dyn std::any::Any + Send>) -> String {
     err.downcast_ref::<&str>()

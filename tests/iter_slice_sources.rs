@@ -6,10 +6,9 @@ mod iter_common;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use forkjoin::prelude::*;
-use iter_common::{everywhere, Rng, LENGTHS};
+use iter_common::{everywhere, tracked, Rng, Tracked, LENGTHS};
 
 const SIZES: &[usize] = &[1, 2, 3, 7, 64, 1000];
 
@@ -108,30 +107,6 @@ fn zero_sizes_panic_like_std() {
     assert!(catch_unwind(|| drop(v.par_rchunks(0))).is_err());
     assert!(catch_unwind(|| drop(v.par_rchunks_exact(0))).is_err());
     assert!(catch_unwind(|| drop(v.par_windows(0))).is_err());
-}
-
-/// An item that records how often it was dropped.
-#[derive(Debug)]
-struct Tracked {
-    id: usize,
-    drops: Arc<Vec<AtomicUsize>>,
-}
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.drops[self.id].fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-fn tracked(n: usize) -> (Vec<Tracked>, Arc<Vec<AtomicUsize>>) {
-    let drops: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
-    let items = (0..n)
-        .map(|id| Tracked {
-            id,
-            drops: Arc::clone(&drops),
-        })
-        .collect();
-    (items, drops)
 }
 
 fn drop_counts(drops: &[AtomicUsize]) -> Vec<usize> {

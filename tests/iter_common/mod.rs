@@ -3,7 +3,8 @@
 
 pub mod spin;
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use forkjoin::{ThreadPool, ThreadPoolBuilder};
 
@@ -48,4 +49,50 @@ pub fn everywhere(f: impl Fn() + Sync + Send) {
     f();
     pool4().install(&f);
     pool1().install(&f);
+}
+
+/// An item that records how often it was dropped, for the exactly-once drop checks of owned items.
+#[derive(Debug)]
+pub struct Tracked {
+    pub id: usize,
+    drops: Arc<Vec<AtomicUsize>>,
+}
+
+impl Tracked {
+    /// Item `id`, counting its drops in `drops[id]`.
+    pub fn new(id: usize, drops: &Arc<Vec<AtomicUsize>>) -> Self {
+        Tracked {
+            id,
+            drops: Arc::clone(drops),
+        }
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.drops[self.id].fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// `n` drop counters, all zero.
+pub fn drop_counters(n: usize) -> Arc<Vec<AtomicUsize>> {
+    Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect())
+}
+
+/// Items `0..n` and their drop counters.
+pub fn tracked(n: usize) -> (Vec<Tracked>, Arc<Vec<AtomicUsize>>) {
+    let drops = drop_counters(n);
+    let items = (0..n).map(|id| Tracked::new(id, &drops)).collect();
+    (items, drops)
+}
+
+/// Panics unless every counter of `drops` is exactly 1.
+pub fn assert_dropped_once(drops: &[AtomicUsize], what: &str) {
+    for (id, d) in drops.iter().enumerate() {
+        assert_eq!(
+            d.load(Ordering::Relaxed),
+            1,
+            "{what}: item {id} dropped wrong number of times"
+        );
+    }
 }
