@@ -55,6 +55,11 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    if producer.len() <= 1 {
+        // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near
+        // the bottom have zero or one child) end here without touching the scheduler.
+        return consumer.consume_iter(producer.into_iter()).complete();
+    }
     if hints::up_front_split_is_pointless() && producer.len() <= producer.max_len() {
         // The split's join would not offer its half to anyone: one leaf, which still splits
         // lazily if an idle worker asks.
@@ -129,14 +134,7 @@ where
         }
         if hints::is_work_requested() {
             if len / 2 >= min && worth_sharing(len, pace.rate, Limits::get()) {
-                let mid = len / 2;
-                let (left_p, right_p) = producer.split_at(mid);
-                let (left_c, right_c, reducer) = consumer.split_off(mid);
-                let (left, right) = hints::join_for_idle_worker(
-                    move || run_leaf(left_p, left_c, pace),
-                    move || run_leaf(right_p, right_c, pace),
-                );
-                return reducer.reduce(left, right);
+                return split_leaf(producer, consumer, pace);
             }
             // No estimate yet: time the next batch so the next poll can decide.
             pace.start_clock();
@@ -154,6 +152,26 @@ where
         producer = rest;
         pace.batch_done(n, n < pace.batch);
     }
+}
+
+/// Splits a leaf's remainder in half for an idle worker and runs both halves as leaves.
+///
+/// Out of line: the join's frame would otherwise be part of every leaf's frame, and most leaves
+/// (the small calls of nested recursion) never split.
+#[inline(never)]
+fn split_leaf<P, C>(producer: P, consumer: C, pace: Pace) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let mid = producer.len() / 2;
+    let (left_p, right_p) = producer.split_at(mid);
+    let (left_c, right_c, reducer) = consumer.split_off(mid);
+    let (left, right) = hints::join_for_idle_worker(
+        move || run_leaf(left_p, left_c, pace),
+        move || run_leaf(right_p, right_c, pace),
+    );
+    reducer.reduce(left, right)
 }
 
 /// A leaf's batch size and, once it reads the clock, the rate of its last batch.
