@@ -168,23 +168,27 @@ impl ShareClock {
 /// True if the `join` about to start runs b inline without pushing it. A push that leaves at
 /// least [`OFFERED_DEPTH`] older jobs below its own sets a budget of `DEEP_JOIN_PERIOD - 1`
 /// inline joins; popping back to one of the first [`OFFERED_DEPTH`] jobs, or starting a job
-/// taken from a queue ([`WorkerThread::execute`]), clears it. So below three pending jobs one
-/// join in [`DEEP_JOIN_PERIOD`] pushes, and the joins above them always do.
+/// taken from a queue ([`WorkerThread::execute`]), clears it. So the joins above three pending
+/// jobs always push, and below them only every [`DEEP_JOIN_PERIOD`]-th join looks at the pool:
+/// it pushes if some worker is idle, and otherwise renews the budget
+/// ([`WorkerThread::renew_inline_joins`]).
 ///
 /// The older jobs are the bigger ones, and they are what idle workers get first (the heartbeat
 /// publishes the oldest); a job pushed below them is almost always popped straight back, so its
-/// push and pop are pure overhead (chili makes the same trade). One join in
-/// [`DEEP_JOIN_PERIOD`] still pushes, so a long run of deep joins keeps offering work, and its
-/// pushes keep running the heartbeat check. A budget outlives a publication or heavy steal that
-/// empties the stack by at most `DEEP_JOIN_PERIOD - 1` joins. The budget is a thread-local, so
-/// an inline join reads and writes one word (`INLINE_JOINS`) and loads no worker pointer. A worker alone in
-/// its pool has a budget that never runs out (it is refilled in [`join`](crate::join())'s slow
-/// path).
+/// push and pop are pure overhead (chili makes the same trade), and while every worker is busy
+/// nobody could take it anyway. Once a worker goes idle, a long run of deep joins offers work
+/// within `DEEP_JOIN_PERIOD` joins, and its pushes run the heartbeat check. The budget is a
+/// thread-local, so an inline join reads and writes one word (`INLINE_JOINS`) and loads no worker
+/// pointer. A worker alone in its pool has a budget that never runs out (it is refilled in
+/// [`join`](crate::join())'s slow path).
+///
+/// Budget values: 0, not armed (push); [`BUDGET_SPENT`], armed and used up (the slow path decides);
+/// above it, inline joins left plus one.
 #[inline(always)]
 pub(crate) fn take_inline_join() -> bool {
     INLINE_JOINS.with(|budget| {
         let n = budget.get();
-        if n == 0 {
+        if n <= BUDGET_SPENT {
             return false;
         }
         budget.set(n - 1);
@@ -278,7 +282,7 @@ impl WorkerThread {
         };
         if pushed.depth() > OFFERED_DEPTH {
             // At least OFFERED_DEPTH older jobs are pending: run the next joins inline.
-            INLINE_JOINS.set(DEEP_JOIN_PERIOD - 1);
+            INLINE_JOINS.set(DEEP_JOIN_PERIOD);
         }
         // SAFETY: `idle_workers` points into the live registry.
         // Relaxed: a hint (see `share_cold`).
@@ -413,7 +417,25 @@ impl WorkerThread {
     /// splitting is pointless. Uses up an inline join like a `join` would.
     #[inline(always)]
     pub(crate) fn would_keep_split_private(&self) -> bool {
-        take_inline_join() || self.alone
+        take_inline_join() || self.alone || self.renew_inline_joins()
+    }
+
+    /// The join about to start has used up an armed inline-join budget (deep below the offered
+    /// jobs): if no worker of the pool is idle, nobody could take its b, so renew the budget and
+    /// run it inline (true); otherwise the join pushes (false), and the push re-arms the budget.
+    #[inline(never)]
+    pub(crate) fn renew_inline_joins(&self) -> bool {
+        if INLINE_JOINS.get() != BUDGET_SPENT {
+            return false;
+        }
+        // SAFETY: `idle_workers` points into the live registry.
+        // Relaxed: a hint, as on a push (see `share_cold`); a worker that goes idle just after
+        // this load gets this worker's next offer at most DEEP_JOIN_PERIOD joins later.
+        if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
+            return false;
+        }
+        INLINE_JOINS.set(DEEP_JOIN_PERIOD);
+        true
     }
 
     /// This worker is alone in its pool (checked by the caller) and used up its inline-join budget:
@@ -827,8 +849,10 @@ pub(crate) fn start_pool(mut config: RegistryConfig) -> Result<Arc<Registry>, St
 /// A `join` nested below this many pending jobs of its worker may run inline (see
 /// [`take_inline_join`]).
 const OFFERED_DEPTH: usize = 3;
-/// Of the joins nested that deep, one in this many still pushes its b.
+/// Of the joins nested that deep, every this-many-th one pushes its b if some worker is idle.
 const DEEP_JOIN_PERIOD: u32 = 64;
+/// The value of a used-up inline-join budget (see [`take_inline_join`]).
+const BUDGET_SPENT: u32 = 1;
 
 /// Body of every worker thread.
 fn main_loop(
