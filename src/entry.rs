@@ -22,7 +22,8 @@ use crate::registry::{self, Registry, RegistryConfig};
 use crate::sync::Arc;
 use crate::trace::{self, TraceConfig};
 use crate::unwind;
-use crate::worker::{self, WorkerThread};
+use crate::thread_builder::{self, DefaultSpawn, ThreadSpawn};
+use crate::worker::WorkerThread;
 
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -68,7 +69,7 @@ fn init_global_default() -> &'static Arc<Registry> {
         trace,
         ..RegistryConfig::default()
     };
-    let registry = worker::start_pool(config).unwrap_or_else(|e| {
+    let registry = thread_builder::start_pool(config, &mut DefaultSpawn).unwrap_or_else(|e| {
         panic!(
             "forkjoin: could not start the global thread pool: {}",
             ThreadPoolBuildError::from(e)
@@ -79,7 +80,10 @@ fn init_global_default() -> &'static Arc<Registry> {
 }
 
 /// Installs `config` as the global pool; an error if it already exists.
-pub(crate) fn init_global(mut config: RegistryConfig) -> Result<(), ThreadPoolBuildError> {
+pub(crate) fn init_global(
+    mut config: RegistryConfig,
+    spawn: &mut dyn ThreadSpawn,
+) -> Result<(), ThreadPoolBuildError> {
     if let Some(trace) = config.trace.as_mut() {
         trace.global = true;
     }
@@ -87,7 +91,7 @@ pub(crate) fn init_global(mut config: RegistryConfig) -> Result<(), ThreadPoolBu
     if GLOBAL.get().is_some() {
         return Err(ThreadPoolBuildError::global_already_initialized());
     }
-    let registry = worker::start_pool(config)?;
+    let registry = thread_builder::start_pool(config, spawn)?;
     let _ = GLOBAL.set(registry);
     Ok(())
 }

@@ -4,7 +4,7 @@ use std::error::Error;
 use std::fmt;
 use std::io;
 
-use crate::worker::StartError;
+use crate::thread_builder::StartError;
 
 /// Why a [`ThreadPoolBuilder`](crate::ThreadPoolBuilder) could not build a pool.
 ///
@@ -46,6 +46,8 @@ enum ErrorKind {
     AffinityQuery(io::Error),
     /// `pin_threads(true)`, but the process's allowed CPU set is empty.
     NoAllowedCpus,
+    /// `use_current_thread()`, but the building thread already is a worker of a pool.
+    CurrentThreadInPool,
     /// `pin_threads(true)`, but a worker could not pin itself.
     Pin {
         worker: usize,
@@ -108,6 +110,7 @@ impl From<StartError> for ThreadPoolBuildError {
         let kind = match err {
             StartError::Spawn(err) => ErrorKind::Io(err),
             StartError::Pin { worker, cpu, err } => ErrorKind::Pin { worker, cpu, err },
+            StartError::CurrentThreadInPool => ErrorKind::CurrentThreadInPool,
         };
         ThreadPoolBuildError { kind }
     }
@@ -146,6 +149,9 @@ impl fmt::Display for ThreadPoolBuildError {
             ),
             ErrorKind::NoAllowedCpus => f.write_str(
                 "pin_threads(true): the process may run on no CPU (its affinity set is empty)",
+            ),
+            ErrorKind::CurrentThreadInPool => f.write_str(
+                "use_current_thread(): the current thread is already a worker of a thread pool",
             ),
             ErrorKind::Pin { worker, cpu, err } => write!(
                 f,

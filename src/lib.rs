@@ -33,7 +33,9 @@ mod latch;
 mod sleep;
 
 mod entry;
+mod fifo;
 mod registry;
+mod thread_builder;
 mod worker;
 
 mod hints;
@@ -191,6 +193,7 @@ pub use pool::{
 };
 pub use scope::{scope, Scope};
 pub use spawn::spawn;
+pub use thread_builder::ThreadBuilder;
 
 // The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

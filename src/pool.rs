@@ -3,6 +3,7 @@
 
 use std::any::Any;
 use std::fmt;
+use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -14,7 +15,8 @@ use crate::scope::Scope;
 use crate::sleep::MAX_THREADS;
 use crate::sync::Arc;
 use crate::trace::{self, TraceConfig};
-use crate::worker::{self, WorkerThread};
+use crate::thread_builder::{self, CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
+use crate::worker::WorkerThread;
 
 /// A pool's event counters: the totals over its workers, and each worker's own
 /// ([`workers`](Self::workers)); see [`ThreadPool::stats`].
@@ -122,18 +124,34 @@ pub struct WorkerStats {
 /// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
 /// assert!(name.unwrap().starts_with("worker-"));
 /// ```
-#[derive(Default)]
-pub struct ThreadPoolBuilder {
+///
+/// The type parameter is the spawn handler (see [`spawn_handler`](Self::spawn_handler)); it is
+/// [`DefaultSpawn`](crate::thread_builder::DefaultSpawn) unless one was given, as in rayon.
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     config: RegistryConfig,
     pin_threads: bool,
     trace_file: Option<PathBuf>,
     trace_capacity: Option<usize>,
+    spawn_handler: S,
 }
 
-impl fmt::Debug for ThreadPoolBuilder {
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder {
+            config: RegistryConfig::default(),
+            pin_threads: false,
+            trace_file: None,
+            trace_capacity: None,
+            spawn_handler: DefaultSpawn,
+        }
+    }
+}
+
+impl<S> fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
             .field("num_threads", &self.config.num_threads)
+            .field("use_current_thread", &self.config.use_current_thread)
             .field("stack_size", &self.config.stack_size)
             .field("thread_name", &self.config.thread_name.is_some())
             .field("panic_handler", &self.config.panic_handler.is_some())
@@ -142,7 +160,7 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("pin_threads", &self.pin_threads)
             .field("trace_file", &self.trace_file)
             .field("trace_capacity", &self.trace_capacity)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -155,6 +173,113 @@ impl ThreadPoolBuilder {
     /// ```
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Builds a pool whose threads are scoped threads of [`std::thread::scope`], each started by
+    /// `wrapper`, which must call [`ThreadBuilder::run`] (after any set-up that may borrow from the
+    /// caller, such as scoped thread-locals), and runs `with_pool` on it. Returns once `with_pool`
+    /// has returned, the pool is dropped and every thread has exited.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); `with_pool` is not called then.
+    ///
+    /// ```
+    /// let data = vec![1, 2, 3];
+    /// let sum = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             assert_eq!(data.len(), 3); // the wrapper may borrow
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.install(|| data.iter().sum::<i32>()),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(sum, 6);
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, ThreadPoolBuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut builder = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        builder = builder.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        builder = builder.stack_size(size);
+                    }
+                    builder.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S> ThreadPoolBuilder<S> {
+    /// Starts each worker with `spawn` instead of a plain `std::thread`: it receives a
+    /// [`ThreadBuilder`] and must call [`ThreadBuilder::run`] on some thread (a scoped thread, a
+    /// thread with its own set-up, …), or return an error, which `build` returns.
+    ///
+    /// `build` then returns without waiting for the workers to start (the handler may start them
+    /// later), unless [`pin_threads`](Self::pin_threads) is on. The threads run until the pool is
+    /// dropped; waiting for them to exit is up to the handler's owner (a scope does it).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .spawn_handler(|thread| {
+    ///         std::thread::spawn(|| thread.run());
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| forkjoin::join(|| 1, || 2)), (1, 2));
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        ThreadPoolBuilder {
+            config: self.config,
+            pin_threads: self.pin_threads,
+            trace_file: self.trace_file,
+            trace_capacity: self.trace_capacity,
+            spawn_handler: CustomSpawn::new(spawn),
+        }
+    }
+
+    /// Makes the building thread worker 0 of the pool instead of starting a thread for it.
+    ///
+    /// That thread does not run the pool's main loop: it runs the pool's jobs only while it waits
+    /// in `join`, `scope`, `install` or a broadcast, or when it calls [`yield_now`](crate::yield_now)
+    /// or [`yield_local`](crate::yield_local). No start or exit handler runs for it, and it is not
+    /// pinned. It stays the pool's worker for the rest of its life (the pool's shared state is
+    /// leaked, as in rayon). `build` fails if the thread already is a worker of a pool.
+    ///
+    /// ```
+    /// std::thread::spawn(|| {
+    ///     let pool = forkjoin::ThreadPoolBuilder::new()
+    ///         .num_threads(2)
+    ///         .use_current_thread()
+    ///         .build()
+    ///         .unwrap();
+    ///     assert_eq!(forkjoin::current_thread_index(), Some(0));
+    ///     assert_eq!(pool.install(|| forkjoin::join(|| 1, || 2)), (1, 2));
+    /// })
+    /// .join()
+    /// .unwrap();
+    /// ```
+    pub fn use_current_thread(mut self) -> Self {
+        self.config.use_current_thread = true;
+        self
     }
 
     /// Number of worker threads; 0 (the default) means `FORKJOIN_NUM_THREADS` if set, else the
@@ -386,7 +511,7 @@ impl ThreadPoolBuilder {
         self
     }
 
-    fn resolve(mut self) -> Result<RegistryConfig, ThreadPoolBuildError> {
+    fn resolve(mut self) -> Result<(RegistryConfig, S), ThreadPoolBuildError> {
         self.config.num_threads = match self.config.num_threads {
             0 => registry::default_num_threads()?,
             n if n > MAX_THREADS => {
@@ -426,9 +551,11 @@ impl ThreadPoolBuilder {
                 global: false,
             });
         }
-        Ok(self.config)
+        Ok((self.config, self.spawn_handler))
     }
+}
 
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// Starts the pool's threads and returns once every worker runs (its start handler has returned
     /// and it is looking for work), so work submitted right away finds every worker ready.
     ///
@@ -441,8 +568,8 @@ impl ThreadPoolBuilder {
     /// assert_eq!(pool.install(|| forkjoin::current_num_threads()), 2);
     /// ```
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        let config = self.resolve()?;
-        let registry = worker::start_pool(config)?;
+        let (config, mut spawn) = self.resolve()?;
+        let registry = thread_builder::start_pool(config, &mut spawn)?;
         Ok(ThreadPool { registry })
     }
 
@@ -455,8 +582,8 @@ impl ThreadPoolBuilder {
     /// assert!(forkjoin::ThreadPoolBuilder::new().build_global().is_err());
     /// ```
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        let config = self.resolve()?;
-        entry::init_global(config)
+        let (config, mut spawn) = self.resolve()?;
+        entry::init_global(config, &mut spawn)
     }
 }
 
@@ -800,6 +927,7 @@ mod tests {
             pin_threads: false,
             trace_file: None,
             trace_capacity: None,
+            spawn_handler: DefaultSpawn,
         }
         .exit_handler(move |_| {
             e.fetch_add(1, Ordering::SeqCst);
