@@ -96,6 +96,18 @@ pub(crate) fn init_global(
     Ok(())
 }
 
+/// Runs `f` with the current pool: the calling worker's, or the global pool from outside any pool.
+#[inline]
+pub(crate) fn with_current_registry<R>(f: impl FnOnce(&Arc<Registry>) -> R) -> R {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        f(global_registry())
+    } else {
+        // SAFETY: a non-null current worker is valid while this thread runs, so during `f`.
+        f(unsafe { (*wt).registry() })
+    }
+}
+
 /// The current thread's worker if it is a worker of `registry`.
 #[inline]
 pub(crate) fn current_worker(registry: &Registry) -> Option<&WorkerThread> {
@@ -231,6 +243,15 @@ pub(crate) fn spawn<F>(registry: &Arc<Registry>, func: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    push_or_inject(registry, spawned_job(registry, func));
+}
+
+/// The job of a `spawn` of `func` into `registry`'s pool, to be pushed or delivered by the caller:
+/// it keeps the pool alive until it has run, and sends a panic to the pool's handler.
+pub(crate) fn spawned_job<F>(registry: &Arc<Registry>, func: F) -> JobRef
+where
+    F: FnOnce() + Send + 'static,
+{
     registry.increment_terminate_count();
     let pool = registry.clone();
     let job = HeapJob::new(move || {
@@ -241,7 +262,7 @@ where
         }
         pool.terminate();
     });
-    // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); executed once.
-    let job_ref = unsafe { job.into_job_ref() };
-    push_or_inject(registry, job_ref);
+    // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); the caller has it
+    // executed once.
+    unsafe { job.into_job_ref() }
 }

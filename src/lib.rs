@@ -40,11 +40,14 @@ mod worker;
 
 mod hints;
 
+mod broadcast;
 mod error;
 mod join;
 mod pool;
 mod scope;
+mod scope_fifo;
 mod spawn;
+mod yield_now;
 
 pub mod iter;
 pub mod prelude;
@@ -185,14 +188,17 @@ pub mod string {
     pub use crate::iter::StringDrain as Drain;
 }
 
+pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use error::ThreadPoolBuildError;
 pub use join::{join, join_context, FnContext};
 pub use pool::{
-    current_num_threads, current_thread_index, flush_trace, PoolStats, ThreadPool,
+    current_num_threads, current_thread_index, flush_trace, max_num_threads, PoolStats, ThreadPool,
     ThreadPoolBuilder, WorkerStats,
 };
-pub use scope::{scope, Scope};
-pub use spawn::spawn;
+pub use scope::{in_place_scope, scope, Scope};
+pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
+pub use spawn::{spawn, spawn_fifo};
+pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use thread_builder::ThreadBuilder;
 
 // The README's examples are compiled and run as doctests.

@@ -11,7 +11,11 @@ use crate::affinity;
 use crate::entry;
 use crate::error::ThreadPoolBuildError;
 use crate::registry::{self, Registry, RegistryConfig};
-use crate::scope::Scope;
+use crate::broadcast::{self, BroadcastContext};
+use crate::scope::{self, Scope};
+use crate::scope_fifo::{self, ScopeFifo};
+use crate::spawn;
+use crate::yield_now::{self, Yield};
 use crate::sleep::MAX_THREADS;
 use crate::sync::Arc;
 use crate::trace::{self, TraceConfig};
@@ -690,6 +694,152 @@ impl ThreadPool {
         entry::spawn(&self.registry, op)
     }
 
+    /// Runs `op` once on every worker of this pool and returns the results in worker-index order
+    /// (`ctx.index()`). Each worker runs its share when it has nothing of its own to do, before it
+    /// steals; a worker busy in a long job runs it after that job. Blocks until every share ran;
+    /// then a panic of any share is resumed (the first in index order).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    /// let squares = pool.broadcast(|ctx| ctx.index() * ctx.index());
+    /// assert_eq!(squares, [0, 1, 4, 9]);
+    /// let count = AtomicUsize::new(0); // the operation may borrow
+    /// pool.broadcast(|_| count.fetch_add(1, Ordering::Relaxed));
+    /// assert_eq!(count.into_inner(), 4);
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        broadcast::broadcast_in(&self.registry, op)
+    }
+
+    /// Starts `op` on every worker of this pool and returns at once; like [`spawn`](Self::spawn),
+    /// the pool stays alive until every share ran, and panics go to the panic handler.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
+    /// let mut seen: Vec<usize> = (0..3).map(|_| rx.recv().unwrap()).collect();
+    /// seen.sort();
+    /// assert_eq!(seen, [0, 1, 2]);
+    /// ```
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        broadcast::spawn_broadcast_in(&self.registry, op)
+    }
+
+    /// [`spawn_fifo`](crate::spawn_fifo) into this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn_fifo(move || tx.send(7).unwrap());
+    /// assert_eq!(rx.recv().unwrap(), 7);
+    /// ```
+    pub fn spawn_fifo<OP>(&self, op: OP)
+    where
+        OP: FnOnce() + Send + 'static,
+    {
+        spawn::spawn_fifo_in(&self.registry, op)
+    }
+
+    /// [`scope_fifo`](crate::scope_fifo) inside this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut v = [0; 3];
+    /// pool.scope_fifo(|s| {
+    ///     for (i, x) in v.iter_mut().enumerate() {
+    ///         s.spawn_fifo(move |_| *x = i);
+    ///     }
+    /// });
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope_fifo(op))
+    }
+
+    /// [`in_place_scope`](crate::in_place_scope) whose spawned jobs run in this pool: `op` runs on
+    /// the calling thread.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let local = std::rc::Rc::new(5); // not Send: fine, `op` stays on this thread
+    /// let mut out = 0;
+    /// pool.in_place_scope(|s| {
+    ///     let n = *local;
+    ///     s.spawn(move |_| out = n * 2);
+    /// });
+    /// assert_eq!(out, 10);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        scope::in_place_scope_in(&self.registry, op)
+    }
+
+    /// [`in_place_scope_fifo`](crate::in_place_scope_fifo) whose spawned jobs run in this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut out = 0;
+    /// pool.in_place_scope_fifo(|s| s.spawn_fifo(|_| out = 3));
+    /// assert_eq!(out, 3);
+    /// ```
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        scope_fifo::in_place_scope_fifo_in(&self.registry, op)
+    }
+
+    /// [`yield_now`](crate::yield_now) if the calling thread is a worker of this pool, else `None`.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_now(), None);
+    /// assert_eq!(pool.install(|| pool.yield_now()), Some(forkjoin::Yield::Idle));
+    /// ```
+    pub fn yield_now(&self) -> Option<Yield> {
+        entry::current_worker(&self.registry).map(|wt| yield_now::run_one(wt, false))
+    }
+
+    /// [`yield_local`](crate::yield_local) if the calling thread is a worker of this pool, else
+    /// `None`.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_local(), None);
+    /// assert_eq!(pool.install(|| pool.yield_local()), Some(forkjoin::Yield::Idle));
+    /// ```
+    pub fn yield_local(&self) -> Option<Yield> {
+        entry::current_worker(&self.registry).map(|wt| yield_now::run_one(wt, true))
+    }
+
+    /// [`current_thread_has_pending_tasks`](crate::current_thread_has_pending_tasks) if the calling
+    /// thread is a worker of this pool, else `None`.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.current_thread_has_pending_tasks(), None);
+    /// assert_eq!(pool.install(|| pool.current_thread_has_pending_tasks()), Some(false));
+    /// ```
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        entry::current_worker(&self.registry).map(WorkerThread::has_pending_tasks)
+    }
+
     /// Number of worker threads of this pool.
     ///
     /// ```
@@ -780,6 +930,20 @@ pub fn current_num_threads() -> usize {
         // SAFETY: a non-null current worker is valid while this thread runs.
         unsafe { (*wt).registry().num_threads() }
     }
+}
+
+/// The most threads one pool may have. [`ThreadPoolBuilder::num_threads`] above it, or a larger
+/// `FORKJOIN_NUM_THREADS` / `RAYON_NUM_THREADS`, makes `build` fail with an error that says so
+/// (rayon silently lowers the count instead).
+///
+/// ```
+/// assert!(forkjoin::max_num_threads() >= 255);
+/// let too_many = forkjoin::max_num_threads() + 1;
+/// let err = forkjoin::ThreadPoolBuilder::new().num_threads(too_many).build().unwrap_err();
+/// assert!(err.to_string().contains("at most"));
+/// ```
+pub fn max_num_threads() -> usize {
+    MAX_THREADS
 }
 
 /// Writes every trace file now, with what each traced pool has recorded so far (see
