@@ -20,9 +20,9 @@ use crate::job::{HeapJob, JobRef, StackJob};
 use crate::latch::{CrossPoolLatch, LockLatch};
 use crate::registry::{self, Registry, RegistryConfig};
 use crate::sync::Arc;
+use crate::thread_builder::{self, DefaultSpawn, ThreadSpawn};
 use crate::trace::{self, TraceConfig};
 use crate::unwind;
-use crate::thread_builder::{self, DefaultSpawn, ThreadSpawn};
 use crate::worker::WorkerThread;
 
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();

@@ -38,6 +38,8 @@ enum ErrorKind {
     TooManyThreads {
         requested: usize,
         max: usize,
+        /// The environment variable the count came from, if it did.
+        var: Option<&'static str>,
     },
     Io(io::Error),
     /// `pin_threads(true)` on a platform without thread affinity.
@@ -82,7 +84,22 @@ impl ThreadPoolBuildError {
 
     pub(crate) fn too_many_threads(requested: usize, max: usize) -> Self {
         ThreadPoolBuildError {
-            kind: ErrorKind::TooManyThreads { requested, max },
+            kind: ErrorKind::TooManyThreads {
+                requested,
+                max,
+                var: None,
+            },
+        }
+    }
+
+    /// Environment variable `var` asks for `requested` threads, more than `max`.
+    pub(crate) fn too_many_threads_in_env(var: &'static str, requested: usize, max: usize) -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::TooManyThreads {
+                requested,
+                max,
+                var: Some(var),
+            },
         }
     }
 
@@ -134,9 +151,22 @@ impl fmt::Display for ThreadPoolBuildError {
             ErrorKind::ZeroTraceCapacity => {
                 f.write_str("trace_capacity(0): each worker must keep at least one trace event")
             }
-            ErrorKind::TooManyThreads { requested, max } => write!(
+            ErrorKind::TooManyThreads {
+                requested,
+                max,
+                var: None,
+            } => write!(
                 f,
                 "requested {requested} threads, but a pool supports at most {max}"
+            ),
+            ErrorKind::TooManyThreads {
+                requested,
+                max,
+                var: Some(var),
+            } => write!(
+                f,
+                "environment variable {var} requests {requested} threads, but a pool supports \
+                 at most {max}"
             ),
             ErrorKind::Io(e) => write!(f, "could not spawn a worker thread: {e}"),
             ErrorKind::PinUnsupported => f.write_str(

@@ -198,8 +198,8 @@ pub use pool::{
 pub use scope::{in_place_scope, scope, Scope};
 pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 pub use spawn::{spawn, spawn_fifo};
-pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use thread_builder::ThreadBuilder;
+pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 
 // The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

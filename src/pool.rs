@@ -8,19 +8,19 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::affinity;
+use crate::broadcast::{self, BroadcastContext};
 use crate::entry;
 use crate::error::ThreadPoolBuildError;
 use crate::registry::{self, Registry, RegistryConfig};
-use crate::broadcast::{self, BroadcastContext};
 use crate::scope::{self, Scope};
 use crate::scope_fifo::{self, ScopeFifo};
-use crate::spawn;
-use crate::yield_now::{self, Yield};
 use crate::sleep::MAX_THREADS;
+use crate::spawn;
 use crate::sync::Arc;
-use crate::trace::{self, TraceConfig};
 use crate::thread_builder::{self, CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
+use crate::trace::{self, TraceConfig};
 use crate::worker::WorkerThread;
+use crate::yield_now::{self, Yield};
 
 /// A pool's event counters: the totals over its workers, and each worker's own
 /// ([`workers`](Self::workers)); see [`ThreadPool::stats`].

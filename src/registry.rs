@@ -259,7 +259,11 @@ pub(crate) fn default_num_threads() -> Result<usize, ThreadPoolBuildError> {
     };
     let text = raw.to_string_lossy();
     match text.trim().parse::<usize>() {
-        Ok(n) if n > MAX_THREADS => Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS)),
+        Ok(n) if n > MAX_THREADS => Err(ThreadPoolBuildError::too_many_threads_in_env(
+            var,
+            n,
+            MAX_THREADS,
+        )),
         Ok(n) if n > 0 => Ok(n),
         _ => Err(ThreadPoolBuildError::invalid_env(
             var,

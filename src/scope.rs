@@ -54,9 +54,10 @@ enum ScopeLatch {
 impl ScopeLatch {
     fn new(owner: Option<&WorkerThread>) -> Self {
         match owner {
-            Some(owner) => {
-                ScopeLatch::Worker(CountLatch::new(owner.registry().sleep().clone(), owner.index()))
-            }
+            Some(owner) => ScopeLatch::Worker(CountLatch::new(
+                owner.registry().sleep().clone(),
+                owner.index(),
+            )),
             None => ScopeLatch::Thread {
                 count: AtomicUsize::new(1),
                 done: Arc::new(LockLatch::new()),
@@ -79,7 +80,9 @@ impl ScopeLatch {
         match (self, owner) {
             (ScopeLatch::Worker(latch), Some(owner)) => owner.wait_until(latch.core()),
             (ScopeLatch::Thread { done, .. }, _) => registry.wait_for_injected(done),
-            (ScopeLatch::Worker(_), None) => unreachable!("a worker's scope latch without its worker"),
+            (ScopeLatch::Worker(_), None) => {
+                unreachable!("a worker's scope latch without its worker")
+            }
         }
     }
 }

@@ -101,7 +101,9 @@ where
 
 impl<'scope> ScopeFifo<'scope> {
     fn new(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
-        let fifos = (0..registry.num_threads()).map(|_| JobFifo::new()).collect();
+        let fifos = (0..registry.num_threads())
+            .map(|_| JobFifo::new())
+            .collect();
         ScopeFifo {
             base: Scope::new(registry, owner),
             fifos,
