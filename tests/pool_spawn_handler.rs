@@ -107,7 +107,7 @@ fn a_spawn_handler_may_start_its_threads_after_build() {
 
 #[test]
 fn build_scoped_threads_may_borrow_and_are_joined() {
-    let data = vec![1u64, 2, 3, 4];
+    let data = [1u64, 2, 3, 4];
     let started = AtomicUsize::new(0);
     for n in [1, 2, many_threads()] {
         let sum = forkjoin::ThreadPoolBuilder::new()
