@@ -12,9 +12,10 @@
 //! ```
 //!
 //! Layers (a module imports only its own layer or lower, and never in a cycle):
-//! `sync`/`util`/`clock`/`affinity` → `deque`/`unwind`/`trace` → `sleep`/`latch`/`job`/`jobstack` → `registry`
-//! → `worker` → `entry` → `pool`/`join`/`scope`/`spawn`/`hints` → `iter`/`sort` (which reach the
-//! scheduler only through `hints`).
+//! `sync`/`util`/`clock`/`affinity` → `deque`/`unwind`/`trace` → `sleep`/`latch`/`job`/`jobstack`/`fifo`
+//! → `registry` → `worker` → `thread_builder` → `entry` →
+//! `pool`/`join`/`scope`/`scope_fifo`/`spawn`/`broadcast`/`yield_now`/`hints` → `iter`/`sort` (which
+//! reach the scheduler only through `hints`).
 #![warn(missing_docs)]
 
 mod affinity;

@@ -286,8 +286,9 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Number of worker threads; 0 (the default) means `FORKJOIN_NUM_THREADS` if set, else the
-    /// machine's available parallelism.
+    /// Number of worker threads; 0 (the default) means `FORKJOIN_NUM_THREADS` if set, else
+    /// `RAYON_NUM_THREADS` if set, else the machine's available parallelism. At most
+    /// [`max_num_threads`]: `build` fails above it.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(5).build().unwrap();
@@ -561,11 +562,15 @@ impl<S> ThreadPoolBuilder<S> {
 
 impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// Starts the pool's threads and returns once every worker runs (its start handler has returned
-    /// and it is looking for work), so work submitted right away finds every worker ready.
+    /// and it is looking for work), so work submitted right away finds every worker ready. (With a
+    /// [spawn handler](Self::spawn_handler) and no pinning it does not wait: the handler's threads
+    /// may start later.)
     ///
-    /// Fails if `FORKJOIN_NUM_THREADS` is consulted (thread count 0) and is not a positive integer, if the
-    /// thread count is too large, if a thread cannot be spawned, or if [pinning](Self::pin_threads) was
-    /// asked for and fails (no thread is leaked then).
+    /// Fails if `FORKJOIN_NUM_THREADS` (or, when that is unset, `RAYON_NUM_THREADS`) is consulted
+    /// (thread count 0) and is not a positive integer, if the thread count is above
+    /// [`max_num_threads`], if a thread cannot be spawned (or the spawn handler fails), if
+    /// [`use_current_thread`](Self::use_current_thread) is asked for on a thread that already is a
+    /// worker, or if [pinning](Self::pin_threads) was asked for and fails (no thread is leaked then).
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

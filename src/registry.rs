@@ -2,8 +2,8 @@
 //! from outside, the sleep state, the handlers, the statistics storage, and termination.
 //!
 //! This is the bottom of the scheduler layer: it imports neither the worker thread nor the entry
-//! points and starts no thread. The threads are started by [`crate::thread_builder::start_pool`] (which owns
-//! the main loop they run), and calls and spawned jobs get into a pool through [`crate::entry`]. Both
+//! points and starts no thread. The threads are started by [`crate::thread_builder::start_pool`]
+//! (they run the worker's main loop), and calls and spawned jobs get into a pool through [`crate::entry`]. Both
 //! import this module, never the reverse.
 //!
 //! **Termination.** `terminate_count` starts at 1 for the `ThreadPool` handle and is incremented by every

@@ -1,11 +1,13 @@
 //! A worker thread: its start, its two-level job stack, its main loop, its search for work, and waiting
 //! by working.
 //!
-//! **Start.** [`crate::thread_builder::start_pool`] creates a pool's shared state ([`Registry::new`], which starts no
-//! threads) and spawns one thread per worker, moving that worker's queue owner handles into it; the
-//! thread pins itself to its CPU if the builder asked for pinning, records its stack base (for the
-//! stack guard below), publishes itself in a thread-local and runs [`main_loop`] until the pool
-//! terminates.
+//! **Start.** [`crate::thread_builder::start_pool`] creates a pool's shared state
+//! ([`Registry::new`], which starts no threads) and hands one `ThreadBuilder` per worker, holding
+//! that worker's queue owner handles, to the spawn handler, which runs it on a thread; the thread
+//! pins itself to its CPU if the builder asked for pinning, records its stack base (for the stack
+//! guard below), publishes itself in a thread-local and runs [`main_loop`] until the pool
+//! terminates. With `use_current_thread`, worker 0 is the building thread instead
+//! ([`adopt_current_thread`]).
 //!
 //! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStackOwner`]) whose owner
 //! operations use no locked instruction and no hardware fence, and pops it back after running a — the
