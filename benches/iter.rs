@@ -10,7 +10,7 @@
 //! `flat_map` with long inner iterators (10^3 × 10^4) and with short ones (10^6 × 4); `par_lines`
 //! over 16 MB of text (lines of 0–80 bytes), summing line lengths; `par_chunks_exact(16)` over
 //! 10^7 u64, summing each chunk's maximum; `chain` of two ranges of 5·10^7 and of two filtered
-//! ones; `par_bridge` of a sequential iterator of 10^5 items costing ≈0.2 µs each.
+//! ones; `par_bridge` of a sequential iterator of 10^5 items (200 rounds of work each, ≈0.6 µs).
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -132,12 +132,53 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
+    run_scope(op)
+}
+
+/// A kind of scope ([`Scope`], [`ScopeFifo`](crate::ScopeFifo)): a [`Scope`] plus what its kind adds.
+pub(crate) trait ScopeKind<'scope> {
+    /// A scope whose jobs run in `registry`'s pool, waited for by `owner` (or by blocking, without).
+    fn make(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self;
+    /// The plain scope inside.
+    fn base(&self) -> &Scope<'scope>;
+}
+
+/// [`scope`] for any kind of scope: in the current pool, on one of its workers.
+pub(crate) fn run_scope<'scope, S, OP, R>(op: OP) -> R
+where
+    S: ScopeKind<'scope>,
+    OP: FnOnce(&S) -> R + Send,
+    R: Send,
+{
     entry::with_current_registry(|registry| {
         entry::in_worker(registry, |owner, _injected| {
-            let scope = Scope::new(owner.registry().clone(), Some(owner));
-            scope.complete(Some(owner), || op(&scope))
+            let scope = S::make(owner.registry().clone(), Some(owner));
+            scope.base().complete(Some(owner), || op(&scope))
         })
     })
+}
+
+/// [`in_place_scope`] for any kind of scope: `op` on the calling thread, jobs in `registry`'s pool.
+pub(crate) fn run_in_place<'scope, S, OP, R>(registry: &Arc<Registry>, op: OP) -> R
+where
+    S: ScopeKind<'scope>,
+    OP: FnOnce(&S) -> R,
+{
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current worker is valid while this thread runs, so for this whole call.
+    let owner = (!wt.is_null()).then(|| unsafe { &*wt });
+    let scope = S::make(registry.clone(), owner);
+    scope.base().complete(owner, || op(&scope))
+}
+
+impl<'scope> ScopeKind<'scope> for Scope<'scope> {
+    fn make(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
+        Scope::new(registry, owner)
+    }
+
+    fn base(&self) -> &Scope<'scope> {
+        self
+    }
 }
 
 /// Like [`scope`], but `op` runs on the calling thread (so it need not be `Send`, and sees the
@@ -168,22 +209,12 @@ pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP)
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    let owner = current_thread_worker();
-    let scope = Scope::new(registry.clone(), owner);
-    scope.complete(owner, || op(&scope))
-}
-
-/// The calling thread's worker, of whatever pool.
-pub(crate) fn current_thread_worker<'a>() -> Option<&'a WorkerThread> {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current worker is valid while this thread runs, which covers the caller's
-    // use (a scope on this thread's stack).
-    (!wt.is_null()).then(|| unsafe { &*wt })
+    run_in_place(registry, op)
 }
 
 impl<'scope> Scope<'scope> {
     /// A scope whose jobs run in `registry`'s pool, waited for by `owner` (or by blocking, without).
-    pub(crate) fn new(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
+    fn new(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
         Scope {
             registry,
             latch: ScopeLatch::new(owner),

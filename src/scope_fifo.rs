@@ -16,7 +16,7 @@ use crate::entry;
 use crate::fifo::JobFifo;
 use crate::job::SendPtr;
 use crate::registry::Registry;
-use crate::scope::{current_thread_worker, Scope};
+use crate::scope::{run_in_place, run_scope, Scope, ScopeKind};
 use crate::sync::Arc;
 use crate::worker::WorkerThread;
 
@@ -60,12 +60,7 @@ where
     OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
     R: Send,
 {
-    entry::with_current_registry(|registry| {
-        entry::in_worker(registry, |owner, _injected| {
-            let scope = ScopeFifo::new(owner.registry().clone(), Some(owner));
-            scope.base.complete(Some(owner), || op(&scope))
-        })
-    })
+    run_scope(op)
 }
 
 /// Like [`scope_fifo`], but `op` runs on the calling thread (see
@@ -94,22 +89,26 @@ pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Arc<Registry>, op
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
-    let owner = current_thread_worker();
-    let scope = ScopeFifo::new(registry.clone(), owner);
-    scope.base.complete(owner, || op(&scope))
+    run_in_place(registry, op)
 }
 
-impl<'scope> ScopeFifo<'scope> {
-    fn new(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
+impl<'scope> ScopeKind<'scope> for ScopeFifo<'scope> {
+    fn make(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
         let fifos = (0..registry.num_threads())
             .map(|_| JobFifo::new())
             .collect();
         ScopeFifo {
-            base: Scope::new(registry, owner),
+            base: Scope::make(registry, owner),
             fifos,
         }
     }
 
+    fn base(&self) -> &Scope<'scope> {
+        &self.base
+    }
+}
+
+impl<'scope> ScopeFifo<'scope> {
     /// Spawns `body` into the scope; it receives the scope so it can spawn more jobs. Of the jobs
     /// one thread spawns, those it runs itself start oldest first.
     ///
