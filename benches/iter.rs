@@ -10,7 +10,7 @@
 //! `flat_map` with long inner iterators (10^3 × 10^4) and with short ones (10^6 × 4); `par_lines`
 //! over 16 MB of text (lines of 0–80 bytes), summing line lengths; `par_chunks_exact(16)` over
 //! 10^7 u64, summing each chunk's maximum; `chain` of two ranges of 5·10^7 and of two filtered
-//! ones.
+//! ones; `par_bridge` of a sequential iterator of 10^5 items (200 rounds of work each, ≈0.6 µs).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -64,6 +64,10 @@ fn text(bytes: usize) -> String {
 
 const CHUNKS_N: u64 = 10_000_000;
 const CHAIN_N: u64 = 100_000_000;
+const BRIDGE_N: u64 = 100_000;
+/// Rounds of work per `par_bridge` item (≈1 ns each): enough that the items, not the shared
+/// iterator's lock, dominate.
+const BRIDGE_WORK: u64 = 200;
 
 mod seq {
     use super::*;
@@ -81,6 +85,9 @@ mod seq {
     }
     pub fn lines(text: &str) -> usize {
         text.lines().map(str::len).sum()
+    }
+    pub fn bridge(n: u64) -> u64 {
+        (0..n).map(|i| skewed_work(BRIDGE_WORK) ^ i).sum()
     }
     pub fn flat_map(outer: u64, inner: u64) -> u64 {
         (0..outer)
@@ -161,6 +168,12 @@ macro_rules! parallel_impl {
             }
             pub fn lines(text: &str) -> usize {
                 text.par_lines().map(str::len).sum()
+            }
+            pub fn bridge(n: u64) -> u64 {
+                (0..n)
+                    .par_bridge()
+                    .map(|i| skewed_work(BRIDGE_WORK) ^ i)
+                    .sum()
             }
             pub fn flat_map(outer: u64, inner: u64) -> u64 {
                 (0..outer)
@@ -290,6 +303,12 @@ fn bench_compat(c: &mut Criterion) {
         seq::lines(&text),
         fj::lines(&text),
         ry::lines(&text)
+    );
+    group!(
+        "par_bridge_1e5",
+        seq::bridge(BRIDGE_N),
+        fj::bridge(BRIDGE_N),
+        ry::bridge(BRIDGE_N)
     );
 }
 

@@ -20,9 +20,10 @@ use crate::job::{HeapJob, JobRef, StackJob};
 use crate::latch::{CrossPoolLatch, LockLatch};
 use crate::registry::{self, Registry, RegistryConfig};
 use crate::sync::Arc;
+use crate::thread_builder::{self, DefaultSpawn, ThreadSpawn};
 use crate::trace::{self, TraceConfig};
 use crate::unwind;
-use crate::worker::{self, WorkerThread};
+use crate::worker::WorkerThread;
 
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -68,7 +69,7 @@ fn init_global_default() -> &'static Arc<Registry> {
         trace,
         ..RegistryConfig::default()
     };
-    let registry = worker::start_pool(config).unwrap_or_else(|e| {
+    let registry = thread_builder::start_pool(config, &mut DefaultSpawn).unwrap_or_else(|e| {
         panic!(
             "forkjoin: could not start the global thread pool: {}",
             ThreadPoolBuildError::from(e)
@@ -79,7 +80,10 @@ fn init_global_default() -> &'static Arc<Registry> {
 }
 
 /// Installs `config` as the global pool; an error if it already exists.
-pub(crate) fn init_global(mut config: RegistryConfig) -> Result<(), ThreadPoolBuildError> {
+pub(crate) fn init_global(
+    mut config: RegistryConfig,
+    spawn: &mut dyn ThreadSpawn,
+) -> Result<(), ThreadPoolBuildError> {
     if let Some(trace) = config.trace.as_mut() {
         trace.global = true;
     }
@@ -87,9 +91,21 @@ pub(crate) fn init_global(mut config: RegistryConfig) -> Result<(), ThreadPoolBu
     if GLOBAL.get().is_some() {
         return Err(ThreadPoolBuildError::global_already_initialized());
     }
-    let registry = worker::start_pool(config)?;
+    let registry = thread_builder::start_pool(config, spawn)?;
     let _ = GLOBAL.set(registry);
     Ok(())
+}
+
+/// Runs `f` with the current pool: the calling worker's, or the global pool from outside any pool.
+#[inline]
+pub(crate) fn with_current_registry<R>(f: impl FnOnce(&Arc<Registry>) -> R) -> R {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        f(global_registry())
+    } else {
+        // SAFETY: a non-null current worker is valid while this thread runs, so during `f`.
+        f(unsafe { (*wt).registry() })
+    }
 }
 
 /// The current thread's worker if it is a worker of `registry`.
@@ -227,6 +243,15 @@ pub(crate) fn spawn<F>(registry: &Arc<Registry>, func: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    push_or_inject(registry, spawned_job(registry, func));
+}
+
+/// The job of a `spawn` of `func` into `registry`'s pool, to be pushed or delivered by the caller:
+/// it keeps the pool alive until it has run, and sends a panic to the pool's handler.
+pub(crate) fn spawned_job<F>(registry: &Arc<Registry>, func: F) -> JobRef
+where
+    F: FnOnce() + Send + 'static,
+{
     registry.increment_terminate_count();
     let pool = registry.clone();
     let job = HeapJob::new(move || {
@@ -237,7 +262,7 @@ where
         }
         pool.terminate();
     });
-    // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); executed once.
-    let job_ref = unsafe { job.into_job_ref() };
-    push_or_inject(registry, job_ref);
+    // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); the caller has it
+    // executed once.
+    unsafe { job.into_job_ref() }
 }

@@ -4,7 +4,7 @@ use std::error::Error;
 use std::fmt;
 use std::io;
 
-use crate::worker::StartError;
+use crate::thread_builder::StartError;
 
 /// Why a [`ThreadPoolBuilder`](crate::ThreadPoolBuilder) could not build a pool.
 ///
@@ -38,6 +38,8 @@ enum ErrorKind {
     TooManyThreads {
         requested: usize,
         max: usize,
+        /// The environment variable the count came from, if it did.
+        var: Option<&'static str>,
     },
     Io(io::Error),
     /// `pin_threads(true)` on a platform without thread affinity.
@@ -46,6 +48,8 @@ enum ErrorKind {
     AffinityQuery(io::Error),
     /// `pin_threads(true)`, but the process's allowed CPU set is empty.
     NoAllowedCpus,
+    /// `use_current_thread()`, but the building thread already is a worker of a pool.
+    CurrentThreadInPool,
     /// `pin_threads(true)`, but a worker could not pin itself.
     Pin {
         worker: usize,
@@ -80,7 +84,22 @@ impl ThreadPoolBuildError {
 
     pub(crate) fn too_many_threads(requested: usize, max: usize) -> Self {
         ThreadPoolBuildError {
-            kind: ErrorKind::TooManyThreads { requested, max },
+            kind: ErrorKind::TooManyThreads {
+                requested,
+                max,
+                var: None,
+            },
+        }
+    }
+
+    /// Environment variable `var` asks for `requested` threads, more than `max`.
+    pub(crate) fn too_many_threads_in_env(var: &'static str, requested: usize, max: usize) -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::TooManyThreads {
+                requested,
+                max,
+                var: Some(var),
+            },
         }
     }
 
@@ -108,6 +127,7 @@ impl From<StartError> for ThreadPoolBuildError {
         let kind = match err {
             StartError::Spawn(err) => ErrorKind::Io(err),
             StartError::Pin { worker, cpu, err } => ErrorKind::Pin { worker, cpu, err },
+            StartError::CurrentThreadInPool => ErrorKind::CurrentThreadInPool,
         };
         ThreadPoolBuildError { kind }
     }
@@ -131,9 +151,22 @@ impl fmt::Display for ThreadPoolBuildError {
             ErrorKind::ZeroTraceCapacity => {
                 f.write_str("trace_capacity(0): each worker must keep at least one trace event")
             }
-            ErrorKind::TooManyThreads { requested, max } => write!(
+            ErrorKind::TooManyThreads {
+                requested,
+                max,
+                var: None,
+            } => write!(
                 f,
                 "requested {requested} threads, but a pool supports at most {max}"
+            ),
+            ErrorKind::TooManyThreads {
+                requested,
+                max,
+                var: Some(var),
+            } => write!(
+                f,
+                "environment variable {var} requests {requested} threads, but a pool supports \
+                 at most {max}"
             ),
             ErrorKind::Io(e) => write!(f, "could not spawn a worker thread: {e}"),
             ErrorKind::PinUnsupported => f.write_str(
@@ -146,6 +179,9 @@ impl fmt::Display for ThreadPoolBuildError {
             ),
             ErrorKind::NoAllowedCpus => f.write_str(
                 "pin_threads(true): the process may run on no CPU (its affinity set is empty)",
+            ),
+            ErrorKind::CurrentThreadInPool => f.write_str(
+                "use_current_thread(): the current thread is already a worker of a thread pool",
             ),
             ErrorKind::Pin { worker, cpu, err } => write!(
                 f,

@@ -309,6 +309,9 @@ impl<T> SendPtr<T> {
 // SAFETY: only created for pointers to `Sync` data that outlives the job carrying it (documented at each
 // use).
 unsafe impl<T: Sync> Send for SendPtr<T> {}
+// SAFETY: a shared `SendPtr` only hands out copies of the pointer, to `Sync` data (a broadcast's
+// shares all point to their scope).
+unsafe impl<T: Sync> Sync for SendPtr<T> {}
 
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {

@@ -12,9 +12,10 @@
 //! ```
 //!
 //! Layers (a module imports only its own layer or lower, and never in a cycle):
-//! `sync`/`util`/`clock`/`affinity` → `deque`/`unwind`/`trace` → `sleep`/`latch`/`job`/`jobstack` → `registry`
-//! → `worker` → `entry` → `pool`/`join`/`scope`/`spawn`/`hints` → `iter`/`sort` (which reach the
-//! scheduler only through `hints`).
+//! `sync`/`util`/`clock`/`affinity` → `deque`/`unwind`/`trace` → `sleep`/`latch`/`job`/`jobstack`/`fifo`
+//! → `registry` → `worker` → `thread_builder` → `entry` →
+//! `pool`/`join`/`scope`/`scope_fifo`/`spawn`/`broadcast`/`yield_now`/`hints` → `iter`/`sort` (which
+//! reach the scheduler only through `hints`).
 #![warn(missing_docs)]
 
 mod affinity;
@@ -33,16 +34,21 @@ mod latch;
 mod sleep;
 
 mod entry;
+mod fifo;
 mod registry;
+mod thread_builder;
 mod worker;
 
 mod hints;
 
+mod broadcast;
 mod error;
 mod join;
 mod pool;
 mod scope;
+mod scope_fifo;
 mod spawn;
+mod yield_now;
 
 pub mod iter;
 pub mod prelude;
@@ -183,14 +189,18 @@ pub mod string {
     pub use crate::iter::StringDrain as Drain;
 }
 
+pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use error::ThreadPoolBuildError;
 pub use join::{join, join_context, FnContext};
 pub use pool::{
-    current_num_threads, current_thread_index, flush_trace, PoolStats, ThreadPool,
+    current_num_threads, current_thread_index, flush_trace, max_num_threads, PoolStats, ThreadPool,
     ThreadPoolBuilder, WorkerStats,
 };
-pub use scope::{scope, Scope};
-pub use spawn::spawn;
+pub use scope::{in_place_scope, scope, Scope};
+pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
+pub use spawn::{spawn, spawn_fifo};
+pub use thread_builder::ThreadBuilder;
+pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 
 // The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

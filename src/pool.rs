@@ -3,18 +3,24 @@
 
 use std::any::Any;
 use std::fmt;
+use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::affinity;
+use crate::broadcast::{self, BroadcastContext};
 use crate::entry;
 use crate::error::ThreadPoolBuildError;
 use crate::registry::{self, Registry, RegistryConfig};
-use crate::scope::Scope;
+use crate::scope::{self, Scope};
+use crate::scope_fifo::{self, ScopeFifo};
 use crate::sleep::MAX_THREADS;
+use crate::spawn;
 use crate::sync::Arc;
+use crate::thread_builder::{self, CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use crate::trace::{self, TraceConfig};
-use crate::worker::{self, WorkerThread};
+use crate::worker::WorkerThread;
+use crate::yield_now::{self, Yield};
 
 /// A pool's event counters: the totals over its workers, and each worker's own
 /// ([`workers`](Self::workers)); see [`ThreadPool::stats`].
@@ -122,18 +128,34 @@ pub struct WorkerStats {
 /// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
 /// assert!(name.unwrap().starts_with("worker-"));
 /// ```
-#[derive(Default)]
-pub struct ThreadPoolBuilder {
+///
+/// The type parameter is the spawn handler (see [`spawn_handler`](Self::spawn_handler)); it is
+/// [`DefaultSpawn`](crate::thread_builder::DefaultSpawn) unless one was given, as in rayon.
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     config: RegistryConfig,
     pin_threads: bool,
     trace_file: Option<PathBuf>,
     trace_capacity: Option<usize>,
+    spawn_handler: S,
 }
 
-impl fmt::Debug for ThreadPoolBuilder {
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder {
+            config: RegistryConfig::default(),
+            pin_threads: false,
+            trace_file: None,
+            trace_capacity: None,
+            spawn_handler: DefaultSpawn,
+        }
+    }
+}
+
+impl<S> fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
             .field("num_threads", &self.config.num_threads)
+            .field("use_current_thread", &self.config.use_current_thread)
             .field("stack_size", &self.config.stack_size)
             .field("thread_name", &self.config.thread_name.is_some())
             .field("panic_handler", &self.config.panic_handler.is_some())
@@ -142,7 +164,7 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("pin_threads", &self.pin_threads)
             .field("trace_file", &self.trace_file)
             .field("trace_capacity", &self.trace_capacity)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -157,8 +179,116 @@ impl ThreadPoolBuilder {
         Self::default()
     }
 
-    /// Number of worker threads; 0 (the default) means `FORKJOIN_NUM_THREADS` if set, else the
-    /// machine's available parallelism.
+    /// Builds a pool whose threads are scoped threads of [`std::thread::scope`], each started by
+    /// `wrapper`, which must call [`ThreadBuilder::run`] (after any set-up that may borrow from the
+    /// caller, such as scoped thread-locals), and runs `with_pool` on it. Returns once `with_pool`
+    /// has returned, the pool is dropped and every thread has exited.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); `with_pool` is not called then.
+    ///
+    /// ```
+    /// let data = vec![1, 2, 3];
+    /// let sum = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             assert_eq!(data.len(), 3); // the wrapper may borrow
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.install(|| data.iter().sum::<i32>()),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(sum, 6);
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, ThreadPoolBuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut builder = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        builder = builder.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        builder = builder.stack_size(size);
+                    }
+                    builder.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S> ThreadPoolBuilder<S> {
+    /// Starts each worker with `spawn` instead of a plain `std::thread`: it receives a
+    /// [`ThreadBuilder`] and must call [`ThreadBuilder::run`] on some thread (a scoped thread, a
+    /// thread with its own set-up, …), or return an error, which `build` returns.
+    ///
+    /// `build` then returns without waiting for the workers to start (the handler may start them
+    /// later), unless [`pin_threads`](Self::pin_threads) is on. The threads run until the pool is
+    /// dropped; waiting for them to exit is up to the handler's owner (a scope does it).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .spawn_handler(|thread| {
+    ///         std::thread::spawn(|| thread.run());
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| forkjoin::join(|| 1, || 2)), (1, 2));
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        ThreadPoolBuilder {
+            config: self.config,
+            pin_threads: self.pin_threads,
+            trace_file: self.trace_file,
+            trace_capacity: self.trace_capacity,
+            spawn_handler: CustomSpawn::new(spawn),
+        }
+    }
+
+    /// Makes the building thread worker 0 of the pool instead of starting a thread for it.
+    ///
+    /// That thread does not run the pool's main loop: it runs the pool's jobs only while it waits
+    /// in `join`, `scope`, `install` or a broadcast, or when it calls [`yield_now`](crate::yield_now)
+    /// or [`yield_local`](crate::yield_local). No start or exit handler runs for it, and it is not
+    /// pinned. It stays the pool's worker for the rest of its life (the pool's shared state is
+    /// leaked, as in rayon). `build` fails if the thread already is a worker of a pool.
+    ///
+    /// ```
+    /// std::thread::spawn(|| {
+    ///     let pool = forkjoin::ThreadPoolBuilder::new()
+    ///         .num_threads(2)
+    ///         .use_current_thread()
+    ///         .build()
+    ///         .unwrap();
+    ///     assert_eq!(forkjoin::current_thread_index(), Some(0));
+    ///     assert_eq!(pool.install(|| forkjoin::join(|| 1, || 2)), (1, 2));
+    /// })
+    /// .join()
+    /// .unwrap();
+    /// ```
+    pub fn use_current_thread(mut self) -> Self {
+        self.config.use_current_thread = true;
+        self
+    }
+
+    /// Number of worker threads; 0 (the default) means `FORKJOIN_NUM_THREADS` if set, else
+    /// `RAYON_NUM_THREADS` if set, else the machine's available parallelism. At most
+    /// [`max_num_threads`]: `build` fails above it.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(5).build().unwrap();
@@ -386,7 +516,7 @@ impl ThreadPoolBuilder {
         self
     }
 
-    fn resolve(mut self) -> Result<RegistryConfig, ThreadPoolBuildError> {
+    fn resolve(mut self) -> Result<(RegistryConfig, S), ThreadPoolBuildError> {
         self.config.num_threads = match self.config.num_threads {
             0 => registry::default_num_threads()?,
             n if n > MAX_THREADS => {
@@ -426,23 +556,29 @@ impl ThreadPoolBuilder {
                 global: false,
             });
         }
-        Ok(self.config)
+        Ok((self.config, self.spawn_handler))
     }
+}
 
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// Starts the pool's threads and returns once every worker runs (its start handler has returned
-    /// and it is looking for work), so work submitted right away finds every worker ready.
+    /// and it is looking for work), so work submitted right away finds every worker ready. (With a
+    /// [spawn handler](Self::spawn_handler) and no pinning it does not wait: the handler's threads
+    /// may start later.)
     ///
-    /// Fails if `FORKJOIN_NUM_THREADS` is consulted (thread count 0) and is not a positive integer, if the
-    /// thread count is too large, if a thread cannot be spawned, or if [pinning](Self::pin_threads) was
-    /// asked for and fails (no thread is leaked then).
+    /// Fails if `FORKJOIN_NUM_THREADS` (or, when that is unset, `RAYON_NUM_THREADS`) is consulted
+    /// (thread count 0) and is not a positive integer, if the thread count is above
+    /// [`max_num_threads`], if a thread cannot be spawned (or the spawn handler fails), if
+    /// [`use_current_thread`](Self::use_current_thread) is asked for on a thread that already is a
+    /// worker, or if [pinning](Self::pin_threads) was asked for and fails (no thread is leaked then).
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// assert_eq!(pool.install(|| forkjoin::current_num_threads()), 2);
     /// ```
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        let config = self.resolve()?;
-        let registry = worker::start_pool(config)?;
+        let (config, mut spawn) = self.resolve()?;
+        let registry = thread_builder::start_pool(config, &mut spawn)?;
         Ok(ThreadPool { registry })
     }
 
@@ -455,8 +591,8 @@ impl ThreadPoolBuilder {
     /// assert!(forkjoin::ThreadPoolBuilder::new().build_global().is_err());
     /// ```
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        let config = self.resolve()?;
-        entry::init_global(config)
+        let (config, mut spawn) = self.resolve()?;
+        entry::init_global(config, &mut spawn)
     }
 }
 
@@ -563,6 +699,152 @@ impl ThreadPool {
         entry::spawn(&self.registry, op)
     }
 
+    /// Runs `op` once on every worker of this pool and returns the results in worker-index order
+    /// (`ctx.index()`). Each worker runs its share when it has nothing of its own to do, before it
+    /// steals; a worker busy in a long job runs it after that job. Blocks until every share ran;
+    /// then a panic of any share is resumed (the first in index order).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    /// let squares = pool.broadcast(|ctx| ctx.index() * ctx.index());
+    /// assert_eq!(squares, [0, 1, 4, 9]);
+    /// let count = AtomicUsize::new(0); // the operation may borrow
+    /// pool.broadcast(|_| count.fetch_add(1, Ordering::Relaxed));
+    /// assert_eq!(count.into_inner(), 4);
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        broadcast::broadcast_in(&self.registry, op)
+    }
+
+    /// Starts `op` on every worker of this pool and returns at once; like [`spawn`](Self::spawn),
+    /// the pool stays alive until every share ran, and panics go to the panic handler.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
+    /// let mut seen: Vec<usize> = (0..3).map(|_| rx.recv().unwrap()).collect();
+    /// seen.sort();
+    /// assert_eq!(seen, [0, 1, 2]);
+    /// ```
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        broadcast::spawn_broadcast_in(&self.registry, op)
+    }
+
+    /// [`spawn_fifo`](crate::spawn_fifo) into this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn_fifo(move || tx.send(7).unwrap());
+    /// assert_eq!(rx.recv().unwrap(), 7);
+    /// ```
+    pub fn spawn_fifo<OP>(&self, op: OP)
+    where
+        OP: FnOnce() + Send + 'static,
+    {
+        spawn::spawn_fifo_in(&self.registry, op)
+    }
+
+    /// [`scope_fifo`](crate::scope_fifo) inside this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut v = [0; 3];
+    /// pool.scope_fifo(|s| {
+    ///     for (i, x) in v.iter_mut().enumerate() {
+    ///         s.spawn_fifo(move |_| *x = i);
+    ///     }
+    /// });
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope_fifo(op))
+    }
+
+    /// [`in_place_scope`](crate::in_place_scope) whose spawned jobs run in this pool: `op` runs on
+    /// the calling thread.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let local = std::rc::Rc::new(5); // not Send: fine, `op` stays on this thread
+    /// let mut out = 0;
+    /// pool.in_place_scope(|s| {
+    ///     let n = *local;
+    ///     s.spawn(move |_| out = n * 2);
+    /// });
+    /// assert_eq!(out, 10);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        scope::in_place_scope_in(&self.registry, op)
+    }
+
+    /// [`in_place_scope_fifo`](crate::in_place_scope_fifo) whose spawned jobs run in this pool.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut out = 0;
+    /// pool.in_place_scope_fifo(|s| s.spawn_fifo(|_| out = 3));
+    /// assert_eq!(out, 3);
+    /// ```
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        scope_fifo::in_place_scope_fifo_in(&self.registry, op)
+    }
+
+    /// [`yield_now`](crate::yield_now) if the calling thread is a worker of this pool, else `None`.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_now(), None);
+    /// assert_eq!(pool.install(|| pool.yield_now()), Some(forkjoin::Yield::Idle));
+    /// ```
+    pub fn yield_now(&self) -> Option<Yield> {
+        entry::current_worker(&self.registry).map(|wt| yield_now::run_one(wt, false))
+    }
+
+    /// [`yield_local`](crate::yield_local) if the calling thread is a worker of this pool, else
+    /// `None`.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_local(), None);
+    /// assert_eq!(pool.install(|| pool.yield_local()), Some(forkjoin::Yield::Idle));
+    /// ```
+    pub fn yield_local(&self) -> Option<Yield> {
+        entry::current_worker(&self.registry).map(|wt| yield_now::run_one(wt, true))
+    }
+
+    /// [`current_thread_has_pending_tasks`](crate::current_thread_has_pending_tasks) if the calling
+    /// thread is a worker of this pool, else `None`.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.current_thread_has_pending_tasks(), None);
+    /// assert_eq!(pool.install(|| pool.current_thread_has_pending_tasks()), Some(false));
+    /// ```
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        entry::current_worker(&self.registry).map(WorkerThread::has_pending_tasks)
+    }
+
     /// Number of worker threads of this pool.
     ///
     /// ```
@@ -653,6 +935,20 @@ pub fn current_num_threads() -> usize {
         // SAFETY: a non-null current worker is valid while this thread runs.
         unsafe { (*wt).registry().num_threads() }
     }
+}
+
+/// The most threads one pool may have. [`ThreadPoolBuilder::num_threads`] above it, or a larger
+/// `FORKJOIN_NUM_THREADS` / `RAYON_NUM_THREADS`, makes `build` fail with an error that says so
+/// (rayon silently lowers the count instead).
+///
+/// ```
+/// assert!(forkjoin::max_num_threads() >= 255);
+/// let too_many = forkjoin::max_num_threads() + 1;
+/// let err = forkjoin::ThreadPoolBuilder::new().num_threads(too_many).build().unwrap_err();
+/// assert!(err.to_string().contains("at most"));
+/// ```
+pub fn max_num_threads() -> usize {
+    MAX_THREADS
 }
 
 /// Writes every trace file now, with what each traced pool has recorded so far (see
@@ -800,6 +1096,7 @@ mod tests {
             pin_threads: false,
             trace_file: None,
             trace_capacity: None,
+            spawn_handler: DefaultSpawn,
         }
         .exit_handler(move |_| {
             e.fetch_add(1, Ordering::SeqCst);

@@ -2,8 +2,8 @@
 //! from outside, the sleep state, the handlers, the statistics storage, and termination.
 //!
 //! This is the bottom of the scheduler layer: it imports neither the worker thread nor the entry
-//! points and starts no thread. The threads are started by [`crate::worker::start_pool`] (which owns
-//! the main loop they run), and calls and spawned jobs get into a pool through [`crate::entry`]. Both
+//! points and starts no thread. The threads are started by [`crate::thread_builder::start_pool`]
+//! (they run the worker's main loop), and calls and spawned jobs get into a pool through [`crate::entry`]. Both
 //! import this module, never the reverse.
 //!
 //! **Termination.** `terminate_count` starts at 1 for the `ThreadPool` handle and is incremented by every
@@ -17,11 +17,12 @@ use std::collections::VecDeque;
 
 use crate::deque::{Stealer, Worker};
 use crate::error::ThreadPoolBuildError;
+use crate::fifo::JobFifo;
 use crate::job::JobRef;
 use crate::jobstack::{JobStackOwner, JobStackThief};
 use crate::latch::{CoreLatch, Latch, LockLatch};
 use crate::sleep::{Sleep, MAX_THREADS};
-use crate::sync::{thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{fence, thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::trace::{PoolTrace, RingWriter, TraceConfig};
 use crate::unwind::{self, Payload};
 use crate::util::CachePadded;
@@ -43,10 +44,12 @@ pub(crate) struct RegistryConfig {
     pub(crate) start_handler: Option<Box<IndexHandler>>,
     pub(crate) exit_handler: Option<Box<IndexHandler>>,
     /// With `ThreadPoolBuilder::pin_threads`: the CPUs to pin the workers to (never empty), worker `i`
-    /// on `cpus[i % cpus.len()]`. For the starter (`crate::worker::start_pool`).
+    /// on `cpus[i % cpus.len()]`. For the starter (`crate::thread_builder::start_pool`).
     pub(crate) pin_cpus: Option<Vec<usize>>,
     /// Record a trace (`ThreadPoolBuilder::trace_file` or `FORKJOIN_TRACE`).
     pub(crate) trace: Option<TraceConfig>,
+    /// Worker 0 is the building thread (`ThreadPoolBuilder::use_current_thread`).
+    pub(crate) use_current_thread: bool,
 }
 
 /// Per-worker event counters and busy/idle clock. Written only by their worker (load + store, no
@@ -160,9 +163,15 @@ pub(crate) struct ThreadInfo {
     pub(crate) jobs: JobStackThief,
     /// Set once the pool terminates; the worker's main loop waits on it.
     pub(crate) terminate: CoreLatch,
+    /// Jobs addressed to this worker alone (a broadcast's share): only it runs them (see
+    /// [`Registry::push_broadcast`]).
+    broadcasts: Injector,
+    /// The queue behind this worker's `spawn_fifo` jobs (see `crate::fifo`).
+    pub(crate) fifo: JobFifo,
 }
 
-/// Queue of jobs from outside the pool (plain threads, other pools).
+/// Queue of jobs from outside the pool (plain threads, other pools); also each worker's broadcast
+/// inbox.
 struct Injector {
     queue: Mutex<VecDeque<JobRef>>,
     /// `queue.len()`, readable without the lock so idle workers can skip an empty injector.
@@ -170,6 +179,13 @@ struct Injector {
 }
 
 impl Injector {
+    fn new() -> Self {
+        Injector {
+            queue: Mutex::new(VecDeque::new()),
+            len: AtomicUsize::new(0),
+        }
+    }
+
     fn push(&self, job: JobRef) {
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         q.push_back(job);
@@ -220,34 +236,40 @@ pub(crate) struct Registry {
 
 /// Name of the environment variable that sets the default thread count.
 pub(crate) const NUM_THREADS_ENV: &str = "FORKJOIN_NUM_THREADS";
+/// rayon's name for it, honoured when [`NUM_THREADS_ENV`] is unset, so that a program ported from
+/// rayon keeps its configuration.
+pub(crate) const RAYON_NUM_THREADS_ENV: &str = "RAYON_NUM_THREADS";
 
 /// The machine's available parallelism (1 if unknown).
 pub(crate) fn available_parallelism() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// `FORKJOIN_NUM_THREADS` if set (an error if it is not a positive integer), else the machine's
-/// available parallelism.
+/// `FORKJOIN_NUM_THREADS` if set, else `RAYON_NUM_THREADS` if set (whichever is read: an error if it
+/// is not a positive integer, or too large), else the machine's available parallelism.
+///
+/// rayon ignores an invalid or zero `RAYON_NUM_THREADS`; here it is an error like an invalid
+/// `FORKJOIN_NUM_THREADS`, so a typo is not silently a different thread count.
 pub(crate) fn default_num_threads() -> Result<usize, ThreadPoolBuildError> {
-    match std::env::var_os(NUM_THREADS_ENV) {
-        None => Ok(available_parallelism().min(MAX_THREADS)),
-        Some(raw) => {
-            let text = raw.to_string_lossy();
-            match text.trim().parse::<usize>() {
-                Ok(n) if n > 0 => {
-                    if n > MAX_THREADS {
-                        Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS))
-                    } else {
-                        Ok(n)
-                    }
-                }
-                _ => Err(ThreadPoolBuildError::invalid_env(
-                    NUM_THREADS_ENV,
-                    text.into_owned(),
-                    "a positive integer thread count",
-                )),
-            }
-        }
+    let Some((var, raw)) = [NUM_THREADS_ENV, RAYON_NUM_THREADS_ENV]
+        .into_iter()
+        .find_map(|var| Some((var, std::env::var_os(var)?)))
+    else {
+        return Ok(available_parallelism().min(MAX_THREADS));
+    };
+    let text = raw.to_string_lossy();
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > MAX_THREADS => Err(ThreadPoolBuildError::too_many_threads_in_env(
+            var,
+            n,
+            MAX_THREADS,
+        )),
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(ThreadPoolBuildError::invalid_env(
+            var,
+            text.into_owned(),
+            "a positive integer thread count",
+        )),
     }
 }
 
@@ -263,7 +285,7 @@ pub(crate) struct WorkerQueues {
 impl Registry {
     /// Creates the shared state of a pool of `config.num_threads` workers, and the owner handles of
     /// each worker's queues (in index order). Starts no thread: `config.thread_name`,
-    /// `config.stack_size` and `config.pin_cpus` are for the starter (`crate::worker::start_pool`),
+    /// `config.stack_size` and `config.pin_cpus` are for the starter (`crate::thread_builder::start_pool`),
     /// which moves each worker's queues into its thread and registers the thread with
     /// [`Registry::add_thread`].
     pub(crate) fn new(mut config: RegistryConfig) -> (Arc<Registry>, Vec<WorkerQueues>) {
@@ -293,13 +315,12 @@ impl Registry {
                     stats: CachePadded::new(WorkerCounters::new(n)),
                     jobs: jobs.thief(),
                     terminate: CoreLatch::new(),
+                    broadcasts: Injector::new(),
+                    fifo: JobFifo::new(),
                 })
                 .collect(),
             sleep: Arc::new(Sleep::new(n)),
-            injector: Injector {
-                queue: Mutex::new(VecDeque::new()),
-                len: AtomicUsize::new(0),
-            },
+            injector: Injector::new(),
             terminate_count: AtomicUsize::new(1),
             panic_handler: config.panic_handler.take(),
             start_handler: config.start_handler.take(),
@@ -382,6 +403,33 @@ impl Registry {
 
     pub(crate) fn has_injected_jobs(&self) -> bool {
         self.injector.has_jobs()
+    }
+
+    /// Delivers `job` to worker `index` alone (a broadcast's share) and wakes that worker if it sleeps.
+    ///
+    /// **Per-worker delivery.** The job goes into the worker's inbox, which only that worker pops
+    /// (in its searches, right after its own deque, and even past its stack guard, since a waiting
+    /// broadcaster's own share may be there). No lost wake-up: the push stores the inbox length
+    /// (SeqCst), then a SeqCst fence, then the wake reads the worker's sleep slot; a sleeper stores
+    /// its sleeping mark (SeqCst), fences, and checks its inbox before it blocks (`wait_until_cold`
+    /// passes the check to `Sleep::no_work_found`). Of two such store–fence–load sequences at least
+    /// one load sees the other's store: the sleeper finds the job, or the wake finds it asleep.
+    pub(crate) fn push_broadcast(&self, index: usize, job: JobRef) {
+        self.thread_infos[index].broadcasts.push(job);
+        // SeqCst fence: pairs with the sleeper's fence before its last check (see above).
+        fence(Ordering::SeqCst);
+        self.sleep.notify_worker_latch_is_set(index);
+    }
+
+    /// The oldest job delivered to worker `index` alone, if any.
+    #[inline]
+    pub(crate) fn pop_broadcast(&self, index: usize) -> Option<JobRef> {
+        self.thread_infos[index].broadcasts.pop()
+    }
+
+    /// True if worker `index` has a job delivered to it alone (read after the sleeper's fence).
+    pub(crate) fn has_broadcasts(&self, index: usize) -> bool {
+        self.thread_infos[index].broadcasts.has_jobs()
     }
 
     /// A plain thread waits for the job it injected into this pool (`latch` is that job's): it yields

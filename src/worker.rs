@@ -1,11 +1,13 @@
 //! A worker thread: its start, its two-level job stack, its main loop, its search for work, and waiting
 //! by working.
 //!
-//! **Start.** [`start_pool`] creates a pool's shared state ([`Registry::new`], which starts no
-//! threads) and spawns one thread per worker, moving that worker's queue owner handles into it; the
-//! thread pins itself to its CPU if the builder asked for pinning, records its stack base (for the
-//! stack guard below), publishes itself in a thread-local and runs [`main_loop`] until the pool
-//! terminates.
+//! **Start.** [`crate::thread_builder::start_pool`] creates a pool's shared state
+//! ([`Registry::new`], which starts no threads) and hands one `ThreadBuilder` per worker, holding
+//! that worker's queue owner handles, to the spawn handler, which runs it on a thread; the thread
+//! pins itself to its CPU if the builder asked for pinning, records its stack base (for the stack
+//! guard below), publishes itself in a thread-local and runs [`main_loop`] until the pool
+//! terminates. With `use_current_thread`, worker 0 is the building thread instead
+//! ([`adopt_current_thread`]).
 //!
 //! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStackOwner`]) whose owner
 //! operations use no locked instruction and no hardware fence, and pops it back after running a — the
@@ -36,7 +38,6 @@
 //! injected work wake it).
 
 use std::cell::{Cell, RefCell};
-use std::io;
 use std::ptr;
 use std::time::Duration;
 
@@ -47,10 +48,10 @@ use crate::deque::{Steal, Worker};
 use crate::job::JobRef;
 use crate::jobstack::{JobStackOwner, Pushed, StealTicket};
 use crate::latch::CoreLatch;
-use crate::registry::{bump, Registry, RegistryConfig, WorkerCounters, WorkerQueues};
+use crate::registry::{bump, Registry, WorkerCounters, WorkerQueues};
 use crate::sleep::slot::Slot;
 use crate::sleep::{IdleState, Idled};
-use crate::sync::{heavy_barrier, thread, Arc, AtomicUsize, Mutex, Ordering};
+use crate::sync::{heavy_barrier, Arc, AtomicUsize, Ordering};
 use crate::trace::{Event, JobKind, RingWriter, Source, WakeReason};
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
@@ -65,6 +66,12 @@ thread_local! {
     /// inline join then reads no worker pointer, and its store lands away from the stack that deep
     /// recursion keeps writing (as a field, moving it by 32 bytes made fib 20 % slower on 2 threads).
     static INLINE_JOINS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// True when the calling thread is a worker of some pool.
+#[inline]
+pub(crate) fn is_worker_thread() -> bool {
+    !WorkerThread::current().is_null()
 }
 
 /// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
@@ -446,6 +453,41 @@ impl WorkerThread {
         INLINE_JOINS.set(u32::MAX);
     }
 
+    /// True if this worker holds jobs it pushed that nobody has taken yet (in its public deque or
+    /// its private stack): `current_thread_has_pending_tasks`.
+    pub(crate) fn has_pending_tasks(&self) -> bool {
+        !self.deque.is_empty() || !self.jobs.is_empty()
+    }
+
+    /// Runs one job, if one is available, for `yield_local` (`local`: only this worker's own jobs)
+    /// and `yield_now` (then anything a search finds). True if it ran one.
+    ///
+    /// Own jobs are its public deque's newest, else its oldest private job (moved to the deque and
+    /// popped back, as a waiting worker would after publishing), else its broadcast share.
+    pub(crate) fn run_one(&self, local: bool) -> bool {
+        let own = || {
+            self.pop_public()
+                .or_else(|| (self.publish(1) > 0).then(|| self.pop_public()).flatten())
+                .map(|job| (job, Source::OwnDeque))
+                .or_else(|| {
+                    let job = self.registry.pop_broadcast(self.index)?;
+                    Some((job, Source::Injector))
+                })
+        };
+        let found = if local {
+            own()
+        } else {
+            own().or_else(|| self.find_work(!self.may_steal()))
+        };
+        match found {
+            Some((job, source)) => {
+                self.execute_from(job, source);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Executes a job taken from this worker's own public deque.
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {
@@ -559,7 +601,7 @@ impl WorkerThread {
             let outcome = sleep.no_work_found(
                 &mut idle,
                 || latch.try_sleep(),
-                || registry.has_injected_jobs(),
+                || registry.has_injected_jobs() || registry.has_broadcasts(self.index),
             );
             let woken_for_work = idle.take_woken_for_work();
             owe_wake |= woken_for_work;
@@ -632,6 +674,10 @@ impl WorkerThread {
     fn find_work(&self, guarded: bool) -> Option<(JobRef, Source)> {
         if let Some(job) = self.pop_public() {
             return Some((job, Source::OwnDeque));
+        }
+        // A broadcast's share is ours alone (and may be what we wait for): past the guard too.
+        if let Some(job) = self.registry.pop_broadcast(self.index) {
+            return Some((job, Source::Injector));
         }
         // Injected work is always taken, even past the stack guard: it may be the very job this
         // worker waits for (a cross-pool install, a scope job spawned from a plain thread).
@@ -760,92 +806,6 @@ fn trace_sleep(trace: &RingWriter, idle: &IdleState, outcome: Idled, woken_for_w
     trace.push(awake, awake, Event::Woken { reason });
 }
 
-/// The stack size std gives spawned threads by default.
-fn default_stack_size() -> usize {
-    std::env::var("RUST_MIN_STACK")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(2 << 20)
-}
-
-/// Why [`start_pool`] could not start a pool. No thread of that pool is left running.
-#[derive(Debug)]
-pub(crate) enum StartError {
-    /// A worker thread could not be spawned.
-    Spawn(io::Error),
-    /// Worker `worker` could not pin itself to CPU `cpu` (`RegistryConfig::pin_cpus`).
-    Pin {
-        worker: usize,
-        cpu: usize,
-        err: io::Error,
-    },
-}
-
-/// A worker's failure to pin itself, kept for [`start_pool`]: the lowest failing worker's.
-type PinFailure = Arc<Mutex<Option<(usize, usize, io::Error)>>>;
-
-/// Starts a pool: its shared state, then one thread per worker running [`main_loop`]. Returns only
-/// once every worker runs its main loop; on a spawn failure, stops and joins the threads already
-/// started (no leak) and returns the error.
-///
-/// **Pinning** (`config.pin_cpus`). Each worker pins itself, as the first thing its thread does, so
-/// its start handler and every job it runs already run on its CPU. A worker that cannot pin itself
-/// does not panic (a dead worker would hang the pool): it records its error in a shared slot and
-/// starts as usual. Every worker records before it counts itself started, so once
-/// [`Registry::wait_until_started`] returns the slot is final; if it holds an error, the starter
-/// stops and joins the threads (as for a spawn failure) and returns it. One wait for both outcomes,
-/// no second channel, no timeout.
-pub(crate) fn start_pool(mut config: RegistryConfig) -> Result<Arc<Registry>, StartError> {
-    let mut thread_name = config.thread_name.take();
-    let stack_size = config.stack_size;
-    let pin_cpus = config.pin_cpus.take();
-    let pin_failure: PinFailure = Arc::new(Mutex::new(None));
-    let (registry, queues) = Registry::new(config);
-    // Set explicitly on every worker thread: the stack guard derives its limit from it.
-    let stack_size = stack_size.unwrap_or_else(default_stack_size);
-    for (index, queues) in queues.into_iter().enumerate() {
-        let mut builder = thread::Builder::new().stack_size(stack_size);
-        if let Some(name) = thread_name.as_mut() {
-            builder = builder.name(name(index));
-        }
-        let r = registry.clone();
-        let cpu = pin_cpus.as_ref().map(|cpus| cpus[index % cpus.len()]);
-        let failure = pin_failure.clone();
-        let body = move || {
-            if let Some(cpu) = cpu {
-                if let Err(err) = crate::affinity::pin_current_thread(cpu) {
-                    let mut slot = failure.lock().unwrap_or_else(|e| e.into_inner());
-                    if slot.as_ref().is_none_or(|&(first, _, _)| index < first) {
-                        *slot = Some((index, cpu, err));
-                    }
-                }
-            }
-            drop(failure);
-            main_loop(r, index, queues, stack_size)
-        };
-        match builder.spawn(body) {
-            Ok(handle) => registry.add_thread(handle),
-            Err(e) => {
-                // Stop the threads already started, and wait for them: no leak on error.
-                registry.terminate();
-                registry.join_threads();
-                return Err(StartError::Spawn(e));
-            }
-        }
-    }
-    // Return only once every worker runs its main loop: a `join` right after `build` then finds
-    // the other workers already idle and looking for work, and tests see a settled pool.
-    registry.wait_until_started();
-    // Every worker wrote the slot (if at all) before it counted itself started.
-    let failure = pin_failure.lock().unwrap_or_else(|e| e.into_inner()).take();
-    if let Some((worker, cpu, err)) = failure {
-        registry.terminate();
-        registry.join_threads();
-        return Err(StartError::Pin { worker, cpu, err });
-    }
-    Ok(registry)
-}
-
 /// A `join` nested below this many pending jobs of its worker may run inline (see
 /// [`take_inline_join`]).
 const OFFERED_DEPTH: usize = 3;
@@ -854,37 +814,55 @@ const DEEP_JOIN_PERIOD: u32 = 64;
 /// The value of a used-up inline-join budget (see [`take_inline_join`]).
 const BUDGET_SPENT: u32 = 1;
 
+impl WorkerThread {
+    /// The state of worker `index`, for the calling thread, which becomes that worker; its stack
+    /// guard assumes a stack of `stack_size` bytes above the caller's frame.
+    fn new(
+        registry: &Arc<Registry>,
+        index: usize,
+        WorkerQueues { deque, jobs, trace }: WorkerQueues,
+        stack_size: usize,
+    ) -> WorkerThread {
+        let base = approx_stack_pointer();
+        let info = registry.thread_info(index);
+        info.stats.start(crate::clock::ticks());
+        WorkerThread {
+            jobs,
+            idle_workers: registry.sleep().idle_workers(),
+            sleep_slot: registry.sleep().slot(index),
+            stats: &*info.stats,
+            deque,
+            index,
+            alone: registry.num_threads() == 1,
+            last_share: Cell::new(0),
+            share_clock: ShareClock::new(),
+            share_interval: crate::clock::ticks_in(SHARE_INTERVAL),
+            rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
+                0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+            )),
+            stack_limit: base.saturating_sub(stack_size / 2),
+            trace,
+            registry: registry.clone(),
+        }
+    }
+
+    /// Publishes this worker as the calling thread's.
+    fn enter(&self) {
+        WORKER_THREAD.with(|c| c.set(self));
+        // Alone, every join runs inline (nobody could take b); otherwise the budget starts empty.
+        INLINE_JOINS.set(if self.alone { u32::MAX } else { 0 });
+    }
+}
+
 /// Body of every worker thread.
-fn main_loop(
+pub(crate) fn main_loop(
     registry: Arc<Registry>,
     index: usize,
-    WorkerQueues { deque, jobs, trace }: WorkerQueues,
+    queues: WorkerQueues,
     stack_size: usize,
 ) {
-    let base = approx_stack_pointer();
-    let info = registry.thread_info(index);
-    info.stats.start(crate::clock::ticks());
-    let worker = WorkerThread {
-        jobs,
-        idle_workers: registry.sleep().idle_workers(),
-        sleep_slot: registry.sleep().slot(index),
-        stats: &*info.stats,
-        deque,
-        index,
-        alone: registry.num_threads() == 1,
-        last_share: Cell::new(0),
-        share_clock: ShareClock::new(),
-        share_interval: crate::clock::ticks_in(SHARE_INTERVAL),
-        rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
-            0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
-        )),
-        stack_limit: base.saturating_sub(stack_size / 2),
-        trace,
-        registry: registry.clone(),
-    };
-    WORKER_THREAD.with(|c| c.set(&worker));
-    // Alone, every join runs inline (nobody could take b); otherwise the budget starts empty.
-    INLINE_JOINS.set(if worker.alone { u32::MAX } else { 0 });
+    let worker = WorkerThread::new(&registry, index, queues, stack_size);
+    worker.enter();
     registry.run_start_handler(index);
     registry.worker_started();
     worker.wait_until(&registry.thread_info(index).terminate);
@@ -892,6 +870,29 @@ fn main_loop(
     registry.run_exit_handler(index);
     WORKER_THREAD.with(|c| c.set(ptr::null()));
     INLINE_JOINS.set(0);
+}
+
+/// `ThreadPoolBuilder::use_current_thread`: the calling thread becomes worker `index` without
+/// running the main loop. It runs the pool's jobs only while it waits (in `join`, `scope`,
+/// `install`, a broadcast) or yields ([`WorkerThread::yield_now`]); no start or exit handler runs
+/// for it. Its worker state is leaked, with the reference to the registry it holds: the thread stays
+/// this pool's worker for the rest of its life (rayon does the same). False, and nothing done, if
+/// the thread already is a worker of some pool.
+pub(crate) fn adopt_current_thread(
+    registry: &Arc<Registry>,
+    index: usize,
+    queues: WorkerQueues,
+    stack_size: usize,
+) -> bool {
+    if !WorkerThread::current().is_null() {
+        return false;
+    }
+    let worker: &'static WorkerThread = Box::leak(Box::new(WorkerThread::new(
+        registry, index, queues, stack_size,
+    )));
+    worker.enter();
+    registry.worker_started();
+    true
 }
 
 #[cfg(all(test, not(forkjoin_loom)))]

@@ -1,5 +1,6 @@
-//! `FORKJOIN_NUM_THREADS`: valid, unparsable and zero values. Each case runs in a child process (this
-//! test binary re-executed on one ignored "probe" test) so the environment never races other tests.
+//! `FORKJOIN_NUM_THREADS` and rayon's `RAYON_NUM_THREADS` (read when the former is unset): valid,
+//! unparsable and zero values, and which one wins. Each case runs in a child process (this test
+//! binary re-executed on one ignored "probe" test) so the environment never races other tests.
 
 use std::process::Command;
 
@@ -7,28 +8,43 @@ mod common;
 use common::TIMEOUT;
 
 const VAR: &str = "FORKJOIN_NUM_THREADS";
+const RAYON_VAR: &str = "RAYON_NUM_THREADS";
 /// Set only in the child processes: the probes do nothing in a normal `--ignored` run.
 const PROBE: &str = "FORKJOIN_TEST_ENV_PROBE";
+/// Tells a probe which variable its error must name.
+const EXPECT_VAR: &str = "FORKJOIN_TEST_EXPECT_VAR";
 
-/// Runs probe test `name` in a child with `VAR=value`; returns its stderr; fails if the child failed.
+/// Runs probe test `name` in a child with `VAR=value` (and `RAYON_NUM_THREADS` unset); returns its
+/// stderr; fails if the child failed.
 fn run_probe(name: &str, value: &str) -> String {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            name,
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(VAR, value)
-        .env(PROBE, "1")
-        .output()
-        .expect("the test binary re-executes");
+    run_probe_with(name, Some(value), None)
+}
+
+/// Runs probe test `name` in a child with the two variables set to these values (`None`: unset).
+fn run_probe_with(name: &str, forkjoin: Option<&str>, rayon: Option<&str>) -> String {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        name,
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(PROBE, "1")
+    .env(EXPECT_VAR, if forkjoin.is_some() { VAR } else { RAYON_VAR });
+    for (var, value) in [(VAR, forkjoin), (RAYON_VAR, rayon)] {
+        match value {
+            Some(v) => cmd.env(var, v),
+            None => cmd.env_remove(var),
+        };
+    }
+    let value = format!("{VAR}={forkjoin:?} {RAYON_VAR}={rayon:?}");
+    let out = cmd.output().expect("the test binary re-executes");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         out.status.success() && stdout.contains("1 passed"),
-        "probe {name} with {VAR}={value:?} failed:\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+        "probe {name} with {value} failed:\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
     stderr
 }
@@ -67,21 +83,50 @@ fn a_valid_value_sets_the_default_thread_count() {
 }
 
 #[test]
+fn rayon_num_threads_is_read_when_forkjoin_num_threads_is_unset() {
+    run_probe_with("probe_valid_value_is_used", None, Some("3"));
+}
+
+#[test]
+fn forkjoin_num_threads_wins_over_rayon_num_threads() {
+    run_probe_with("probe_valid_value_is_used", Some("3"), Some("5"));
+    // The rayon name is not even parsed then.
+    run_probe_with("probe_valid_value_is_used", Some("3"), Some("abc"));
+}
+
+#[test]
+fn invalid_rayon_num_threads_is_a_build_error_naming_it() {
+    for value in ["abc", "0", ""] {
+        run_probe_with("probe_build_rejects", None, Some(value));
+        run_probe_with("probe_build_global_rejects", None, Some(value));
+    }
+    // A bad forkjoin value is named even when a good rayon one is set.
+    run_probe_with("probe_build_rejects", Some("x"), Some("3"));
+}
+
+#[test]
+fn a_count_above_the_maximum_is_an_error_saying_so() {
+    let too_many = (forkjoin::max_num_threads() + 1).to_string();
+    run_probe_with("probe_build_rejects", None, Some(&too_many));
+}
+
+#[test]
 #[ignore = "probe: run in a child process by the tests above"]
 fn probe_build_rejects() {
     if !probing() {
         return;
     }
-    let value = std::env::var(VAR).unwrap();
+    let var = std::env::var(EXPECT_VAR).unwrap();
+    let value = std::env::var(&var).unwrap();
     let err = match forkjoin::ThreadPoolBuilder::new().build() {
         Err(e) => e,
         Ok(p) => panic!(
-            "{VAR}={value:?} built a pool of {} threads",
+            "{var}={value:?} built a pool of {} threads",
             p.current_num_threads()
         ),
     };
     let msg = err.to_string();
-    assert!(msg.contains(VAR), "error must name {VAR}: {msg:?}");
+    assert!(msg.contains(&var), "error must name {var}: {msg:?}");
     // An explicit thread count does not consult the variable.
     let p = forkjoin::ThreadPoolBuilder::new()
         .num_threads(2)
@@ -96,12 +141,13 @@ fn probe_build_global_rejects() {
     if !probing() {
         return;
     }
+    let var = std::env::var(EXPECT_VAR).unwrap();
     let err = forkjoin::ThreadPoolBuilder::new()
         .build_global()
         .expect_err("invalid value must fail build_global");
     assert!(
-        err.to_string().contains(VAR),
-        "error must name {VAR}: {err}"
+        err.to_string().contains(&var),
+        "error must name {var}: {err}"
     );
 }
 
