@@ -55,6 +55,7 @@ mod array;
 mod chunks;
 mod collections;
 mod option;
+mod os_string;
 mod range;
 mod repeat;
 mod slice;
@@ -64,12 +65,14 @@ mod vec;
 
 mod chain;
 mod chunks_adaptor;
+mod either;
 mod enumerate;
 mod filter;
 mod filter_map;
 mod flat_map;
 mod flat_map_iter;
 mod fold;
+mod fold_with;
 mod from_ref;
 mod inspect;
 mod interleave;
@@ -107,6 +110,7 @@ pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
 pub use drain::{ParallelDrainRange, StringDrain, VecDrain};
+pub use either::Either;
 pub use enumerate::{Enumerate, EnumerateProducer};
 pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterConsumer};
@@ -117,6 +121,7 @@ pub use flat_map_iter::{
     FlatMapIter, FlatMapIterConsumer, FlattenIter, FlattenIterConsumer, FlattenIterOp,
 };
 pub use fold::{Fold, FoldConsumer};
+pub use fold_with::FoldWith;
 pub use for_each::ForEachConsumer;
 pub use from_ref::{
     Cloned, ClonedConsumer, ClonedProducer, Copied, CopiedConsumer, CopiedProducer,
