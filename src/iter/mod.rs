@@ -60,9 +60,14 @@ mod range;
 mod repeat;
 mod slice;
 mod slice_chunks;
+pub(crate) mod slice_split;
+mod split;
 pub(crate) mod strings;
+mod unindexed;
 mod vec;
+mod walk_tree;
 
+mod blocks;
 mod chain;
 mod chunks_adaptor;
 mod either;
@@ -100,6 +105,7 @@ mod try_op;
 mod unzip;
 
 pub use array::ArrayIntoIter;
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
 /// The slice chunks of `par_chunks` (`forkjoin::slice::Chunks`, as in rayon; `iter::Chunks` is
 /// the adaptor of [`IndexedParallelIterator::chunks`]).
@@ -148,10 +154,14 @@ pub use slice_chunks::{
     ChunkKind, ChunksExact, ChunksExactKind, ChunksExactMut, ChunksIter, RChunks, RChunksExact,
     RChunksExactKind, RChunksExactMut, RChunksKind, RChunksMut, Windows,
 };
+pub use split::{split, Split};
 pub use step_by::StepBy;
 pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
 pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
+pub use walk_tree::{
+    walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
+};
 pub use while_some::{WhileSome, WhileSomeConsumer};
 pub use zip::{Zip, ZipProducer};
 pub use zip_eq::ZipEq;
