@@ -114,8 +114,11 @@ where
     fn split(&mut self) -> Option<Self> {
         let slice = self.slice.as_ref()?;
         let is_separator = |i: usize| (self.separator)(slice.elem(i));
-        let mid = slice.len() / 2;
-        let index = (mid..slice.len())
+        // An inclusive cut after the last item would leave this piece as it is (and an empty
+        // second part): only the items before the last one can end a first part.
+        let end = slice.len() - usize::from(self.inclusive && slice.len() > 0);
+        let mid = end / 2;
+        let index = (mid..end)
             .find(|&i| is_separator(i))
             .or_else(|| (0..mid).rev().find(|&i| is_separator(i)))?;
         let slice = self.slice.take()?;
