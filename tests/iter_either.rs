@@ -1,0 +1,136 @@
+//! `iter::Either`: as a parallel iterator and a collection, and `partition_map`, against the
+//! sequential equivalents.
+
+mod iter_common;
+
+use std::collections::HashSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use forkjoin::iter::Either;
+use forkjoin::prelude::*;
+use iter_common::{assert_dropped_once, everywhere, tracked, Rng, LENGTHS};
+
+fn inputs() -> Vec<Vec<u64>> {
+    let mut rng = Rng::new(9);
+    LENGTHS.iter().map(|&n| rng.vec(n, 1000)).collect()
+}
+
+#[test]
+fn either_iterates_the_side_it_holds() {
+    type E =
+        Either<forkjoin::vec::IntoIter<u64>, forkjoin::iter::Rev<forkjoin::vec::IntoIter<u64>>>;
+    everywhere(|| {
+        for v in inputs() {
+            let left: E = Either::Left(v.clone().into_par_iter());
+            assert_eq!(left.opt_len(), Some(v.len()));
+            assert_eq!(left.collect::<Vec<_>>(), v);
+            let right: E = Either::Right(v.clone().into_par_iter().rev());
+            assert_eq!(right.len(), v.len());
+            let reversed: Vec<u64> = v.iter().rev().copied().collect();
+            assert_eq!(right.enumerate().collect::<Vec<_>>(), {
+                reversed.iter().copied().enumerate().collect::<Vec<_>>()
+            });
+            let left: E = Either::Left(v.clone().into_par_iter());
+            assert!(left.zip(v.par_iter()).all(|(a, &b)| a == b));
+        }
+    });
+}
+
+#[test]
+fn either_methods() {
+    let mut l: Either<u8, &str> = Either::Left(1);
+    let r: Either<u8, &str> = Either::Right("fork");
+    assert!(l.is_left() && r.is_right());
+    assert_eq!(
+        (l.left(), l.right(), r.left(), r.right()),
+        (Some(1), None, None, Some("fork"))
+    );
+    assert_eq!(l.as_ref(), Either::Left(&1));
+    if let Either::Left(x) = l.as_mut() {
+        *x = 2;
+    }
+    assert_eq!(l.flip(), Either::Right(2));
+    assert_eq!(l.map_left(|x| x * 10), Either::Left(20));
+    assert_eq!(r.map_right(str::len), Either::Right(4));
+    assert_eq!(r.either(usize::from, str::len), 4);
+    assert_eq!(Either::<u8, u8>::Right(3).into_inner(), 3);
+    assert!(Either::<u8, u8>::Left(9) < Either::Right(0));
+}
+
+#[test]
+fn either_extends_the_collection_it_holds() {
+    everywhere(|| {
+        for v in inputs() {
+            let mut left: Either<Vec<u64>, HashSet<u64>> = Either::Left(vec![7]);
+            left.par_extend(v.par_iter().copied());
+            let expected: Vec<u64> = std::iter::once(7).chain(v.iter().copied()).collect();
+            assert_eq!(left, Either::Left(expected));
+            let mut right: Either<Vec<u64>, HashSet<u64>> = Either::Right(HashSet::new());
+            right.par_extend(v.clone());
+            assert_eq!(right, Either::Right(v.iter().copied().collect()));
+        }
+    });
+}
+
+#[test]
+fn partition_map_and_collecting_eithers_match_std() {
+    everywhere(|| {
+        for v in inputs() {
+            let route = |&x: &u64| {
+                if x % 3 == 0 {
+                    Either::Left(x)
+                } else {
+                    Either::Right(x.to_string())
+                }
+            };
+            let (a, b): (Vec<u64>, Vec<String>) = v.par_iter().partition_map(route);
+            let c: Vec<u64> = v.iter().copied().filter(|x| x % 3 == 0).collect();
+            let d: Vec<String> = v
+                .iter()
+                .filter(|&x| x % 3 != 0)
+                .map(u64::to_string)
+                .collect();
+            assert_eq!((&a, &b), (&c, &d));
+
+            let (e, f): (Vec<u64>, String) = v.par_iter().map(route).collect();
+            assert_eq!((e, f), (c.clone(), d.concat()));
+
+            let mut pair = (vec![1u64], String::from(">"));
+            pair.par_extend(v.par_iter().map(route));
+            assert_eq!(pair.0[1..], c[..]);
+            assert_eq!(pair.1, format!(">{}", d.concat()));
+        }
+    });
+}
+
+#[test]
+fn partition_map_moves_owned_items_once_and_propagates_panics() {
+    everywhere(|| {
+        for &n in &[0, 1, 7, 1000] {
+            let (items, drops) = tracked(n);
+            let (odd, even): (Vec<_>, Vec<_>) = items.into_par_iter().partition_map(|t| {
+                if t.id % 2 == 1 {
+                    Either::Left(t)
+                } else {
+                    Either::Right(t)
+                }
+            });
+            assert!(odd.iter().map(|t| t.id).eq((1..n).step_by(2)));
+            assert!(even.iter().map(|t| t.id).eq((0..n).step_by(2)));
+            drop((odd, even));
+            assert_dropped_once(&drops, "partition_map");
+        }
+        let (items, drops) = tracked(1000);
+        let err = catch_unwind(AssertUnwindSafe(|| {
+            let _: (Vec<_>, Vec<_>) = items.into_par_iter().partition_map(|t| {
+                if t.id == 500 {
+                    panic!("partition_map boom");
+                }
+                Either::<_, ()>::Left(t)
+            });
+        }))
+        .expect_err("the panic must propagate");
+        assert_eq!(err.downcast_ref::<&str>(), Some(&"partition_map boom"));
+        assert_dropped_once(&drops, "partition_map panic");
+    });
+}
