@@ -5,10 +5,11 @@
 //! Such a source cannot be cut at an index, only asked to cut itself somewhere (a range in two by
 //! the user's splitter, a tree at a level with two subtrees or more, a slice at a separator), and a
 //! cut may be refused. The bridge of the indexed sources needs positions, so these run through
-//! this simpler driver: cut up front about `log2(threads) + 1` times, as rayon's splitter does,
-//! then cut a piece again whenever an idle worker is asking for work when the piece starts. A
-//! piece that has started runs to its end sequentially (it has no positions to cut at), so the
-//! items of one piece should not be too long to run on one thread.
+//! this simpler driver, with rayon's splitting rule plus one of ours: cut up front about
+//! `log2(threads) + 1` levels deep, start such a round of cuts again in a piece that another
+//! thread stole, and cut a piece again whenever an idle worker is asking for work when the piece
+//! starts. A piece that has started runs to its end sequentially (it has no positions to cut at
+//! between two items), so one piece's items should not be too long to run on one thread.
 
 use super::plumbing::{Consumer, Reducer};
 use crate::hints;
@@ -56,8 +57,19 @@ where
             // Unindexed consumers ignore `keep`: these items have no positions.
             let (left_c, right_c, reducer) = consumer.split_off(0);
             let splits = splits / 2;
+            let home = crate::current_thread_index();
             let left = move || run(piece, left_c, splits);
-            let right = move || run(right, right_c, splits);
+            let right = move || {
+                // A stolen piece starts a new round of up-front cuts, as in rayon's splitter: the
+                // thief had nothing to do, and the others may soon have nothing either.
+                let stolen = crate::current_thread_index() != home;
+                let splits = if stolen {
+                    crate::current_num_threads()
+                } else {
+                    splits
+                };
+                run(right, right_c, splits)
+            };
             let (l, r) = if asked {
                 hints::join_for_idle_worker(left, right)
             } else {
