@@ -106,3 +106,17 @@ fn blocks_drop_owned_items_once_and_propagate_panics() {
         assert_dropped_once(&drops, "blocks panic");
     });
 }
+
+#[test]
+fn clone_and_debug_like_rayon() {
+    let it = (0..10).into_par_iter().by_uniform_blocks(3);
+    let base = format!("{:?}", (0..10).into_par_iter());
+    assert_eq!(
+        format!("{it:?}"),
+        format!("UniformBlocks {{ base: {base}, block_size: 3 }}")
+    );
+    assert_eq!(it.clone().collect::<Vec<_>>(), it.collect::<Vec<_>>());
+    let it = (0..10).into_par_iter().by_exponential_blocks();
+    assert!(format!("{it:?}").starts_with("ExponentialBlocks { base: "));
+    assert_eq!(it.clone().collect::<Vec<_>>(), it.collect::<Vec<_>>());
+}

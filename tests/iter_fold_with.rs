@@ -91,3 +91,15 @@ fn fold_with_drops_owned_items_once_and_propagates_panics() {
         assert_dropped_once(&drops, "fold_with panic");
     });
 }
+
+#[test]
+fn clone_and_debug_like_rayon() {
+    let it = (0..10).into_par_iter().fold_with(0, |a, x| a + x);
+    let base = format!("{:?}", (0..10).into_par_iter());
+    assert_eq!(
+        format!("{it:?}"),
+        format!("FoldWith {{ base: {base}, item: 0 }}")
+    );
+    let total: i32 = it.clone().sum();
+    assert_eq!(total, it.sum::<i32>());
+}

@@ -269,3 +269,25 @@ fn self_splitting_sources_stop_early() {
         assert_eq!(found.map(|r| r.start), Some(99_999));
     });
 }
+
+#[test]
+fn clone_and_debug_like_rayon() {
+    let v = [1, 3, 4, 6, 7];
+    let it = v.par_split(|x| x % 3 == 0);
+    assert_eq!(it.clone().collect::<Vec<_>>(), it.collect::<Vec<_>>());
+    let it = v.par_split_inclusive(|x| x % 3 == 0);
+    assert_eq!(
+        format!("{it:?}"),
+        "SplitInclusive { slice: [1, 3, 4, 6, 7] }"
+    );
+    assert_eq!(it.clone().count(), it.count());
+    let mut w = v;
+    let it = w.par_split_mut(|x| x % 3 == 0);
+    assert_eq!(format!("{it:?}"), "SplitMut { slice: [1, 3, 4, 6, 7] }");
+
+    let s = split(0..10, |r| (r, None));
+    assert_eq!(format!("{s:?}"), "Split { data: 0..10 }");
+    assert_eq!(s.clone().collect::<Vec<_>>(), s.collect::<Vec<_>>());
+    let w = walk_tree_prefix(1u8, |_| None);
+    assert_eq!(format!("{w:?}"), "WalkTreePrefix { initial_state: 1 }");
+}
