@@ -3,18 +3,16 @@
 
 mod iter_common;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use forkjoin::prelude::*;
-use iter_common::{assert_dropped_once, everywhere, tracked, Rng, LENGTHS};
+use iter_common::{assert_dropped_once, assert_panics, everywhere, random_inputs, tracked};
 
 #[test]
 fn blocks_yield_the_base_items_in_order() {
     everywhere(|| {
-        let mut rng = Rng::new(5);
-        for &n in LENGTHS {
-            let v = rng.vec(n, 1000);
+        for v in random_inputs(5, 1000) {
+            let n = v.len();
             let got: Vec<u64> = v.par_iter().copied().by_exponential_blocks().collect();
             assert_eq!(got, v, "exponential, n = {n}");
             for size in [1, 2, 3, 64, 1000, usize::MAX] {
@@ -94,15 +92,16 @@ fn blocks_drop_owned_items_once_and_propagate_panics() {
             assert_dropped_once(&drops, "blocks");
         }
         let (items, drops) = tracked(1000);
-        let err = catch_unwind(AssertUnwindSafe(|| {
-            items.into_par_iter().by_exponential_blocks().for_each(|t| {
-                if t.id == 300 {
-                    panic!("blocks boom");
-                }
-            })
-        }))
-        .expect_err("the panic must propagate");
-        assert_eq!(err.downcast_ref::<&str>(), Some(&"blocks boom"));
+        assert_panics(
+            || {
+                items.into_par_iter().by_exponential_blocks().for_each(|t| {
+                    if t.id == 300 {
+                        panic!("blocks boom");
+                    }
+                })
+            },
+            "blocks boom",
+        );
         assert_dropped_once(&drops, "blocks panic");
     });
 }

@@ -4,23 +4,17 @@
 mod iter_common;
 
 use std::collections::HashSet;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use forkjoin::iter::Either;
 use forkjoin::prelude::*;
-use iter_common::{assert_dropped_once, everywhere, tracked, Rng, LENGTHS};
-
-fn inputs() -> Vec<Vec<u64>> {
-    let mut rng = Rng::new(9);
-    LENGTHS.iter().map(|&n| rng.vec(n, 1000)).collect()
-}
+use iter_common::{assert_dropped_once, assert_panics, everywhere, random_inputs, tracked};
 
 #[test]
 fn either_iterates_the_side_it_holds() {
     type E =
         Either<forkjoin::vec::IntoIter<u64>, forkjoin::iter::Rev<forkjoin::vec::IntoIter<u64>>>;
     everywhere(|| {
-        for v in inputs() {
+        for v in random_inputs(9, 1000) {
             let left: E = Either::Left(v.clone().into_par_iter());
             assert_eq!(left.opt_len(), Some(v.len()));
             assert_eq!(left.collect::<Vec<_>>(), v);
@@ -60,7 +54,7 @@ fn either_methods() {
 #[test]
 fn either_extends_the_collection_it_holds() {
     everywhere(|| {
-        for v in inputs() {
+        for v in random_inputs(9, 1000) {
             let mut left: Either<Vec<u64>, HashSet<u64>> = Either::Left(vec![7]);
             left.par_extend(v.par_iter().copied());
             let expected: Vec<u64> = std::iter::once(7).chain(v.iter().copied()).collect();
@@ -75,7 +69,7 @@ fn either_extends_the_collection_it_holds() {
 #[test]
 fn partition_map_and_collecting_eithers_match_std() {
     everywhere(|| {
-        for v in inputs() {
+        for v in random_inputs(9, 1000) {
             let route = |&x: &u64| {
                 if x % 3 == 0 {
                     Either::Left(x)
@@ -121,16 +115,17 @@ fn partition_map_moves_owned_items_once_and_propagates_panics() {
             assert_dropped_once(&drops, "partition_map");
         }
         let (items, drops) = tracked(1000);
-        let err = catch_unwind(AssertUnwindSafe(|| {
-            let _: (Vec<_>, Vec<_>) = items.into_par_iter().partition_map(|t| {
-                if t.id == 500 {
-                    panic!("partition_map boom");
-                }
-                Either::<_, ()>::Left(t)
-            });
-        }))
-        .expect_err("the panic must propagate");
-        assert_eq!(err.downcast_ref::<&str>(), Some(&"partition_map boom"));
+        assert_panics(
+            || {
+                let _: (Vec<_>, Vec<_>) = items.into_par_iter().partition_map(|t| {
+                    if t.id == 500 {
+                        panic!("partition_map boom");
+                    }
+                    Either::<_, ()>::Left(t)
+                });
+            },
+            "partition_map boom",
+        );
         assert_dropped_once(&drops, "partition_map panic");
     });
 }

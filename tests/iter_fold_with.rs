@@ -3,18 +3,16 @@
 
 mod iter_common;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 
 use forkjoin::prelude::*;
-use iter_common::{assert_dropped_once, everywhere, tracked, Rng, LENGTHS};
+use iter_common::{assert_dropped_once, assert_panics, everywhere, random_inputs, tracked};
 
 #[test]
 fn fold_with_matches_the_sequential_fold() {
     everywhere(|| {
-        let mut rng = Rng::new(3);
-        for &n in LENGTHS {
-            let v = rng.vec(n, 1000);
+        for v in random_inputs(3, 1000) {
+            let n = v.len();
             // Concatenation is associative but not commutative: the pieces stay in order.
             let pieces: Vec<Vec<u64>> = v
                 .par_iter()
@@ -74,20 +72,21 @@ fn fold_with_drops_owned_items_once_and_propagates_panics() {
             assert_dropped_once(&drops, "fold_with");
         }
         let (items, drops) = tracked(1000);
-        let err = catch_unwind(AssertUnwindSafe(|| {
-            items
-                .into_par_iter()
-                .fold_with(Vec::new(), |mut acc, t| {
-                    if t.id == 600 {
-                        panic!("fold_with boom");
-                    }
-                    acc.push(t.id);
-                    acc
-                })
-                .for_each(drop)
-        }))
-        .expect_err("the panic must propagate");
-        assert_eq!(err.downcast_ref::<&str>(), Some(&"fold_with boom"));
+        assert_panics(
+            || {
+                items
+                    .into_par_iter()
+                    .fold_with(Vec::new(), |mut acc, t| {
+                        if t.id == 600 {
+                            panic!("fold_with boom");
+                        }
+                        acc.push(t.id);
+                        acc
+                    })
+                    .for_each(drop)
+            },
+            "fold_with boom",
+        );
         assert_dropped_once(&drops, "fold_with panic");
     });
 }

@@ -5,12 +5,14 @@
 mod iter_common;
 
 use std::ops::Range;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use forkjoin::iter::{split, walk_tree, walk_tree_postfix, walk_tree_prefix};
 use forkjoin::prelude::*;
-use iter_common::{assert_dropped_once, drop_counters, everywhere, Rng, Tracked, LENGTHS};
+use iter_common::{
+    assert_dropped_once, assert_panics, drop_counters, everywhere, random_inputs, Rng, Tracked,
+    LENGTHS,
+};
 
 /// Halves a range down to pieces of at most `leaf` numbers.
 fn halve(leaf: usize) -> impl Fn(Range<usize>) -> (Range<usize>, Option<Range<usize>>) + Sync {
@@ -64,15 +66,16 @@ fn split_drops_owned_data_once_and_propagates_panics() {
 
         let drops = drop_counters(n);
         let items: Vec<Tracked> = (0..n).map(|id| Tracked::new(id, &drops)).collect();
-        let err = catch_unwind(AssertUnwindSafe(|| {
-            split(items, cut).for_each(|v| {
-                if v.iter().any(|t| t.id == n / 3) {
-                    panic!("split boom");
-                }
-            })
-        }))
-        .expect_err("the panic must propagate");
-        assert_eq!(err.downcast_ref::<&str>(), Some(&"split boom"));
+        assert_panics(
+            || {
+                split(items, cut).for_each(|v| {
+                    if v.iter().any(|t| t.id == n / 3) {
+                        panic!("split boom");
+                    }
+                })
+            },
+            "split boom",
+        );
         assert_dropped_once(&drops, "split panic");
     });
 }
@@ -173,15 +176,16 @@ fn tree_walks_drop_owned_nodes_once_and_propagate_panics() {
                 }
                 children(t)
             };
-            let err = catch_unwind(AssertUnwindSafe(|| {
-                if prefix {
-                    walk_tree_prefix(root, panicky).for_each(drop);
-                } else {
-                    walk_tree_postfix(root, panicky).for_each(drop);
-                }
-            }))
-            .expect_err("the panic must propagate");
-            assert_eq!(err.downcast_ref::<&str>(), Some(&"walk boom"));
+            assert_panics(
+                || {
+                    if prefix {
+                        walk_tree_prefix(root, panicky).for_each(drop);
+                    } else {
+                        walk_tree_postfix(root, panicky).for_each(drop);
+                    }
+                },
+                "walk boom",
+            );
             // Nodes below the panicking one were never made; every node made was dropped once
             // (the counters still hold the one drop of the first walk).
             let dropped: usize = drops.iter().map(|d| d.load(Ordering::Relaxed) - 1).sum();
@@ -194,9 +198,8 @@ fn tree_walks_drop_owned_nodes_once_and_propagate_panics() {
 #[test]
 fn slice_splits_match_std() {
     everywhere(|| {
-        let mut rng = Rng::new(7);
-        for &n in LENGTHS {
-            let v = rng.vec(n, 1000);
+        for v in random_inputs(7, 1000) {
+            let n = v.len();
             for m in [1, 2, 7, 100, 1001] {
                 let sep = |x: &u64| x % m == 0;
                 let a: Vec<&[u64]> = v.split(sep).collect();
@@ -244,17 +247,18 @@ fn slice_split_mut_writes_every_part_and_propagates_panics() {
             .all(|(i, &x)| (x == 1) == (i % 10 != 0)));
 
         let v: Vec<u32> = (0..10_000).collect();
-        let err = catch_unwind(AssertUnwindSafe(|| {
-            v.par_split(|x| {
-                if *x == 7_777 {
-                    panic!("separator boom");
-                }
-                x % 10 == 0
-            })
-            .count()
-        }))
-        .expect_err("the panic must propagate");
-        assert_eq!(err.downcast_ref::<&str>(), Some(&"separator boom"));
+        assert_panics(
+            || {
+                v.par_split(|x| {
+                    if *x == 7_777 {
+                        panic!("separator boom");
+                    }
+                    x % 10 == 0
+                })
+                .count();
+            },
+            "separator boom",
+        );
     });
 }
 

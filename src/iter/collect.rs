@@ -140,16 +140,26 @@ pub(super) trait TextBuffer: Default + Send {
     fn append_text(&mut self, piece: &Self);
 }
 
-impl TextBuffer for String {
-    fn text_len(&self) -> usize {
-        self.len()
-    }
-    fn reserve_text(&mut self, additional: usize) {
-        self.reserve(additional);
-    }
-    fn append_text(&mut self, piece: &Self) {
-        self.push_str(piece);
-    }
+/// `TextBuffer` for the std string types; `$push` appends a piece (`String::push_str`, ...).
+macro_rules! text_buffer {
+    ($($ty:ty, $push:ident;)*) => {$(
+        impl TextBuffer for $ty {
+            fn text_len(&self) -> usize {
+                self.len()
+            }
+            fn reserve_text(&mut self, additional: usize) {
+                self.reserve(additional);
+            }
+            fn append_text(&mut self, piece: &Self) {
+                self.$push(piece);
+            }
+        }
+    )*};
+}
+
+text_buffer! {
+    String, push_str;
+    std::ffi::OsString, push;
 }
 
 /// Folds every piece into its own buffer, then appends the pieces to `target` in order.

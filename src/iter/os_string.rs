@@ -5,20 +5,8 @@
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
 
-use super::collect::{append_string_pieces, TextBuffer};
+use super::collect::append_string_pieces;
 use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend};
-
-impl TextBuffer for OsString {
-    fn text_len(&self) -> usize {
-        self.len()
-    }
-    fn reserve_text(&mut self, additional: usize) {
-        self.reserve(additional);
-    }
-    fn append_text(&mut self, piece: &Self) {
-        self.push(piece);
-    }
-}
 
 macro_rules! os_string_items {
     ($($item:ty $(, $a:lifetime)?;)*) => {$(

@@ -18,18 +18,14 @@ use super::ParallelIterator;
 /// A shared or a mutable sub-slice: what a piece of the split holds and yields.
 trait SubSlice: Send + Sized {
     type Elem;
-    fn len(&self) -> usize;
-    fn elem(&self, index: usize) -> &Self::Elem;
+    fn items(&self) -> &[Self::Elem];
     fn split_at(self, mid: usize) -> (Self, Self);
 }
 
 impl<T: Sync> SubSlice for &[T] {
     type Elem = T;
-    fn len(&self) -> usize {
-        <[T]>::len(self)
-    }
-    fn elem(&self, index: usize) -> &T {
-        &self[index]
+    fn items(&self) -> &[T] {
+        self
     }
     fn split_at(self, mid: usize) -> (Self, Self) {
         <[T]>::split_at(self, mid)
@@ -38,11 +34,8 @@ impl<T: Sync> SubSlice for &[T] {
 
 impl<T: Send> SubSlice for &mut [T] {
     type Elem = T;
-    fn len(&self) -> usize {
-        <[T]>::len(self)
-    }
-    fn elem(&self, index: usize) -> &T {
-        &self[index]
+    fn items(&self) -> &[T] {
+        self
     }
     fn split_at(self, mid: usize) -> (Self, Self) {
         self.split_at_mut(mid)
@@ -90,7 +83,7 @@ where
 
     fn next(&mut self) -> Option<S> {
         let slice = self.slice.take()?;
-        match (0..slice.len()).find(|&i| (self.separator)(slice.elem(i))) {
+        match slice.items().iter().position(self.separator) {
             Some(index) => {
                 let (head, rest) = self.cut(slice, index);
                 self.slice = Some(rest);
@@ -98,7 +91,7 @@ where
             }
             // The inclusive forms yield no empty item after a final separator (nor for an empty
             // slice); the others always end with the (possibly empty) part after the last one.
-            None if self.inclusive && slice.len() == 0 => None,
+            None if self.inclusive && slice.items().is_empty() => None,
             None => Some(slice),
         }
     }
@@ -112,15 +105,15 @@ where
     type Item = S;
 
     fn split(&mut self) -> Option<Self> {
-        let slice = self.slice.as_ref()?;
-        let is_separator = |i: usize| (self.separator)(slice.elem(i));
+        let items = self.slice.as_ref()?.items();
         // An inclusive cut after the last item would leave this piece as it is (and an empty
         // second part): only the items before the last one can end a first part.
-        let end = slice.len() - usize::from(self.inclusive && slice.len() > 0);
+        let end = items.len() - usize::from(self.inclusive && !items.is_empty());
         let mid = end / 2;
-        let index = (mid..end)
-            .find(|&i| is_separator(i))
-            .or_else(|| (0..mid).rev().find(|&i| is_separator(i)))?;
+        let index = match items[mid..end].iter().position(self.separator) {
+            Some(i) => mid + i,
+            None => items[..mid].iter().rposition(self.separator)?,
+        };
         let slice = self.slice.take()?;
         let (first, second) = self.cut(slice, index);
         self.slice = Some(first);
