@@ -49,6 +49,46 @@ fn either_methods() {
     assert_eq!(r.either(usize::from, str::len), 4);
     assert_eq!(Either::<u8, u8>::Right(3).into_inner(), 3);
     assert!(Either::<u8, u8>::Left(9) < Either::Right(0));
+    assert_eq!(
+        (l.left_or(0), r.left_or(0), l.right_or("x"), r.right_or("x")),
+        (2, 0, "x", "fork")
+    );
+    assert_eq!(r.left_or_else(|s| s.len() as u8), 4);
+    assert_eq!(l.right_or_else(|_| "two"), "two");
+    assert_eq!(l.map_either(|x| x + 1, str::len), Either::Left(3));
+    assert_eq!((l.unwrap_left(), r.unwrap_right()), (2, "fork"));
+    assert_panics(
+        || {
+            r.unwrap_left();
+        },
+        "called `Either::unwrap_left()` on a `Right` value: \"fork\"",
+    );
+}
+
+#[test]
+fn either_of_sequential_iterators_iterates_the_side_it_holds() {
+    everywhere(|| {
+        for n in [0usize, 1, 7, 1000] {
+            let pick = |x: usize| {
+                if x % 2 == 0 {
+                    Either::Left(0..x)
+                } else {
+                    Either::Right(std::iter::repeat_n(x, 2))
+                }
+            };
+            let expected: Vec<usize> = (0..n).flat_map(pick).collect();
+            let got: Vec<usize> = (0..n).into_par_iter().flat_map_iter(pick).collect();
+            assert_eq!(got, expected);
+            let back: Vec<usize> = (0..n).flat_map(|x| pick(x).rev()).collect();
+            assert_eq!(
+                back,
+                (0..n)
+                    .flat_map(|x| pick(x).collect::<Vec<_>>().into_iter().rev())
+                    .collect::<Vec<_>>()
+            );
+            assert!((0..n).all(|x| pick(x).len() == pick(x).count()));
+        }
+    });
 }
 
 #[test]

@@ -134,6 +134,115 @@ impl<L, R> Either<L, R> {
     }
 }
 
+impl<L, R> Either<L, R> {
+    /// The left value, or `default` for a right one.
+    pub fn left_or(self, default: L) -> L {
+        self.left_or_else(|_| default)
+    }
+
+    /// The left value, or `f` of the right one.
+    pub fn left_or_else<F: FnOnce(R) -> L>(self, f: F) -> L {
+        self.either(|l| l, f)
+    }
+
+    /// The right value, or `default` for a left one.
+    pub fn right_or(self, default: R) -> R {
+        self.right_or_else(|_| default)
+    }
+
+    /// The right value, or `f` of the left one.
+    pub fn right_or_else<F: FnOnce(L) -> R>(self, f: F) -> R {
+        self.either(f, |r| r)
+    }
+
+    /// Applies `f` to a left value or `g` to a right one, keeping the side.
+    pub fn map_either<F: FnOnce(L) -> M, G: FnOnce(R) -> S, M, S>(
+        self,
+        f: F,
+        g: G,
+    ) -> Either<M, S> {
+        self.map_left(f).map_right(g)
+    }
+}
+
+impl<L, R: std::fmt::Debug> Either<L, R> {
+    /// The left value.
+    ///
+    /// # Panics
+    /// On a right value, with the value in the message.
+    pub fn unwrap_left(self) -> L {
+        self.left_or_else(|r| panic!("called `Either::unwrap_left()` on a `Right` value: {r:?}"))
+    }
+}
+
+impl<L: std::fmt::Debug, R> Either<L, R> {
+    /// The right value.
+    ///
+    /// # Panics
+    /// On a left value, with the value in the message.
+    pub fn unwrap_right(self) -> R {
+        self.right_or_else(|l| panic!("called `Either::unwrap_right()` on a `Left` value: {l:?}"))
+    }
+}
+
+/// An `Either` of two sequential iterators with the same items iterates the one it holds (for
+/// example the iterator a `flat_map_iter` closure returns from one of two branches).
+///
+/// ```
+/// use forkjoin::iter::Either;
+/// use forkjoin::prelude::*;
+/// let v: Vec<u32> = (0..4u32)
+///     .into_par_iter()
+///     .flat_map_iter(|x| if x % 2 == 0 { Either::Left(0..x) } else { Either::Right(std::iter::once(x)) })
+///     .collect();
+/// assert_eq!(v, [1, 0, 1, 3]);
+/// ```
+impl<L, R> Iterator for Either<L, R>
+where
+    L: Iterator,
+    R: Iterator<Item = L::Item>,
+{
+    type Item = L::Item;
+
+    fn next(&mut self) -> Option<L::Item> {
+        match self {
+            Either::Left(l) => l.next(),
+            Either::Right(r) => r.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.as_ref().either(L::size_hint, R::size_hint)
+    }
+
+    fn fold<Acc, F: FnMut(Acc, L::Item) -> Acc>(self, init: Acc, f: F) -> Acc {
+        match self {
+            Either::Left(l) => l.fold(init, f),
+            Either::Right(r) => r.fold(init, f),
+        }
+    }
+}
+
+impl<L, R> DoubleEndedIterator for Either<L, R>
+where
+    L: DoubleEndedIterator,
+    R: DoubleEndedIterator<Item = L::Item>,
+{
+    fn next_back(&mut self) -> Option<L::Item> {
+        match self {
+            Either::Left(l) => l.next_back(),
+            Either::Right(r) => r.next_back(),
+        }
+    }
+}
+
+impl<L, R> ExactSizeIterator for Either<L, R>
+where
+    L: ExactSizeIterator,
+    R: ExactSizeIterator<Item = L::Item>,
+{
+}
+
 impl<T> Either<T, T> {
     /// The value, whichever side holds it.
     pub fn into_inner(self) -> T {
