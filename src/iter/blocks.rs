@@ -64,7 +64,12 @@ impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         let first = crate::current_num_threads().max(1);
         let sizes = std::iter::successors(Some(first), |&n| Some(n.saturating_mul(2)));
-        self.base.with_producer(BlocksCallback { sizes, consumer })
+        let len = self.base.len();
+        self.base.with_producer(BlocksCallback {
+            sizes,
+            consumer,
+            len,
+        })
     }
 }
 
@@ -73,14 +78,21 @@ impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         let sizes = std::iter::repeat(self.block_size);
-        self.base.with_producer(BlocksCallback { sizes, consumer })
+        let len = self.base.len();
+        self.base.with_producer(BlocksCallback {
+            sizes,
+            consumer,
+            len,
+        })
     }
 }
 
-/// Runs the producer block by block; `sizes` gives the block sizes in order.
+/// Runs the producer block by block; `sizes` gives the block sizes in order, `len` is the
+/// producer's length (tracked here: rayon's producers do not know it).
 struct BlocksCallback<S, C> {
     sizes: S,
     consumer: C,
+    len: usize,
 }
 
 impl<T, S, C> ProducerCallback<T> for BlocksCallback<S, C>
@@ -92,9 +104,11 @@ where
 
     fn callback<P: IndexedProducer<Item = T>>(mut self, mut producer: P) -> C::Result {
         let mut consumer = self.consumer;
+        let mut left = self.len;
         let mut done: Option<C::Result> = None;
-        while !producer.is_empty() && !consumer.full() {
-            let size = self.sizes.next().unwrap_or(usize::MAX).min(producer.len());
+        while left > 0 && !consumer.full() {
+            let size = self.sizes.next().unwrap_or(usize::MAX).min(left);
+            left -= size;
             let (block, rest) = producer.split_at(size);
             let (here, there, reducer) = consumer.split_off(size);
             let result = bridge(block, here);
