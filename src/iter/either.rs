@@ -293,7 +293,8 @@ where
 /// ```
 /// use forkjoin::iter::Either;
 /// use forkjoin::prelude::*;
-/// let mut e: Either<Vec<u8>, String> = Either::Left(vec![]);
+/// use std::collections::BTreeSet;
+/// let mut e: Either<Vec<u8>, BTreeSet<u8>> = Either::Left(vec![]);
 /// e.par_extend(vec![1u8, 2]);
 /// assert_eq!(e, Either::Left(vec![1, 2]));
 /// ```

@@ -819,7 +819,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// let (numbers, words): (Vec<i32>, Vec<&str>) = "1 fork 2 join"
     ///     .par_split_whitespace()
-    ///     .partition_map(|s| s.parse().map_or(Either::Right(s), Either::Left));
+    ///     .partition_map(|s| s.parse::<i32>().map_or(Either::Right(s), Either::Left));
     /// assert_eq!((numbers, words), (vec![1, 2], vec!["fork", "join"]));
     /// ```
     fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
