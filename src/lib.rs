@@ -91,6 +91,7 @@ pub mod slice {
     //! v.par_chunks_mut(2).for_each(|c| c.reverse());
     //! assert_eq!(v, [2, 1, 4, 3, 5]);
     //! ```
+    pub use crate::iter::slice_split::{Split, SplitInclusive, SplitInclusiveMut, SplitMut};
     pub use crate::iter::{
         ChunksExact, ChunksExactMut, ChunksMut, ParallelSlice, ParallelSliceMut, RChunks,
         RChunksExact, RChunksExactMut, RChunksMut, Windows,

@@ -244,3 +244,59 @@ fn a_panicking_predicate_propagates_and_drops_every_item_once() {
         }
     });
 }
+
+/// The only worker of a pool folds every piece in one go: a piece after the match must not be
+/// scanned at all (rayon's `check_cmp_short_circuit`), nor a piece of `find_any`/`any` after a
+/// hit elsewhere.
+#[test]
+fn pieces_after_a_match_are_skipped_on_one_thread() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    pool.install(|| {
+        let a = vec![0u8; 1024];
+        let mut b = a.clone();
+        b[42] = 1;
+        for len in 1..10 {
+            let visited = AtomicUsize::new(0);
+            let count = |_: &&u8| {
+                visited.fetch_add(1, Ordering::Relaxed);
+            };
+            assert_eq!(
+                a.par_iter().with_max_len(len).inspect(count).cmp(&b),
+                std::cmp::Ordering::Less
+            );
+            assert!(
+                visited.swap(0, Ordering::Relaxed) < a.len(),
+                "cmp, max_len {len}"
+            );
+            assert_eq!(
+                b.par_iter()
+                    .with_max_len(len)
+                    .inspect(count)
+                    .position_first(|&x| x == 1),
+                Some(42)
+            );
+            assert!(
+                visited.swap(0, Ordering::Relaxed) < a.len(),
+                "find_first, max_len {len}"
+            );
+            assert!(b
+                .par_iter()
+                .with_max_len(len)
+                .inspect(count)
+                .any(|&x| x == 1));
+            assert!(
+                visited.swap(0, Ordering::Relaxed) < a.len(),
+                "any, max_len {len}"
+            );
+            assert_eq!(
+                b.par_iter()
+                    .with_max_len(len)
+                    .inspect(count)
+                    .find_any(|&&x| x == 1),
+                Some(&1)
+            );
+            assert!(visited.into_inner() < a.len(), "find_any, max_len {len}");
+        }
+    });
+}

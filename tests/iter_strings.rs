@@ -212,3 +212,29 @@ fn uncuttable_pieces_under_requests_for_work() {
         }
     }
 }
+
+#[test]
+fn os_strings_collect_and_extend_in_order() {
+    use std::borrow::Cow;
+    use std::ffi::{OsStr, OsString};
+    everywhere(|| {
+        for s in strings() {
+            let words = s.split_whitespace().map(OsStr::new);
+            let expected: OsString = words.clone().collect();
+            let par_words = s.par_split_whitespace().map(OsStr::new);
+            assert_eq!(par_words.clone().collect::<OsString>(), expected);
+            let owned: OsString = par_words.clone().map(OsStr::to_owned).collect();
+            assert_eq!(owned, expected);
+            let cows: OsString = par_words.clone().map(Cow::Borrowed).collect();
+            assert_eq!(cows, expected);
+            let cow: Cow<'_, OsStr> = par_words.clone().collect();
+            assert_eq!(cow, Cow::<OsStr>::Owned(expected.clone()));
+
+            let mut target = OsString::from(">");
+            target.par_extend(par_words);
+            let mut e = OsString::from(">");
+            e.extend(words);
+            assert_eq!(target, e);
+        }
+    });
+}

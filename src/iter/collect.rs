@@ -130,22 +130,54 @@ where
     }
 }
 
-/// Folds every piece into its own `String`, then appends the pieces to `target` in order.
-pub(super) fn append_string_pieces<T: Send, I: IntoParallelIterator<Item = T>>(
-    target: &mut String,
+/// A string type that a parallel iterator builds piece by piece (`String`, `OsString`).
+pub(super) trait TextBuffer: Default + Send {
+    /// Length in bytes.
+    fn text_len(&self) -> usize;
+    /// Makes room for `additional` more bytes.
+    fn reserve_text(&mut self, additional: usize);
+    /// Appends `piece`.
+    fn append_text(&mut self, piece: &Self);
+}
+
+/// `TextBuffer` for the std string types; `$push` appends a piece (`String::push_str`, ...).
+macro_rules! text_buffer {
+    ($($ty:ty, $push:ident;)*) => {$(
+        impl TextBuffer for $ty {
+            fn text_len(&self) -> usize {
+                self.len()
+            }
+            fn reserve_text(&mut self, additional: usize) {
+                self.reserve(additional);
+            }
+            fn append_text(&mut self, piece: &Self) {
+                self.$push(piece);
+            }
+        }
+    )*};
+}
+
+text_buffer! {
+    String, push_str;
+    std::ffi::OsString, push;
+}
+
+/// Folds every piece into its own buffer, then appends the pieces to `target` in order.
+pub(super) fn append_string_pieces<S: TextBuffer, T: Send, I: IntoParallelIterator<Item = T>>(
+    target: &mut S,
     par_iter: I,
-    push: impl Fn(&mut String, T) + Sync + Send,
+    push: impl Fn(&mut S, T) + Sync + Send,
 ) {
-    let pieces: Vec<String> = par_iter
+    let pieces: Vec<S> = par_iter
         .into_par_iter()
-        .fold(String::new, |mut s, x| {
+        .fold(S::default, |mut s, x| {
             push(&mut s, x);
             s
         })
         .collect();
-    target.reserve(pieces.iter().map(String::len).sum());
-    for piece in pieces {
-        target.push_str(&piece);
+    target.reserve_text(pieces.iter().map(S::text_len).sum());
+    for piece in &pieces {
+        target.append_text(piece);
     }
 }
 

@@ -102,6 +102,12 @@ impl<T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindConsumer<'_, T, P> {
     type Reducer = FindReducer;
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, mut iter: I) -> Self {
+        if self.full() {
+            // A better match was published (or this piece has one): the batch cannot matter.
+            // The bridge checks between batches, but a piece folded in one go (the only worker
+            // of a pool) would otherwise scan all of it.
+            return self;
+        }
         let predicate = self.predicate;
         let found = match self.direction {
             Direction::First if self.item.is_some() => None,

@@ -2,6 +2,7 @@
 
 use std::cmp::Ordering;
 
+use super::blocks::{ExponentialBlocks, UniformBlocks};
 use super::chunks_adaptor::Chunks;
 use super::collect::collect_indexed_into;
 use super::enumerate::Enumerate;
@@ -198,6 +199,37 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn with_max_len(self, max: usize) -> MaxLen<Self> {
         MaxLen::new(self, max)
+    }
+
+    /// Runs the items in blocks, one block after the other, each block in parallel: first
+    /// `current_num_threads()` items, then twice as many, and so on. A search that stops early
+    /// (`find_first`, `any`) then runs only a little past the first block where it can stop.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let first = (0..1_000_000u32)
+    ///     .into_par_iter()
+    ///     .by_exponential_blocks()
+    ///     .find_first(|&x| x * x > 1000);
+    /// assert_eq!(first, Some(32));
+    /// ```
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Runs the items in blocks of `block_size` (the last may be shorter), one block after the
+    /// other, each block in parallel.
+    ///
+    /// # Panics
+    /// If `block_size` is 0 ("block_size must not be zero", as in rayon).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().by_uniform_blocks(4).collect();
+    /// assert_eq!(v, (0..10).collect::<Vec<_>>());
+    /// ```
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        UniformBlocks::new(self, block_size)
     }
 
     /// The index of some item for which `predicate` holds — not necessarily the first — or `None`.

@@ -55,22 +55,30 @@ mod array;
 mod chunks;
 mod collections;
 mod option;
+mod os_string;
 mod par_bridge;
 mod range;
 mod repeat;
 mod slice;
 mod slice_chunks;
+pub(crate) mod slice_split;
+mod split;
 pub(crate) mod strings;
+mod unindexed;
 mod vec;
+mod walk_tree;
 
+mod blocks;
 mod chain;
 mod chunks_adaptor;
+mod either;
 mod enumerate;
 mod filter;
 mod filter_map;
 mod flat_map;
 mod flat_map_iter;
 mod fold;
+mod fold_with;
 mod from_ref;
 mod inspect;
 mod interleave;
@@ -98,6 +106,7 @@ mod try_op;
 mod unzip;
 
 pub use array::ArrayIntoIter;
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
 /// The slice chunks of `par_chunks` (`forkjoin::slice::Chunks`, as in rayon; `iter::Chunks` is
 /// the adaptor of [`IndexedParallelIterator::chunks`]).
@@ -108,6 +117,7 @@ pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
 pub use drain::{ParallelDrainRange, StringDrain, VecDrain};
+pub use either::Either;
 pub use enumerate::{Enumerate, EnumerateProducer};
 pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterConsumer};
@@ -118,6 +128,7 @@ pub use flat_map_iter::{
     FlatMapIter, FlatMapIterConsumer, FlattenIter, FlattenIterConsumer, FlattenIterOp,
 };
 pub use fold::{Fold, FoldConsumer};
+pub use fold_with::FoldWith;
 pub use for_each::ForEachConsumer;
 pub use from_ref::{
     Cloned, ClonedConsumer, ClonedProducer, Copied, CopiedConsumer, CopiedProducer,
@@ -145,10 +156,14 @@ pub use slice_chunks::{
     ChunkKind, ChunksExact, ChunksExactKind, ChunksExactMut, ChunksIter, RChunks, RChunksExact,
     RChunksExactKind, RChunksExactMut, RChunksKind, RChunksMut, Windows,
 };
+pub use split::{split, Split};
 pub use step_by::StepBy;
 pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
 pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
+pub use walk_tree::{
+    walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
+};
 pub use while_some::{WhileSome, WhileSomeConsumer};
 pub use zip::{Zip, ZipProducer};
 pub use zip_eq::ZipEq;

@@ -11,6 +11,7 @@ use super::find_first_last::{self, Direction};
 use super::flat_map::{FlatMap, Flatten};
 use super::flat_map_iter::{FlatMapIter, FlattenIter};
 use super::fold::Fold;
+use super::fold_with::FoldWith;
 use super::for_each::ForEachConsumer;
 use super::from_ref::{Cloned, Copied};
 use super::inspect::{Inspect, Update};
@@ -22,7 +23,7 @@ use super::sum::{ProductConsumer, SumConsumer};
 use super::try_op::{collect_until_failure, Try};
 use super::unzip::{partition_into, unzip_into};
 use super::while_some::WhileSome;
-use super::{IntoParallelIterator, ParallelExtend};
+use super::{Either, IntoParallelIterator, ParallelExtend};
 use crate::sync::AtomicBool;
 
 /// A parallel version of [`Iterator`]: items are produced and consumed on the pool's threads.
@@ -473,6 +474,25 @@ pub trait ParallelIterator: Sized + Send {
         Fold::new(self, identity, fold_op)
     }
 
+    /// Like [`fold`](Self::fold), with every piece starting from a clone of `init` instead of a
+    /// call of an identity function (`init` need only be `Clone + Send`, not `Sync`).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let total: u64 = (1..=100u32)
+    ///     .into_par_iter()
+    ///     .fold_with(0u64, |acc, x| acc + u64::from(x))
+    ///     .sum();
+    /// assert_eq!(total, 5050);
+    /// ```
+    fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Clone,
+    {
+        FoldWith::new(self, init, fold_op)
+    }
+
     /// Sums the items (`S::sum` of each piece, then of the partial sums).
     ///
     /// ```
@@ -788,6 +808,30 @@ pub trait ParallelIterator: Sized + Send {
     {
         let mut pair = (A::default(), B::default());
         partition_into(self, predicate, &mut pair.0, &mut pair.1);
+        pair
+    }
+
+    /// Splits the items into two collections by the side of the [`Either`] that `predicate` maps
+    /// them to: `Left` values, in order, into the first, `Right` values into the second.
+    ///
+    /// ```
+    /// use forkjoin::iter::Either;
+    /// use forkjoin::prelude::*;
+    /// let (numbers, words): (Vec<i32>, Vec<&str>) = "1 fork 2 join"
+    ///     .par_split_whitespace()
+    ///     .partition_map(|s| s.parse::<i32>().map_or(Either::Right(s), Either::Left));
+    /// assert_eq!((numbers, words), (vec![1, 2], vec!["fork", "join"]));
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        let mut pair = (A::default(), B::default());
+        pair.par_extend(self.map(predicate));
         pair
     }
 

@@ -122,12 +122,30 @@ impl<T: Clone> Iterator for RepeatNIter<T> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.count, Some(self.count))
     }
+
+    /// Skips without cloning (`step_by` skips through `nth`); skipping past the end drops the
+    /// item.
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<T> {
+        if n >= self.count {
+            self.count = 0;
+            self.item = None;
+            return None;
+        }
+        self.count -= n;
+        self.next()
+    }
 }
 
 impl<T: Clone> DoubleEndedIterator for RepeatNIter<T> {
     #[inline]
     fn next_back(&mut self) -> Option<T> {
         self.next()
+    }
+
+    #[inline]
+    fn nth_back(&mut self, n: usize) -> Option<T> {
+        self.nth(n)
     }
 }
 

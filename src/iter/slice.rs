@@ -10,6 +10,7 @@ use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::slice_chunks::{
     ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
 };
+use super::slice_split;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::sort::{par_merge_sort, par_quicksort};
 
@@ -322,6 +323,39 @@ pub trait ParallelSlice<T: Sync> {
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
         Windows::new(self.as_parallel_slice(), window_size)
     }
+
+    /// Iterates over the sub-slices separated by items that match `separator`, like
+    /// [`slice::split`] (the separators are left out; an empty slice yields one empty item).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [10, 40, 33, 20];
+    /// let parts: Vec<&[i32]> = v.par_split(|x| x % 3 == 0).collect();
+    /// assert_eq!(parts, [&[10, 40][..], &[20]]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> slice_split::Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        slice_split::Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// Iterates over the sub-slices ended by items that match `separator`, like
+    /// [`slice::split_inclusive`] (each separator ends its item; no empty item follows a final
+    /// separator).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [10, 40, 33, 20];
+    /// let parts: Vec<&[i32]> = v.par_split_inclusive(|x| x % 3 == 0).collect();
+    /// assert_eq!(parts, [&[10, 40, 33][..], &[20]]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> slice_split::SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        slice_split::SplitInclusive::new(self.as_parallel_slice(), separator)
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -424,6 +458,41 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
         RChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Iterates over the mutable sub-slices separated by items that match `separator`, like
+    /// [`slice::split_mut`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = [10, 40, 30, 20, 60, 50];
+    /// v.par_split_mut(|x| x % 3 == 0).for_each(|part| part[0] = 1);
+    /// assert_eq!(v, [1, 40, 30, 1, 60, 1]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> slice_split::SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        slice_split::SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Iterates over the mutable sub-slices ended by items that match `separator`, like
+    /// [`slice::split_inclusive_mut`].
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = [10, 40, 30, 20, 60, 50];
+    /// v.par_split_inclusive_mut(|x| x % 3 == 0).for_each(|part| *part.last_mut().unwrap() = 1);
+    /// assert_eq!(v, [10, 40, 1, 20, 1, 1]);
+    /// ```
+    fn par_split_inclusive_mut<P>(
+        &mut self,
+        separator: P,
+    ) -> slice_split::SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        slice_split::SplitInclusiveMut::new(self.as_parallel_slice_mut(), separator)
     }
 
     /// Sorts the slice in parallel, stably (equal elements keep their order).

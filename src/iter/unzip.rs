@@ -5,7 +5,7 @@
 //! is appended to its destination with `par_extend`. rayon instead feeds both destinations while
 //! splitting; that saves the intermediate vectors and the sequential pass.
 
-use super::{IntoParallelIterator, ParallelExtend, ParallelIterator};
+use super::{Either, IntoParallelIterator, ParallelExtend, ParallelIterator};
 
 /// Appends the left and right halves of the pairs of `par_iter` to `left` and `right`, in order.
 pub(super) fn unzip_into<I, A, B, FromA, FromB>(par_iter: I, left: &mut FromA, right: &mut FromB)
@@ -30,17 +30,33 @@ where
     A: ParallelExtend<I::Item>,
     B: ParallelExtend<I::Item>,
 {
-    let tagged: Vec<(bool, I::Item)> = par_iter.map(|x| (predicate(&x), x)).collect();
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for (hit, x) in tagged {
-        if hit {
-            a.push(x);
+    let (a, b) = split_eithers(par_iter.map(|x| {
+        if predicate(&x) {
+            Either::Left(x)
         } else {
-            b.push(x);
+            Either::Right(x)
         }
-    }
+    }));
     yes.par_extend(a);
     no.par_extend(b);
+}
+
+/// The `Left` and the `Right` values of `par_iter`, each in order.
+pub(super) fn split_eithers<I, L, R>(par_iter: I) -> (Vec<L>, Vec<R>)
+where
+    I: ParallelIterator<Item = Either<L, R>>,
+    L: Send,
+    R: Send,
+{
+    let tagged: Vec<Either<L, R>> = par_iter.collect();
+    let (mut left, mut right) = (Vec::new(), Vec::new());
+    for item in tagged {
+        match item {
+            Either::Left(l) => left.push(l),
+            Either::Right(r) => right.push(r),
+        }
+    }
+    (left, right)
 }
 
 /// Collects pairs into a pair of collections, as [`ParallelIterator::unzip`] does.

@@ -96,3 +96,20 @@ pub fn assert_dropped_once(drops: &[AtomicUsize], what: &str) {
         );
     }
 }
+
+/// One random input of every length of [`LENGTHS`], values below `modulo`.
+pub fn random_inputs(seed: u64, modulo: u64) -> Vec<Vec<u64>> {
+    let mut rng = Rng::new(seed);
+    LENGTHS.iter().map(|&n| rng.vec(n, modulo)).collect()
+}
+
+/// Runs `f`, which must panic with the message `message`.
+pub fn assert_panics(f: impl FnOnce(), message: &str) {
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .expect_err("the panic must propagate");
+    let got = err
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| err.downcast_ref::<String>().map(String::as_str));
+    assert_eq!(got, Some(message));
+}
