@@ -15,7 +15,7 @@ pub type Chunks<'a, T> = ChunksOf<&'a [T]>;
 pub type ChunksMut<'a, T> = ChunksOf<&'a mut [T]>;
 
 /// Parallel iterator over fixed-size chunks of a borrowed slice ([`Chunks`], [`ChunksMut`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ChunksOf<S> {
     slice: S,
     size: usize,

@@ -1,16 +1,19 @@
 //! `map`: applies a function to every item.
 
+use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{MapOp, OpConsumer};
 use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::map`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct Map<I, F> {
     base: I,
     map_op: F,
 }
+
+debug_skipping_closures!(Map<I, F> { base: I });
 
 impl<I, F> Map<I, F> {
     pub(super) fn new(base: I, map_op: F) -> Self {

@@ -14,6 +14,7 @@
 
 use std::mem::ManuallyDrop;
 
+use super::debug_impl::debug_skipping_closures;
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 use crate::sync::thread::{self, ThreadId};
@@ -183,13 +184,15 @@ where
 }
 
 /// Parallel iterator returned by [`ParallelIterator::map_with`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct MapWith<I, T, F> {
     base: I,
     init: T,
     map_op: F,
 }
+
+debug_skipping_closures!(MapWith<I, T, F> { base: I, init: T });
 
 impl<I, T, F> MapWith<I, T, F> {
     pub(super) fn new(base: I, init: T, map_op: F) -> Self {
@@ -237,13 +240,15 @@ where
 }
 
 /// Parallel iterator returned by [`ParallelIterator::map_init`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,
     map_op: F,
 }
+
+debug_skipping_closures!(MapInit<I, INIT, F> { base: I });
 
 impl<I, INIT, F> MapInit<I, INIT, F> {
     pub(super) fn new(base: I, init: INIT, map_op: F) -> Self {

@@ -45,6 +45,7 @@
 //! ```
 
 mod bridge;
+mod debug_impl;
 pub mod plumbing;
 
 mod indexed;

@@ -129,7 +129,7 @@ pub type SliceIter<'a, T> = Elements<&'a [T]>;
 pub type SliceIterMut<'a, T> = Elements<&'a mut [T]>;
 
 /// Parallel iterator over the elements of a borrowed slice ([`SliceIter`], [`SliceIterMut`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Elements<S> {
     slice: S,
 }

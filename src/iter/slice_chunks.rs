@@ -78,6 +78,18 @@ pub struct ChunksIter<S, K> {
     kind: PhantomData<fn() -> K>,
 }
 
+// Not derived: that would ask for `K: Clone`, and the kinds are only markers.
+impl<S: Clone, K> Clone for ChunksIter<S, K> {
+    fn clone(&self) -> Self {
+        ChunksIter {
+            slice: self.slice.clone(),
+            rem: self.rem.clone(),
+            size: self.size,
+            kind: PhantomData,
+        }
+    }
+}
+
 /// Parallel iterator over `&[T]` chunks of exactly `chunk_size` items
 /// ([`ParallelSlice::par_chunks_exact`](super::ParallelSlice::par_chunks_exact)).
 pub type ChunksExact<'a, T> = ChunksIter<&'a [T], ChunksExactKind>;
