@@ -12,10 +12,10 @@
 /// The parallel sorts used to live in a trait of this name; they are methods of
 /// [`ParallelSliceMut`] now, as in rayon. The old name stays for
 /// existing imports.
-pub use crate::iter::ParallelSliceMut as ParallelSortMut;
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
     IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend, ParallelIterator,
-    ParallelSlice, ParallelSliceMut,
 };
+pub use crate::slice::ParallelSliceMut as ParallelSortMut;
+pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 pub use crate::str::ParallelString;

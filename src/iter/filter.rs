@@ -33,6 +33,3 @@ where
         self.base.drive_unindexed(OpConsumer::new(consumer, op))
     }
 }
-
-/// Consumer that drops rejected items before passing the rest on.
-pub type FilterConsumer<'p, C, P> = OpConsumer<C, FilterOp<'p, P>>;

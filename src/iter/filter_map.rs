@@ -34,6 +34,3 @@ where
         self.base.drive_unindexed(OpConsumer::new(consumer, op))
     }
 }
-
-/// Consumer that applies a `filter_map` function before passing the kept values on.
-pub type FilterMapConsumer<'p, C, P> = OpConsumer<C, FilterMapOp<'p, P>>;

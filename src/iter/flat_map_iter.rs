@@ -67,7 +67,7 @@ where
 
 /// The `ItemOp` of `flatten_iter`: replaces every item by its own items.
 #[derive(Debug, Clone, Copy)]
-pub struct FlattenIterOp;
+pub(crate) struct FlattenIterOp;
 
 impl<T: IntoIterator> ItemOp<T> for FlattenIterOp {
     type Out = T::Item;
@@ -75,8 +75,3 @@ impl<T: IntoIterator> ItemOp<T> for FlattenIterOp {
         iter.flatten()
     }
 }
-
-/// Consumer that flat-maps items before passing them on.
-pub type FlatMapIterConsumer<'f, C, F> = OpConsumer<C, FlatMapIterOp<'f, F>>;
-/// Consumer that flattens items before passing them on.
-pub type FlattenIterConsumer<C> = OpConsumer<C, FlattenIterOp>;

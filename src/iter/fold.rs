@@ -47,7 +47,7 @@ where
 
 /// Consumer that folds its items into `acc` and, when complete, passes `acc` on as one item.
 #[derive(Debug)]
-pub struct FoldConsumer<'f, C, U, ID, F> {
+pub(crate) struct FoldConsumer<'f, C, U, ID, F> {
     base: C,
     acc: U,
     identity: &'f ID,

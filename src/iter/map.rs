@@ -78,7 +78,7 @@ where
 
 /// Producer of a [`Map`] over an indexed iterator.
 #[derive(Debug)]
-pub struct MapProducer<'f, P, F> {
+pub(crate) struct MapProducer<'f, P, F> {
     base: P,
     map_op: &'f F,
 }
@@ -115,6 +115,3 @@ where
         self.base.max_len()
     }
 }
-
-/// Consumer that maps items before passing them on.
-pub type MapConsumer<'f, C, F> = OpConsumer<C, MapOp<'f, F>>;

@@ -201,14 +201,9 @@ impl<S: SliceRef> IndexedParallelIterator for Elements<S> {
     }
 }
 
-/// Producer of a [`SliceIter`].
-pub type SliceProducer<'a, T> = ElementsProducer<&'a [T]>;
-/// Producer of a [`SliceIterMut`].
-pub type SliceMutProducer<'a, T> = ElementsProducer<&'a mut [T]>;
-
-/// Producer of [`Elements`] ([`SliceProducer`], [`SliceMutProducer`]).
+/// Producer of [`Elements`].
 #[derive(Debug)]
-pub struct ElementsProducer<S> {
+pub(crate) struct ElementsProducer<S> {
     slice: S,
 }
 
@@ -260,7 +255,7 @@ pub trait ParallelSlice<T: Sync> {
 
     /// Iterates over non-overlapping chunks of exactly `chunk_size` items, like
     /// [`slice::chunks_exact`]; the last `len % chunk_size` items are left out, and
-    /// [`remainder`](ChunksExact::remainder) returns them.
+    /// `remainder()` returns them.
     ///
     /// # Panics
     /// If `chunk_size` is 0.
@@ -293,7 +288,7 @@ pub trait ParallelSlice<T: Sync> {
 
     /// Iterates over non-overlapping chunks of exactly `chunk_size` items from the end of the
     /// slice, like [`slice::rchunks_exact`]; the first `len % chunk_size` items are left out,
-    /// and [`remainder`](RChunksExact::remainder) returns them.
+    /// and `remainder()` returns them.
     ///
     /// # Panics
     /// If `chunk_size` is 0.
@@ -378,7 +373,7 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Iterates over non-overlapping mutable chunks of exactly `chunk_size` items, like
     /// [`slice::chunks_exact_mut`]; the last `len % chunk_size` items are left out
-    /// ([`into_remainder`](ChunksExactMut::into_remainder) returns them).
+    /// (`into_remainder()` returns them).
     ///
     /// # Panics
     /// If `chunk_size` is 0.
@@ -411,7 +406,7 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Iterates over non-overlapping mutable chunks of exactly `chunk_size` items from the end
     /// of the slice, like [`slice::rchunks_exact_mut`]; the first `len % chunk_size` items are
-    /// left out ([`into_remainder`](RChunksExactMut::into_remainder) returns them).
+    /// left out (`into_remainder()` returns them).
     ///
     /// # Panics
     /// If `chunk_size` is 0.
