@@ -108,7 +108,7 @@ fn comparisons_match_std() {
                     let mut w = v.clone();
                     w[at] += 1;
                     others.push(w.clone());
-                    w[at] -= 2;
+                    w[at] = w[at].wrapping_sub(2);
                     others.push(w);
                 }
             }
