@@ -1,7 +1,7 @@
 //! Parallel iterators over the std collections, under rayon's paths (`collections::hash_map::Iter`,
 //! ...). As in rayon, a collection that cannot be split cheaply is first gathered into a `Vec` (of its
-//! items or of references to them), so every one of these is a [`VecIntoIter`] (or, for a
-//! `BinaryHeap` by reference, a [`SliceIter`]) under rayon's name.
+//! items or of references to them), so every one of these is a [`vec::IntoIter`](crate::vec::IntoIter)
+//! (or, for a `BinaryHeap` by reference, a [`slice::Iter`](crate::slice::Iter)) under rayon's name.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -11,7 +11,8 @@
 //! assert_eq!(it.map(|(k, v)| k * v).sum::<i32>(), 50);
 //! ```
 
-use crate::iter::{SliceIter, VecIntoIter};
+use crate::iter::slice::SliceIter;
+use crate::iter::vec::VecIntoIter;
 
 macro_rules! collection_paths {
     ($(

@@ -65,7 +65,7 @@ pub mod range {
     //! let it: forkjoin::range::Iter<u64> = (0..10u64).into_par_iter();
     //! assert_eq!(it.sum::<u64>(), 45);
     //! ```
-    pub use crate::iter::RangeIter as Iter;
+    pub use crate::iter::range::RangeIter as Iter;
 }
 
 pub mod range_inclusive {
@@ -78,7 +78,7 @@ pub mod range_inclusive {
     //! let it: forkjoin::range_inclusive::Iter<char> = ('a'..='c').into_par_iter();
     //! assert_eq!(it.collect::<String>(), "abc");
     //! ```
-    pub use crate::iter::RangeIter as Iter;
+    pub use crate::iter::range::RangeIter as Iter;
 }
 
 pub mod slice {
@@ -91,12 +91,14 @@ pub mod slice {
     //! v.par_chunks_mut(2).for_each(|c| c.reverse());
     //! assert_eq!(v, [2, 1, 4, 3, 5]);
     //! ```
-    pub use crate::iter::slice_split::{Split, SplitInclusive, SplitInclusiveMut, SplitMut};
-    pub use crate::iter::{
-        ChunksExact, ChunksExactMut, ChunksMut, ParallelSlice, ParallelSliceMut, RChunks,
-        RChunksExact, RChunksExactMut, RChunksMut, Windows,
+    pub use crate::iter::chunks::{Chunks, ChunksMut};
+    pub use crate::iter::slice::{
+        ParallelSlice, ParallelSliceMut, SliceIter as Iter, SliceIterMut as IterMut,
     };
-    pub use crate::iter::{SliceChunks as Chunks, SliceIter as Iter, SliceIterMut as IterMut};
+    pub use crate::iter::slice_chunks::{
+        ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
+    };
+    pub use crate::iter::slice_split::{Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 }
 
 pub mod array {
@@ -107,12 +109,13 @@ pub mod array {
     //! let it: forkjoin::array::IntoIter<u8, 3> = [1, 2, 3].into_par_iter();
     //! assert_eq!(it.sum::<u8>(), 6);
     //! ```
-    pub use crate::iter::ArrayIntoIter as IntoIter;
+    pub use crate::iter::array::ArrayIntoIter as IntoIter;
 }
 
 pub mod option {
     //! Parallel iterators over the value of an `Option`, as in rayon's `option`. forkjoin uses one
-    //! type, [`OptionIter`](crate::iter::OptionIter), for all of them.
+    //! type for all of them (and for `result`'s, [`iter::Once`](crate::iter::Once) and
+    //! [`iter::Empty`](crate::iter::Empty)).
     //!
     //! ```
     //! use forkjoin::prelude::*;
@@ -121,16 +124,16 @@ pub mod option {
     //! ```
 
     /// `Option<T>::into_par_iter()`.
-    pub type IntoIter<T> = crate::iter::OptionIter<T>;
+    pub type IntoIter<T> = crate::iter::option::OptionIter<T>;
     /// `Option<T>::par_iter()`.
-    pub type Iter<'a, T> = crate::iter::OptionIter<&'a T>;
+    pub type Iter<'a, T> = crate::iter::option::OptionIter<&'a T>;
     /// `Option<T>::par_iter_mut()`.
-    pub type IterMut<'a, T> = crate::iter::OptionIter<&'a mut T>;
+    pub type IterMut<'a, T> = crate::iter::option::OptionIter<&'a mut T>;
 }
 
 pub mod result {
     //! Parallel iterators over the `Ok` value of a `Result`, as in rayon's `result`. forkjoin uses one
-    //! type, [`OptionIter`](crate::iter::OptionIter), for all of them.
+    //! type for all of them, the type of [`option::IntoIter`](crate::option::IntoIter).
     //!
     //! ```
     //! use forkjoin::prelude::*;
@@ -140,11 +143,11 @@ pub mod result {
     //! ```
 
     /// `Result<T, E>::into_par_iter()`.
-    pub type IntoIter<T> = crate::iter::OptionIter<T>;
+    pub type IntoIter<T> = crate::iter::option::OptionIter<T>;
     /// `Result<T, E>::par_iter()`.
-    pub type Iter<'a, T> = crate::iter::OptionIter<&'a T>;
+    pub type Iter<'a, T> = crate::iter::option::OptionIter<&'a T>;
     /// `Result<T, E>::par_iter_mut()`.
-    pub type IterMut<'a, T> = crate::iter::OptionIter<&'a mut T>;
+    pub type IterMut<'a, T> = crate::iter::option::OptionIter<&'a mut T>;
 }
 
 pub mod collections;
@@ -173,8 +176,8 @@ pub mod vec {
     //! let it: forkjoin::vec::IntoIter<String> = vec!["a".to_string()].into_par_iter();
     //! assert_eq!(it.collect::<Vec<_>>(), ["a"]);
     //! ```
-    pub use crate::iter::VecDrain as Drain;
-    pub use crate::iter::VecIntoIter as IntoIter;
+    pub use crate::iter::drain::VecDrain as Drain;
+    pub use crate::iter::vec::VecIntoIter as IntoIter;
 }
 
 pub mod string {
@@ -187,7 +190,7 @@ pub mod string {
     //! assert_eq!(it.collect::<String>(), "bc");
     //! assert_eq!(s, "a");
     //! ```
-    pub use crate::iter::StringDrain as Drain;
+    pub use crate::iter::drain::StringDrain as Drain;
 }
 
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};

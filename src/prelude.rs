@@ -12,10 +12,11 @@
 /// The parallel sorts used to live in a trait of this name; they are methods of
 /// [`ParallelSliceMut`] now, as in rayon. The old name stays for
 /// existing imports.
-pub use crate::iter::ParallelSliceMut as ParallelSortMut;
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
     IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange, ParallelExtend,
-    ParallelIterator, ParallelSlice, ParallelSliceMut,
+    ParallelIterator,
 };
+pub use crate::slice::ParallelSliceMut as ParallelSortMut;
+pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 pub use crate::str::ParallelString;

@@ -7,15 +7,15 @@ use super::{IndexedParallelIterator, ParallelIterator};
 
 const ZERO_CHUNK: &str = "chunk size must be non-zero";
 
-/// Parallel iterator over `&[T]` chunks (see [`ParallelSlice::par_chunks`](super::ParallelSlice)).
+/// Parallel iterator over `&[T]` chunks (see [`ParallelSlice::par_chunks`](crate::slice::ParallelSlice)).
 pub type Chunks<'a, T> = ChunksOf<&'a [T]>;
 
 /// Parallel iterator over `&mut [T]` chunks (see
-/// [`ParallelSliceMut::par_chunks_mut`](super::ParallelSliceMut)).
+/// [`ParallelSliceMut::par_chunks_mut`](crate::slice::ParallelSliceMut)).
 pub type ChunksMut<'a, T> = ChunksOf<&'a mut [T]>;
 
 /// Parallel iterator over fixed-size chunks of a borrowed slice ([`Chunks`], [`ChunksMut`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ChunksOf<S> {
     slice: S,
     size: usize,
@@ -50,14 +50,9 @@ impl<S: SliceRef> IndexedParallelIterator for ChunksOf<S> {
     }
 }
 
-/// Producer of [`Chunks`].
-pub type ChunksProducer<'a, T> = ChunksOfProducer<&'a [T]>;
-/// Producer of [`ChunksMut`].
-pub type ChunksMutProducer<'a, T> = ChunksOfProducer<&'a mut [T]>;
-
-/// Producer of [`ChunksOf`] ([`ChunksProducer`], [`ChunksMutProducer`]).
+/// Producer of [`ChunksOf`].
 #[derive(Debug)]
-pub struct ChunksOfProducer<S> {
+pub(crate) struct ChunksOfProducer<S> {
     slice: S,
     size: usize,
 }

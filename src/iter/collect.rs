@@ -252,7 +252,7 @@ pub(super) fn append_with_len<I: ParallelIterator>(
 /// It is also its own result: after [`complete`](Consumer::complete) it still owns the items it wrote
 /// until they are merged into the left neighbour or released to the destination `Vec`.
 #[derive(Debug)]
-pub struct CollectConsumer<'a, T> {
+pub(crate) struct CollectConsumer<'a, T> {
     /// First slot of the run.
     start: *mut T,
     /// Number of slots in the run.
@@ -362,7 +362,7 @@ impl Drop for Tally<'_> {
 
 /// Merges adjacent [`CollectConsumer`] results.
 #[derive(Debug)]
-pub struct CollectReducer;
+pub(crate) struct CollectReducer;
 
 impl<'a, T> Reducer<CollectConsumer<'a, T>> for CollectReducer {
     fn reduce(
@@ -383,7 +383,7 @@ impl<'a, T> Reducer<CollectConsumer<'a, T>> for CollectReducer {
 
 /// Consumer for iterators of unknown length: every piece collects into its own `Vec`.
 #[derive(Debug)]
-pub struct ListVecConsumer<T> {
+pub(crate) struct ListVecConsumer<T> {
     vec: Vec<T>,
 }
 
@@ -410,7 +410,7 @@ impl<T: Send> Consumer<T> for ListVecConsumer<T> {
 
 /// Concatenates lists of pieces, left then right.
 #[derive(Debug)]
-pub struct ListReducer;
+pub(crate) struct ListReducer;
 
 impl<T> Reducer<Vec<Vec<T>>> for ListReducer {
     fn reduce(self, mut left: Vec<Vec<T>>, mut right: Vec<Vec<T>>) -> Vec<Vec<T>> {

@@ -56,7 +56,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
 
 /// Producer of [`Enumerate`]: the base producer plus the index of its first item.
 #[derive(Debug)]
-pub struct EnumerateProducer<P> {
+pub(crate) struct EnumerateProducer<P> {
     base: P,
     offset: usize,
 }

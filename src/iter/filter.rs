@@ -1,16 +1,19 @@
 //! `filter`: keeps the items a predicate accepts (the result is not indexed).
 
+use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{FilterOp, OpConsumer};
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::filter`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct Filter<I, P> {
     base: I,
     filter_op: P,
 }
+
+debug_skipping_closures!(Filter<I, P> { base: I });
 
 impl<I, P> Filter<I, P> {
     pub(super) fn new(base: I, filter_op: P) -> Self {
@@ -30,6 +33,3 @@ where
         self.base.drive_unindexed(OpConsumer::new(consumer, op))
     }
 }
-
-/// Consumer that drops rejected items before passing the rest on.
-pub type FilterConsumer<'p, C, P> = OpConsumer<C, FilterOp<'p, P>>;

@@ -1,16 +1,19 @@
 //! `filter_map`: maps every item to an `Option` and keeps the `Some`s (the result is not indexed).
 
+use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{FilterMapOp, OpConsumer};
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::filter_map`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct FilterMap<I, P> {
     base: I,
     filter_op: P,
 }
+
+debug_skipping_closures!(FilterMap<I, P> { base: I });
 
 impl<I, P> FilterMap<I, P> {
     pub(super) fn new(base: I, filter_op: P) -> Self {
@@ -31,6 +34,3 @@ where
         self.base.drive_unindexed(OpConsumer::new(consumer, op))
     }
 }
-
-/// Consumer that applies a `filter_map` function before passing the kept values on.
-pub type FilterMapConsumer<'p, C, P> = OpConsumer<C, FilterMapOp<'p, P>>;

@@ -9,7 +9,7 @@ use crate::sync::{AtomicBool, Ordering};
 
 /// Consumer behind [`ParallelIterator::any`](super::ParallelIterator::any).
 #[derive(Debug)]
-pub struct AnyConsumer<'f, P> {
+pub(crate) struct AnyConsumer<'f, P> {
     found: &'f AtomicBool,
     predicate: &'f P,
     hit: bool,
@@ -52,7 +52,7 @@ impl<'f, T, P: Fn(T) -> bool + Sync> Consumer<T> for AnyConsumer<'f, P> {
 
 /// Combines `any` results.
 #[derive(Debug)]
-pub struct OrReducer;
+pub(crate) struct OrReducer;
 
 impl Reducer<bool> for OrReducer {
     fn reduce(self, left: bool, right: bool) -> bool {
@@ -62,7 +62,7 @@ impl Reducer<bool> for OrReducer {
 
 /// Consumer behind [`ParallelIterator::find_any`](super::ParallelIterator::find_any).
 #[derive(Debug)]
-pub struct FindAnyConsumer<'f, T, P> {
+pub(crate) struct FindAnyConsumer<'f, T, P> {
     found: &'f AtomicBool,
     predicate: &'f P,
     item: Option<T>,
@@ -107,7 +107,7 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindAnyConsumer<'f, 
 
 /// Keeps the left result if there is one.
 #[derive(Debug)]
-pub struct FirstSomeReducer;
+pub(crate) struct FirstSomeReducer;
 
 impl<T> Reducer<Option<T>> for FirstSomeReducer {
     fn reduce(self, left: Option<T>, right: Option<T>) -> Option<T> {

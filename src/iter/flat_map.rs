@@ -6,16 +6,19 @@
 //! split between threads (lazily, like any other). Its result is combined, in order, with those of
 //! the inner iterators before it; the consumer left over after the last one is never fed.
 
+use super::debug_impl::debug_skipping_closures;
 use super::plumbing::{Consumer, Reducer};
 use super::{IntoParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::flat_map`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct FlatMap<I, F> {
     base: I,
     map_op: F,
 }
+
+debug_skipping_closures!(FlatMap<I, F> { base: I });
 
 impl<I, F> FlatMap<I, F> {
     pub(super) fn new(base: I, map_op: F) -> Self {

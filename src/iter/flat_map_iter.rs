@@ -5,17 +5,20 @@
 //! it. That is the right choice when the inner sequences are short or cheap, and it needs no
 //! parallel inner iterators.
 
+use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{FlatMapIterOp, ItemOp, OpConsumer};
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::flat_map_iter`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct FlatMapIter<I, F> {
     base: I,
     map_op: F,
 }
+
+debug_skipping_closures!(FlatMapIter<I, F> { base: I });
 
 impl<I, F> FlatMapIter<I, F> {
     pub(super) fn new(base: I, map_op: F) -> Self {
@@ -64,7 +67,7 @@ where
 
 /// The `ItemOp` of `flatten_iter`: replaces every item by its own items.
 #[derive(Debug, Clone, Copy)]
-pub struct FlattenIterOp;
+pub(crate) struct FlattenIterOp;
 
 impl<T: IntoIterator> ItemOp<T> for FlattenIterOp {
     type Out = T::Item;
@@ -72,8 +75,3 @@ impl<T: IntoIterator> ItemOp<T> for FlattenIterOp {
         iter.flatten()
     }
 }
-
-/// Consumer that flat-maps items before passing them on.
-pub type FlatMapIterConsumer<'f, C, F> = OpConsumer<C, FlatMapIterOp<'f, F>>;
-/// Consumer that flattens items before passing them on.
-pub type FlattenIterConsumer<C> = OpConsumer<C, FlattenIterOp>;

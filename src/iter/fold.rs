@@ -1,16 +1,19 @@
 //! `fold`: one sequential accumulator per piece, yielded as a (not indexed) parallel iterator.
 
+use super::debug_impl::debug_skipping_closures;
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::fold`]: yields one accumulator per piece.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
     fold_op: F,
 }
+
+debug_skipping_closures!(Fold<I, ID, F> { base: I });
 
 impl<I, ID, F> Fold<I, ID, F> {
     pub(super) fn new(base: I, identity: ID, fold_op: F) -> Self {
@@ -44,7 +47,7 @@ where
 
 /// Consumer that folds its items into `acc` and, when complete, passes `acc` on as one item.
 #[derive(Debug)]
-pub struct FoldConsumer<'f, C, U, ID, F> {
+pub(crate) struct FoldConsumer<'f, C, U, ID, F> {
     base: C,
     acc: U,
     identity: &'f ID,

@@ -4,7 +4,7 @@ use super::plumbing::{Consumer, NoopReducer};
 
 /// Consumer behind [`ParallelIterator::for_each`](super::ParallelIterator::for_each).
 #[derive(Debug)]
-pub struct ForEachConsumer<'f, F> {
+pub(crate) struct ForEachConsumer<'f, F> {
     pub(super) op: &'f F,
 }
 

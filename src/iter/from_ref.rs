@@ -78,17 +78,9 @@ impl<'a, T: 'a + Clone> RefToOwned<'a, T> for CloneItems {
 
 /// Parallel iterator returned by [`ParallelIterator::copied`].
 pub type Copied<I> = FromRef<I, CopyItems>;
-/// Producer of a [`Copied`] over an indexed iterator.
-pub type CopiedProducer<P> = FromRefProducer<P, CopyItems>;
-/// Consumer that copies referenced items before passing them on.
-pub type CopiedConsumer<C> = FromRefConsumer<C, CopyItems>;
 
 /// Parallel iterator returned by [`ParallelIterator::cloned`].
 pub type Cloned<I> = FromRef<I, CloneItems>;
-/// Producer of a [`Cloned`] over an indexed iterator.
-pub type ClonedProducer<P> = FromRefProducer<P, CloneItems>;
-/// Consumer that clones referenced items before passing them on.
-pub type ClonedConsumer<C> = FromRefConsumer<C, CloneItems>;
 
 /// Parallel iterator turning `&T` items into `T` items the way kind `K` says ([`Copied`], [`Cloned`]).
 #[derive(Clone)]
@@ -160,8 +152,8 @@ where
     }
 }
 
-/// Producer of a [`FromRef`] over an indexed iterator ([`CopiedProducer`], [`ClonedProducer`]).
-pub struct FromRefProducer<P, K> {
+/// Producer of a [`FromRef`] over an indexed iterator.
+pub(crate) struct FromRefProducer<P, K> {
     base: P,
     kind: PhantomData<K>,
 }
@@ -202,9 +194,8 @@ where
     }
 }
 
-/// Consumer of a [`FromRef`]: converts referenced items before passing them on
-/// ([`CopiedConsumer`], [`ClonedConsumer`]).
-pub struct FromRefConsumer<C, K> {
+/// Consumer of a [`FromRef`]: converts referenced items before passing them on.
+pub(crate) struct FromRefConsumer<C, K> {
     base: C,
     kind: PhantomData<K>,
 }

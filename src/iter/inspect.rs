@@ -2,16 +2,19 @@
 //! to change it) on its way through. Both are a [`Map`](super::Map) that returns the item, so they
 //! stay indexed when their input is.
 
+use super::debug_impl::debug_skipping_closures;
 use super::plumbing::{Consumer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::inspect`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct Inspect<I, F> {
     base: I,
     inspect_op: F,
 }
+
+debug_skipping_closures!(Inspect<I, F> { base: I });
 
 impl<I, F> Inspect<I, F> {
     pub(super) fn new(base: I, inspect_op: F) -> Self {
@@ -62,12 +65,14 @@ where
 }
 
 /// Parallel iterator returned by [`ParallelIterator::update`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct Update<I, F> {
     base: I,
     update_op: F,
 }
+
+debug_skipping_closures!(Update<I, F> { base: I });
 
 impl<I, F> Update<I, F> {
     pub(super) fn new(base: I, update_op: F) -> Self {

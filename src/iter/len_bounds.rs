@@ -91,7 +91,7 @@ impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for BoundCallback<CB> {
 
 /// Producer that tightens its base's `min_len` or `max_len`.
 #[derive(Debug)]
-pub struct BoundedProducer<P> {
+pub(crate) struct BoundedProducer<P> {
     base: P,
     bound: Bound,
 }

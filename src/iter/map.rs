@@ -1,16 +1,19 @@
 //! `map`: applies a function to every item.
 
+use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{MapOp, OpConsumer};
 use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::map`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct Map<I, F> {
     base: I,
     map_op: F,
 }
+
+debug_skipping_closures!(Map<I, F> { base: I });
 
 impl<I, F> Map<I, F> {
     pub(super) fn new(base: I, map_op: F) -> Self {
@@ -75,7 +78,7 @@ where
 
 /// Producer of a [`Map`] over an indexed iterator.
 #[derive(Debug)]
-pub struct MapProducer<'f, P, F> {
+pub(crate) struct MapProducer<'f, P, F> {
     base: P,
     map_op: &'f F,
 }
@@ -112,6 +115,3 @@ where
         self.base.max_len()
     }
 }
-
-/// Consumer that maps items before passing them on.
-pub type MapConsumer<'f, C, F> = OpConsumer<C, MapOp<'f, F>>;

@@ -14,12 +14,13 @@
 
 use std::mem::ManuallyDrop;
 
+use super::debug_impl::debug_skipping_closures;
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 use crate::sync::thread::{self, ThreadId};
 
 /// Where a piece's state comes from: [`MapWith`] clones a template, [`MapInit`] calls a function.
-pub trait PieceState: Send + Sized {
+pub(crate) trait PieceState: Send + Sized {
     /// The state the user's closure mutates.
     type State;
     /// The state of this piece, made on first use. Called once per non-empty batch, not per item.
@@ -33,7 +34,7 @@ pub trait PieceState: Send + Sized {
 /// The untouched `template` is kept next to the working copy because `T` need not be `Sync`, so the
 /// pieces cannot share one template by reference.
 #[derive(Debug)]
-pub struct CloneState<T> {
+pub(crate) struct CloneState<T> {
     template: T,
     state: Option<T>,
 }
@@ -55,7 +56,7 @@ impl<T: Clone + Send> PieceState for CloneState<T> {
 /// [`PieceState`] of `map_init`: every piece calls the `init` function once, when its first item
 /// arrives.
 #[derive(Debug)]
-pub struct InitState<'f, INIT, T> {
+pub(crate) struct InitState<'f, INIT, T> {
     init: &'f INIT,
     state: Option<ThreadBound<T>>,
 }
@@ -129,7 +130,7 @@ impl<T> std::fmt::Debug for ThreadBound<T> {
 
 /// Consumer behind [`MapWith`] and [`MapInit`]: maps every item with `map_op(&mut state, item)`.
 #[derive(Debug)]
-pub struct MapStateConsumer<'f, C, S, F> {
+pub(crate) struct MapStateConsumer<'f, C, S, F> {
     base: C,
     source: S,
     map_op: &'f F,
@@ -183,13 +184,15 @@ where
 }
 
 /// Parallel iterator returned by [`ParallelIterator::map_with`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct MapWith<I, T, F> {
     base: I,
     init: T,
     map_op: F,
 }
+
+debug_skipping_closures!(MapWith<I, T, F> { base: I, init: T });
 
 impl<I, T, F> MapWith<I, T, F> {
     pub(super) fn new(base: I, init: T, map_op: F) -> Self {
@@ -237,13 +240,15 @@ where
 }
 
 /// Parallel iterator returned by [`ParallelIterator::map_init`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,
     map_op: F,
 }
+
+debug_skipping_closures!(MapInit<I, INIT, F> { base: I });
 
 impl<I, INIT, F> MapInit<I, INIT, F> {
     pub(super) fn new(base: I, init: INIT, map_op: F) -> Self {

@@ -44,28 +44,31 @@
 //! let _ = (0..10u32).into_par_iter().filter(|x| x % 2 == 0).enumerate();
 //! ```
 
+#![warn(unreachable_pub)]
+
 mod bridge;
+mod debug_impl;
 pub mod plumbing;
 
 mod indexed;
 mod into;
 mod parallel_iterator;
 
-mod array;
-mod chunks;
+pub(crate) mod array;
+pub(crate) mod chunks;
 mod collections;
-mod option;
+pub(crate) mod option;
 mod os_string;
 mod par_bridge;
-mod range;
+pub(crate) mod range;
 mod repeat;
-mod slice;
-mod slice_chunks;
+pub(crate) mod slice;
+pub(crate) mod slice_chunks;
 pub(crate) mod slice_split;
 mod split;
 pub(crate) mod strings;
 mod unindexed;
-mod vec;
+pub(crate) mod vec;
 mod walk_tree;
 
 mod blocks;
@@ -95,7 +98,7 @@ mod zip;
 mod zip_eq;
 
 mod collect;
-mod drain;
+pub(crate) mod drain;
 mod extend;
 mod find;
 mod find_first_last;
@@ -105,65 +108,44 @@ mod sum;
 mod try_op;
 mod unzip;
 
-pub use array::ArrayIntoIter;
+// rayon's `iter` items (and the sealed `Try`). The sources' types are public under rayon's module
+// paths (`forkjoin::slice::Iter`, ...; see `lib.rs`); producers, consumers and other helpers stay
+// inside the crate.
 pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
-/// The slice chunks of `par_chunks` (`forkjoin::slice::Chunks`, as in rayon; `iter::Chunks` is
-/// the adaptor of [`IndexedParallelIterator::chunks`]).
-pub use chunks::Chunks as SliceChunks;
-pub use chunks::{ChunksMut, ChunksMutProducer, ChunksProducer};
 pub use chunks_adaptor::Chunks;
-pub use collect::{
-    CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
-};
-pub use drain::{ParallelDrainRange, StringDrain, VecDrain};
+pub use collect::FromParallelIterator;
+pub use drain::ParallelDrainRange;
 pub use either::Either;
-pub use enumerate::{Enumerate, EnumerateProducer};
+pub use enumerate::Enumerate;
 pub use extend::ParallelExtend;
-pub use filter::{Filter, FilterConsumer};
-pub use filter_map::{FilterMap, FilterMapConsumer};
-pub use find::{AnyConsumer, FindAnyConsumer, FirstSomeReducer, OrReducer};
+pub use filter::Filter;
+pub use filter_map::FilterMap;
 pub use flat_map::{FlatMap, Flatten};
-pub use flat_map_iter::{
-    FlatMapIter, FlatMapIterConsumer, FlattenIter, FlattenIterConsumer, FlattenIterOp,
-};
-pub use fold::{Fold, FoldConsumer};
+pub use flat_map_iter::{FlatMapIter, FlattenIter};
+pub use fold::Fold;
 pub use fold_with::FoldWith;
-pub use for_each::ForEachConsumer;
-pub use from_ref::{
-    Cloned, ClonedConsumer, ClonedProducer, Copied, CopiedConsumer, CopiedProducer,
-};
+pub use from_ref::{Cloned, Copied};
 pub use indexed::IndexedParallelIterator;
 pub use inspect::{Inspect, Update};
 pub use interleave::{Interleave, InterleaveShortest};
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
-pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
-pub use map::{Map, MapConsumer, MapProducer};
-pub use map_with::{CloneState, InitState, MapInit, MapStateConsumer, MapWith, PieceState};
-pub use option::{empty, once, Empty, Once, OptionIter};
+pub use len_bounds::{MaxLen, MinLen};
+pub use map::Map;
+pub use map_with::{MapInit, MapWith};
+pub use option::{empty, once, Empty, Once};
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use parallel_iterator::ParallelIterator;
 pub use positions::Positions;
-pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
-pub use reduce::{ReduceConsumer, ReduceReducer};
-pub use repeat::{repeat, repeat_n, Repeat, RepeatN, RepeatNIter};
+pub use repeat::{repeat, repeat_n, Repeat, RepeatN};
 pub use rev::Rev;
 pub use skip_take::{Skip, Take};
-pub use slice::{
-    ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
-};
-pub use slice_chunks::{
-    ChunkKind, ChunksExact, ChunksExactKind, ChunksExactMut, ChunksIter, RChunks, RChunksExact,
-    RChunksExactKind, RChunksExactMut, RChunksKind, RChunksMut, Windows,
-};
 pub use split::{split, Split};
 pub use step_by::StepBy;
-pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
 pub use try_op::Try;
-pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
 pub use walk_tree::{
     walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
 };
-pub use while_some::{WhileSome, WhileSomeConsumer};
-pub use zip::{Zip, ZipProducer};
+pub use while_some::WhileSome;
+pub use zip::Zip;
 pub use zip_eq::ZipEq;

@@ -7,7 +7,7 @@ use super::plumbing::Consumer;
 ///
 /// Implementors hold only a reference to the user's closure, so they are `Copy` and every split half
 /// of the consumer shares the same closure.
-pub trait ItemOp<T>: Copy + Send {
+pub(crate) trait ItemOp<T>: Copy + Send {
     /// The items after the operation.
     type Out;
     /// Applies the operation to one run of items, in order.
@@ -15,10 +15,9 @@ pub trait ItemOp<T>: Copy + Send {
 }
 
 /// Consumer that applies `op` to the items before passing them on to `base`
-/// ([`MapConsumer`](super::MapConsumer), [`FilterConsumer`](super::FilterConsumer),
-/// [`FilterMapConsumer`](super::FilterMapConsumer)).
+/// (the consumers of `map`, `filter`, `filter_map`, `flat_map_iter` and `flatten_iter`).
 #[derive(Debug)]
-pub struct OpConsumer<C, O> {
+pub(crate) struct OpConsumer<C, O> {
     base: C,
     op: O,
 }
@@ -57,7 +56,7 @@ macro_rules! item_op {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Debug)]
-        pub struct $name<'f, F>(pub(super) &'f F);
+        pub(crate) struct $name<'f, F>(pub(super) &'f F);
 
         impl<F> Clone for $name<'_, F> {
             fn clone(&self) -> Self {

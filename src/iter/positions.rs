@@ -1,17 +1,20 @@
 //! `positions`: the indices of the items that satisfy a predicate, built on `enumerate` and
 //! `filter_map`.
 
+use super::debug_impl::debug_skipping_closures;
 use super::plumbing::Consumer;
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::positions`]: the indices, in order, of
 /// the items for which the predicate holds. Not indexed.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct Positions<I, P> {
     base: I,
     predicate: P,
 }
+
+debug_skipping_closures!(Positions<I, P> { base: I });
 
 impl<I, P> Positions<I, P> {
     pub(super) fn new(base: I, predicate: P) -> Self {

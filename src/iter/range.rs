@@ -45,7 +45,7 @@ pub struct RangeIter<T: RangeInteger> {
 
 /// The producer of a [`RangeIter`]: `len` consecutive integers starting at `start`.
 #[derive(Debug)]
-pub struct RangeProducer<T> {
+pub(crate) struct RangeProducer<T> {
     start: T,
     len: usize,
 }
@@ -272,7 +272,7 @@ impl RangeInteger for char {
     }
 }
 
-/// Every range of a [`RangeInteger`] type: one generic impl (as in rayon), so that the item type of
+/// Every range of a `RangeInteger` type: one generic impl (as in rayon), so that the item type of
 /// `(0..n).into_par_iter()` can still be inferred, falling back to `i32`.
 ///
 /// ```
@@ -292,7 +292,7 @@ impl<T: RangeInteger> IntoParallelIterator for Range<T> {
     }
 }
 
-/// Every inclusive range of a [`RangeInteger`] type, up to the type's maximum.
+/// Every inclusive range of a `RangeInteger` type, up to the type's maximum.
 ///
 /// ```
 /// use forkjoin::prelude::*;
@@ -379,7 +379,7 @@ impl<T: RangeInteger> Producer for RangeProducer<T> {
 /// Counting offsets in a `Range<usize>` (instead of iterating `start..end` directly) never overflows,
 /// even for a range that ends at the type's maximum, and compiles to the same tight loop.
 #[derive(Debug, Clone)]
-pub struct RangeSeq<T> {
+pub(crate) struct RangeSeq<T> {
     start: T,
     offsets: Range<usize>,
 }

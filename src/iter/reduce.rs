@@ -5,7 +5,7 @@ use super::plumbing::{Consumer, Reducer};
 /// Consumer behind [`ParallelIterator::reduce`](super::ParallelIterator::reduce): folds its items into
 /// `acc` with `op`; split halves start from `identity()` and are combined left-then-right.
 #[derive(Debug)]
-pub struct ReduceConsumer<'f, T, ID, OP> {
+pub(crate) struct ReduceConsumer<'f, T, ID, OP> {
     acc: T,
     identity: &'f ID,
     op: &'f OP,
@@ -48,7 +48,7 @@ where
 
 /// Combines two partial reductions with the user's operation.
 #[derive(Debug)]
-pub struct ReduceReducer<'f, OP> {
+pub(crate) struct ReduceReducer<'f, OP> {
     op: &'f OP,
 }
 

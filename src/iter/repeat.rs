@@ -100,7 +100,7 @@ impl<T: Clone + Send> Producer for RepeatNProducer<T> {
 /// Sequential iterator over `count` clones of `item` (the last one is `item` itself); `item` is
 /// `None` iff `count == 0`. (std's `RepeatN` needs an item even when empty.)
 #[derive(Debug, Clone)]
-pub struct RepeatNIter<T> {
+pub(crate) struct RepeatNIter<T> {
     item: Option<T>,
     count: usize,
 }

@@ -130,7 +130,7 @@ pub type SliceIter<'a, T> = Elements<&'a [T]>;
 pub type SliceIterMut<'a, T> = Elements<&'a mut [T]>;
 
 /// Parallel iterator over the elements of a borrowed slice ([`SliceIter`], [`SliceIterMut`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Elements<S> {
     slice: S,
 }
@@ -202,14 +202,9 @@ impl<S: SliceRef> IndexedParallelIterator for Elements<S> {
     }
 }
 
-/// Producer of a [`SliceIter`].
-pub type SliceProducer<'a, T> = ElementsProducer<&'a [T]>;
-/// Producer of a [`SliceIterMut`].
-pub type SliceMutProducer<'a, T> = ElementsProducer<&'a mut [T]>;
-
-/// Producer of [`Elements`] ([`SliceProducer`], [`SliceMutProducer`]).
+/// Producer of [`Elements`].
 #[derive(Debug)]
-pub struct ElementsProducer<S> {
+pub(crate) struct ElementsProducer<S> {
     slice: S,
 }
 
@@ -261,7 +256,7 @@ pub trait ParallelSlice<T: Sync> {
 
     /// Iterates over non-overlapping chunks of exactly `chunk_size` items, like
     /// [`slice::chunks_exact`]; the last `len % chunk_size` items are left out, and
-    /// [`remainder`](ChunksExact::remainder) returns them.
+    /// `remainder()` returns them.
     ///
     /// # Panics
     /// If `chunk_size` is 0.
@@ -294,7 +289,7 @@ pub trait ParallelSlice<T: Sync> {
 
     /// Iterates over non-overlapping chunks of exactly `chunk_size` items from the end of the
     /// slice, like [`slice::rchunks_exact`]; the first `len % chunk_size` items are left out,
-    /// and [`remainder`](RChunksExact::remainder) returns them.
+    /// and `remainder()` returns them.
     ///
     /// # Panics
     /// If `chunk_size` is 0.
@@ -412,7 +407,7 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Iterates over non-overlapping mutable chunks of exactly `chunk_size` items, like
     /// [`slice::chunks_exact_mut`]; the last `len % chunk_size` items are left out
-    /// ([`into_remainder`](ChunksExactMut::into_remainder) returns them).
+    /// (`into_remainder()` returns them).
     ///
     /// # Panics
     /// If `chunk_size` is 0.
@@ -445,7 +440,7 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Iterates over non-overlapping mutable chunks of exactly `chunk_size` items from the end
     /// of the slice, like [`slice::rchunks_exact_mut`]; the first `len % chunk_size` items are
-    /// left out ([`into_remainder`](RChunksExactMut::into_remainder) returns them).
+    /// left out (`into_remainder()` returns them).
     ///
     /// # Panics
     /// If `chunk_size` is 0.

@@ -78,23 +78,35 @@ pub struct ChunksIter<S, K> {
     kind: PhantomData<fn() -> K>,
 }
 
+// Not derived: that would ask for `K: Clone`, and the kinds are only markers.
+impl<S: Clone, K> Clone for ChunksIter<S, K> {
+    fn clone(&self) -> Self {
+        ChunksIter {
+            slice: self.slice.clone(),
+            rem: self.rem.clone(),
+            size: self.size,
+            kind: PhantomData,
+        }
+    }
+}
+
 /// Parallel iterator over `&[T]` chunks of exactly `chunk_size` items
-/// ([`ParallelSlice::par_chunks_exact`](super::ParallelSlice::par_chunks_exact)).
+/// ([`ParallelSlice::par_chunks_exact`](crate::slice::ParallelSlice::par_chunks_exact)).
 pub type ChunksExact<'a, T> = ChunksIter<&'a [T], ChunksExactKind>;
 /// Parallel iterator over `&mut [T]` chunks of exactly `chunk_size` items
-/// ([`ParallelSliceMut::par_chunks_exact_mut`](super::ParallelSliceMut::par_chunks_exact_mut)).
+/// ([`ParallelSliceMut::par_chunks_exact_mut`](crate::slice::ParallelSliceMut::par_chunks_exact_mut)).
 pub type ChunksExactMut<'a, T> = ChunksIter<&'a mut [T], ChunksExactKind>;
 /// Parallel iterator over `&[T]` chunks from the end
-/// ([`ParallelSlice::par_rchunks`](super::ParallelSlice::par_rchunks)).
+/// ([`ParallelSlice::par_rchunks`](crate::slice::ParallelSlice::par_rchunks)).
 pub type RChunks<'a, T> = ChunksIter<&'a [T], RChunksKind>;
 /// Parallel iterator over `&mut [T]` chunks from the end
-/// ([`ParallelSliceMut::par_rchunks_mut`](super::ParallelSliceMut::par_rchunks_mut)).
+/// ([`ParallelSliceMut::par_rchunks_mut`](crate::slice::ParallelSliceMut::par_rchunks_mut)).
 pub type RChunksMut<'a, T> = ChunksIter<&'a mut [T], RChunksKind>;
 /// Parallel iterator over `&[T]` chunks of exactly `chunk_size` items from the end
-/// ([`ParallelSlice::par_rchunks_exact`](super::ParallelSlice::par_rchunks_exact)).
+/// ([`ParallelSlice::par_rchunks_exact`](crate::slice::ParallelSlice::par_rchunks_exact)).
 pub type RChunksExact<'a, T> = ChunksIter<&'a [T], RChunksExactKind>;
 /// Parallel iterator over `&mut [T]` chunks of exactly `chunk_size` items from the end
-/// ([`ParallelSliceMut::par_rchunks_exact_mut`](super::ParallelSliceMut::par_rchunks_exact_mut)).
+/// ([`ParallelSliceMut::par_rchunks_exact_mut`](crate::slice::ParallelSliceMut::par_rchunks_exact_mut)).
 pub type RChunksExactMut<'a, T> = ChunksIter<&'a mut [T], RChunksExactKind>;
 
 impl<S: SliceRef, K: ChunkKind<S>> ChunksIter<S, K> {
@@ -242,7 +254,7 @@ impl<S: SliceRef, K: ChunkKind<S>> Producer for ChunkKindProducer<S, K> {
 }
 
 /// Parallel iterator over the overlapping windows of `window_size` items of a slice
-/// ([`ParallelSlice::par_windows`](super::ParallelSlice::par_windows)), like
+/// ([`ParallelSlice::par_windows`](crate::slice::ParallelSlice::par_windows)), like
 /// [`slice::windows`]: none if the slice is shorter than a window.
 #[derive(Debug)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]

@@ -9,14 +9,14 @@ use std::marker::PhantomData;
 use super::plumbing::{Consumer, Reducer};
 
 /// How a kind totals a run of `T` items into an `S` (std's `Sum` or `Product`).
-pub trait Total<T, S>: Send {
+pub(crate) trait Total<T, S>: Send {
     /// The total of `iter`; the total of nothing is the identity (0 or 1).
     fn total<I: Iterator<Item = T>>(iter: I) -> S;
 }
 
 /// Kind of [`SumConsumer`]: totals with [`Sum`].
 #[derive(Debug, Clone, Copy)]
-pub struct Add;
+pub(crate) struct Add;
 
 impl<T, S: Sum<T>> Total<T, S> for Add {
     fn total<I: Iterator<Item = T>>(iter: I) -> S {
@@ -26,7 +26,7 @@ impl<T, S: Sum<T>> Total<T, S> for Add {
 
 /// Kind of [`ProductConsumer`]: totals with [`Product`].
 #[derive(Debug, Clone, Copy)]
-pub struct Mul;
+pub(crate) struct Mul;
 
 impl<T, P: Product<T>> Total<T, P> for Mul {
     fn total<I: Iterator<Item = T>>(iter: I) -> P {
@@ -35,17 +35,13 @@ impl<T, P: Product<T>> Total<T, P> for Mul {
 }
 
 /// Consumer behind [`ParallelIterator::sum`](super::ParallelIterator::sum).
-pub type SumConsumer<S> = TotalConsumer<S, Add>;
-/// Adds two partial sums.
-pub type SumReducer<S> = TotalReducer<S, Add>;
+pub(crate) type SumConsumer<S> = TotalConsumer<S, Add>;
 /// Consumer behind [`ParallelIterator::product`](super::ParallelIterator::product).
-pub type ProductConsumer<P> = TotalConsumer<P, Mul>;
-/// Multiplies two partial products.
-pub type ProductReducer<P> = TotalReducer<P, Mul>;
+pub(crate) type ProductConsumer<P> = TotalConsumer<P, Mul>;
 
 /// Consumer that totals its items the way kind `K` says ([`SumConsumer`], [`ProductConsumer`]).
 #[derive(Debug)]
-pub struct TotalConsumer<S, K> {
+pub(crate) struct TotalConsumer<S, K> {
     acc: S,
     kind: PhantomData<K>,
 }
@@ -82,9 +78,9 @@ impl<T, S: Send, K: Total<T, S> + Total<S, S>> Consumer<T> for TotalConsumer<S, 
     }
 }
 
-/// Combines two partial totals the way kind `K` says ([`SumReducer`], [`ProductReducer`]).
+/// Combines two partial totals the way kind `K` says (adds or multiplies them).
 #[derive(Debug)]
-pub struct TotalReducer<S, K>(PhantomData<fn() -> (S, K)>);
+pub(crate) struct TotalReducer<S, K>(PhantomData<fn() -> (S, K)>);
 
 impl<S, K: Total<S, S>> Reducer<S> for TotalReducer<S, K> {
     fn reduce(self, left: S, right: S) -> S {

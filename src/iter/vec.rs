@@ -63,7 +63,7 @@ impl<T: Send> IndexedParallelIterator for VecIntoIter<T> {
 
 /// Producer that owns (and moves out) the items in `slots`.
 #[derive(Debug)]
-pub struct DrainProducer<'a, T> {
+pub(crate) struct DrainProducer<'a, T> {
     /// Invariant: every slot is initialised, and this producer is its only owner.
     slots: &'a mut [MaybeUninit<T>],
 }
@@ -114,7 +114,7 @@ impl<T> Drop for DrainProducer<'_, T> {
 
 /// Sequential iterator that moves items out of a [`DrainProducer`]'s slots.
 #[derive(Debug)]
-pub struct SliceDrain<'a, T> {
+pub(crate) struct SliceDrain<'a, T> {
     /// Invariant: every slot the iterator has not yet yielded is initialised and owned by us.
     iter: std::slice::IterMut<'a, MaybeUninit<T>>,
 }

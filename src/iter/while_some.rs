@@ -41,7 +41,7 @@ where
 
 /// Consumer behind [`WhileSome`]: passes the `Some` values on until any piece meets a `None`.
 #[derive(Debug)]
-pub struct WhileSomeConsumer<'f, C> {
+pub(crate) struct WhileSomeConsumer<'f, C> {
     base: C,
     stop: &'f AtomicBool,
 }

@@ -92,7 +92,7 @@ where
 
 /// Producer of [`Zip`]: two producers of equal length, split at the same positions.
 #[derive(Debug)]
-pub struct ZipProducer<PA, PB> {
+pub(crate) struct ZipProducer<PA, PB> {
     a: PA,
     b: PB,
 }
