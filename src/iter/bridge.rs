@@ -35,6 +35,7 @@ use std::time::Duration;
 use crate::clock::{self, ticks};
 
 use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use super::IndexedParallelIterator;
 use crate::hints;
 
 /// A batch shorter than this doubles the next batch size.
@@ -49,35 +50,127 @@ const BATCH_TOO_LONG: Duration = Duration::from_micros(40);
 /// Batches of fewer items run untimed (see [`Pace`]).
 const TIMED_FROM: usize = 16;
 
-/// Runs `producer` into `consumer` in parallel with the adaptive policy described in the module doc.
-pub(crate) fn bridge<P, C>(producer: P, consumer: C) -> C::Result
+/// What the bridge drives: a run of positions that knows its length and can be cut at any of them.
+///
+/// An indexed iterator's [`Producer`] becomes one with its length ([`Counted`]); the string
+/// sources are pieces themselves, with bytes as positions (their items have no index, so they are
+/// no `Producer`: a cut moves to the nearest place the items allow).
+pub(crate) trait Piece: Send + Sized {
+    /// The items of the piece.
+    type Item;
+    /// The sequential iterator over the piece.
+    type IntoIter: Iterator<Item = Self::Item>;
+    /// Number of positions in the piece.
+    fn len(&self) -> usize;
+    /// Splits into positions `[0, index)` and `[index, len)`; `index <= len`.
+    fn split_at(self, index: usize) -> (Self, Self);
+    /// Iterates the piece sequentially.
+    fn into_iter(self) -> Self::IntoIter;
+    /// Smallest piece worth handing to another thread.
+    fn min_len(&self) -> usize {
+        1
+    }
+    /// Largest piece one thread may take as a unit.
+    fn max_len(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// A [`Producer`] with its length, which the producer itself does not know (rayon's protocol).
+struct Counted<P> {
+    producer: P,
+    len: usize,
+}
+
+impl<P: Producer> Piece for Counted<P> {
+    type Item = P::Item;
+    type IntoIter = P::IntoIter;
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.producer.split_at(index);
+        (
+            Counted {
+                producer: left,
+                len: index,
+            },
+            Counted {
+                producer: right,
+                len: self.len - index,
+            },
+        )
+    }
+    #[inline]
+    fn into_iter(self) -> P::IntoIter {
+        self.producer.into_iter()
+    }
+    #[inline]
+    fn min_len(&self) -> usize {
+        self.producer.min_len()
+    }
+    #[inline]
+    fn max_len(&self) -> usize {
+        self.producer.max_len()
+    }
+}
+
+/// Runs the `len` positions of `producer` into `consumer` in parallel.
+#[inline]
+pub(crate) fn bridge_producer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if hints::up_front_split_is_pointless() && producer.len() <= producer.max_len() {
-        // The split's join would not offer its half to anyone: one leaf, which still splits
-        // lazily if an idle worker asks.
-        return run_leaf(producer, consumer, Pace::new());
-    }
-    let pieces = crate::current_num_threads().max(1);
-    split_up_front(producer, consumer, pieces)
+    bridge(Counted { producer, len }, consumer)
 }
 
-/// A [`ProducerCallback`] that bridges the producer it receives into a consumer.
-pub(crate) struct BridgeCallback<C>(pub(crate) C);
+/// Runs an indexed iterator into `consumer` through its producer.
+#[inline]
+pub(crate) fn bridge_indexed<I, C>(iter: I, consumer: C) -> C::Result
+where
+    I: IndexedParallelIterator,
+    C: Consumer<I::Item>,
+{
+    let len = iter.len();
+    iter.with_producer(BridgeCallback { len, consumer })
+}
+
+/// Runs `piece` into `consumer` in parallel with the adaptive policy described in the module doc.
+pub(crate) fn bridge<P, C>(piece: P, consumer: C) -> C::Result
+where
+    P: Piece,
+    C: Consumer<P::Item>,
+{
+    if hints::up_front_split_is_pointless() && piece.len() <= piece.max_len() {
+        // The split's join would not offer its half to anyone: one leaf, which still splits
+        // lazily if an idle worker asks.
+        return run_leaf(piece, consumer, Pace::new());
+    }
+    let pieces = crate::current_num_threads().max(1);
+    split_up_front(piece, consumer, pieces)
+}
+
+/// A [`ProducerCallback`] that bridges the producer it receives (of `len` positions) into a
+/// consumer.
+pub(crate) struct BridgeCallback<C> {
+    pub(crate) len: usize,
+    pub(crate) consumer: C,
+}
 
 impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
     type Output = C::Result;
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
-        bridge(producer, self.0)
+        bridge_producer(self.len, producer, self.consumer)
     }
 }
 
 /// Splits until `pieces` pieces exist (and every piece respects `max_len`), then runs the leaves.
 fn split_up_front<P, C>(producer: P, consumer: C, pieces: usize) -> C::Result
 where
-    P: Producer,
+    P: Piece,
     C: Consumer<P::Item>,
 {
     let len = producer.len();
@@ -113,11 +206,16 @@ where
 /// measured rate into a split-off piece.
 fn run_leaf<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
 where
-    P: Producer,
+    P: Piece,
     C: Consumer<P::Item>,
 {
     if hints::nobody_can_ask() {
-        // The only worker of its pool: no split can ever be asked for, so no batches either.
+        // The only worker of its pool: no split can ever be asked for, so no batches either. A
+        // piece that starts full (a `find_any` piece after an earlier piece's hit) is not run at
+        // all: a consumer checks its own fullness only between batches, of which there is one.
+        if consumer.full() {
+            return consumer.complete();
+        }
         return consumer.consume_iter(producer.into_iter()).complete();
     }
     let min = producer.min_len().max(1);

@@ -9,23 +9,16 @@
 //! iterator can be driven into a consumer. These traits are public because the public iterator traits
 //! name them; user code normally never touches them.
 
-/// A splittable piece of input: a run of positions that can be cut in two or iterated sequentially.
+/// A splittable piece of an indexed iterator's input (a sub-range, a sub-slice): rayon's `Producer`.
+///
+/// A producer does not know its own length: whoever holds it (the bridge, an adaptor that needs it)
+/// tracks it from the iterator's [`len`](super::IndexedParallelIterator::len) and the split indices,
+/// as in rayon. Its sequential iterator runs from both ends and knows how many items it has left.
 pub trait Producer: Send + Sized {
     /// The items this producer yields, one per position.
     type Item;
     /// The sequential iterator over the whole piece.
-    type IntoIter: Iterator<Item = Self::Item>;
-
-    /// Number of positions (= items, for every producer in this crate) in this piece.
-    fn len(&self) -> usize;
-
-    /// True if there are no positions left.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Splits into positions `[0, index)` and `[index, len)`; `index <= len`.
-    fn split_at(self, index: usize) -> (Self, Self);
+    type IntoIter: Iterator<Item = Self::Item> + DoubleEndedIterator + ExactSizeIterator;
 
     /// Iterates the piece sequentially, in position order.
     fn into_iter(self) -> Self::IntoIter;
@@ -39,6 +32,65 @@ pub trait Producer: Send + Sized {
     fn max_len(&self) -> usize {
         usize::MAX
     }
+
+    /// Splits into positions `[0, index)` and `[index, len)`; `index <= len`.
+    fn split_at(self, index: usize) -> (Self, Self);
+
+    /// Feeds every item of the piece into `folder`, in order (stopping once it is full).
+    fn fold_with<F>(self, folder: F) -> F
+    where
+        F: Folder<Self::Item>,
+    {
+        folder.consume_iter(self.into_iter())
+    }
+}
+
+/// A piece of an unindexed iterator's input: rayon's `UnindexedProducer`. It cannot be cut at an
+/// index, only in two where it sees fit ([`split`](Self::split)).
+///
+/// [`bridge_unindexed`](super::bridge_unindexed) splits such a producer up front for every thread
+/// and again whenever a piece is stolen, then folds each piece whole.
+pub trait UnindexedProducer: Send + Sized {
+    /// The items this producer yields.
+    type Item;
+
+    /// Splits in two, or returns `(self, None)` when it cannot (or should not) be split further.
+    fn split(self) -> (Self, Option<Self>);
+
+    /// Feeds every item of the piece into `folder`, in order (stopping once it is full).
+    fn fold_with<F>(self, folder: F) -> F
+    where
+        F: Folder<Self::Item>;
+}
+
+/// The sequential end of a consumer: takes items one at a time and produces a result (rayon's
+/// `Folder`).
+pub trait Folder<Item>: Sized {
+    /// What the folder produces when complete.
+    type Result;
+
+    /// Takes one item.
+    fn consume(self, item: Item) -> Self;
+
+    /// Takes the items of `iter` in order, stopping early once [`full`](Self::full).
+    fn consume_iter<I>(mut self, iter: I) -> Self
+    where
+        I: IntoIterator<Item = Item>,
+    {
+        for item in iter {
+            self = self.consume(item);
+            if self.full() {
+                break;
+            }
+        }
+        self
+    }
+
+    /// Finishes and returns the result.
+    fn complete(self) -> Self::Result;
+
+    /// True when no further item can change the result.
+    fn full(&self) -> bool;
 }
 
 /// A splittable accumulator that receives items in position order.
@@ -73,27 +125,17 @@ pub trait Reducer<R> {
     fn reduce(self, left: R, right: R) -> R;
 }
 
-/// The producer of an indexed iterator: one item per position, and, as in rayon's protocol, a
-/// sequential iterator that runs from both ends and knows its length (which `rev` and std's
-/// `zip`, `enumerate` and `step_by` build on).
-///
-/// Every [`Producer`] whose `IntoIter` is a [`DoubleEndedIterator`] and an
-/// [`ExactSizeIterator`] is one. The producers of unindexed sources (strings) need not be: their
-/// positions are bytes, not items.
-pub trait IndexedProducer: Producer<IntoIter: DoubleEndedIterator + ExactSizeIterator> {}
-
-impl<P> IndexedProducer for P where P: Producer<IntoIter: DoubleEndedIterator + ExactSizeIterator> {}
-
-/// Receives the producer of an indexed iterator.
+/// Receives the producer of an indexed iterator (rayon's `ProducerCallback`).
 ///
 /// Producers may borrow from the iterator that makes them (an owned `Vec`'s buffer lives only for the
 /// duration of the call), so an iterator hands its producer to a callback instead of returning it.
-/// A callback that needs nothing of the producer's iterator may ask only for a [`Producer`].
-pub trait ProducerCallback<Item> {
+pub trait ProducerCallback<T> {
     /// What the callback returns.
     type Output;
     /// Called once with the iterator's producer.
-    fn callback<P: IndexedProducer<Item = Item>>(self, producer: P) -> Self::Output;
+    fn callback<P>(self, producer: P) -> Self::Output
+    where
+        P: Producer<Item = T>;
 }
 
 /// A reducer for results that need no combining (`for_each`).

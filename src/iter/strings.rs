@@ -18,8 +18,8 @@
 //! Within a piece the items come from std's own iterators (`str::chars`, `str::split`,
 //! `str::matches`, ...), so a piece runs exactly the sequential code.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer};
+use super::bridge::{bridge, Piece};
+use super::plumbing::Consumer;
 use super::ParallelIterator;
 
 /// Parallel methods on string slices (and, by auto-deref, `String`s), as rayon's
@@ -386,7 +386,7 @@ struct CharsProducer<'h, S> {
     scan: S,
 }
 
-impl<'h, S: Scan<'h>> Producer for CharsProducer<'h, S> {
+impl<'h, S: Scan<'h>> Piece for CharsProducer<'h, S> {
     type Item = S::Item;
     type IntoIter = S::Iter;
 
@@ -671,7 +671,7 @@ impl<'h, 'p, P: Pattern> SplitProducer<'h, 'p, P> {
     }
 }
 
-impl<'h, 'p, P: Pattern> Producer for SplitProducer<'h, 'p, P> {
+impl<'h, 'p, P: Pattern> Piece for SplitProducer<'h, 'p, P> {
     type Item = &'h str;
     type IntoIter = P::Split<'h, 'p>;
 
@@ -739,7 +739,7 @@ struct SplitInclusiveProducer<'h, 'p, P> {
     pattern: &'p P,
 }
 
-impl<'h, 'p, P: Pattern> Producer for SplitInclusiveProducer<'h, 'p, P> {
+impl<'h, 'p, P: Pattern> Piece for SplitInclusiveProducer<'h, 'p, P> {
     type Item = &'h str;
     type IntoIter = P::SplitInclusive<'h, 'p>;
 
@@ -873,7 +873,7 @@ impl<'h> ParallelIterator for Lines<'h> {
 /// A piece of `par_lines`: a piece of `par_split_inclusive('\n')`, read with `str::lines`.
 struct LinesProducer<'h, 'p>(SplitInclusiveProducer<'h, 'p, char>);
 
-impl<'h> Producer for LinesProducer<'h, '_> {
+impl<'h> Piece for LinesProducer<'h, '_> {
     type Item = &'h str;
     type IntoIter = std::str::Lines<'h>;
 
