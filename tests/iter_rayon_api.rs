@@ -108,7 +108,8 @@ fn comparisons_match_std() {
                     let mut w = v.clone();
                     w[at] += 1;
                     others.push(w.clone());
-                    w[at] -= 2;
+                    // One less (an item may be 0: wrap around to a greater one instead).
+                    w[at] = v[at].wrapping_sub(1);
                     others.push(w);
                 }
             }

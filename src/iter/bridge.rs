@@ -34,7 +34,9 @@ use std::time::Duration;
 
 use crate::clock::{self, ticks};
 
-use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use super::plumbing::{
+    Consumer, Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer, UnindexedProducer,
+};
 use super::IndexedParallelIterator;
 use crate::hints;
 
@@ -117,29 +119,73 @@ impl<P: Producer> Piece for Counted<P> {
     }
 }
 
-/// Runs the `len` positions of `producer` into `consumer` in parallel.
+/// Runs the `len` positions of `producer` into `consumer` in parallel, with forkjoin's splitting
+/// policy (see the module doc of `forkjoin::iter::plumbing`): rayon's `bridge_producer_consumer`.
 #[inline]
-pub(crate) fn bridge_producer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
+pub fn bridge_producer_consumer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    bridge(Counted { producer, len }, consumer)
+    bridge_pieces(Counted { producer, len }, consumer)
 }
 
-/// Runs an indexed iterator into `consumer` through its producer.
+/// Runs an indexed iterator into `consumer` through its producer: rayon's `bridge`, what an
+/// indexed iterator's `drive_unindexed` and `drive` usually are.
 #[inline]
-pub(crate) fn bridge_indexed<I, C>(iter: I, consumer: C) -> C::Result
+pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
 where
     I: IndexedParallelIterator,
     C: Consumer<I::Item>,
 {
-    let len = iter.len();
-    iter.with_producer(BridgeCallback { len, consumer })
+    let len = par_iter.len();
+    par_iter.with_producer(BridgeCallback { len, consumer })
+}
+
+/// Runs an [`UnindexedProducer`] into `consumer`: rayon's `bridge_unindexed`.
+///
+/// Such a producer can only be cut in two where it chooses and folded whole, so there are no
+/// batches to split between: it is split up front into about one piece per thread, and a piece
+/// about to be folded is split again while an idle worker asks for work.
+pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    unindexed_piece(producer, consumer, crate::current_num_threads())
+}
+
+/// One piece of [`bridge_unindexed`]; `splits`: up-front splits still to make below this piece.
+fn unindexed_piece<P, C>(producer: P, consumer: C, splits: usize) -> C::Result
+where
+    P: UnindexedProducer,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.complete();
+    }
+    let producer = if splits > 1 || (hints::is_work_requested() && !hints::nobody_can_ask()) {
+        match producer.split() {
+            (left, Some(right)) => {
+                // Positions mean nothing here: the consumer of an unindexed iterator is not
+                // positional (see `UnindexedConsumer`).
+                let (left_c, right_c, reducer) = consumer.split_off(0);
+                let (a, b) = hints::join_for_split(
+                    move || unindexed_piece(left, left_c, splits / 2),
+                    move || unindexed_piece(right, right_c, splits / 2),
+                );
+                return reducer.reduce(a, b);
+            }
+            (whole, None) => whole,
+        }
+    } else {
+        producer
+    };
+    producer.fold_with(consumer.into_folder()).complete()
 }
 
 /// Runs `piece` into `consumer` in parallel with the adaptive policy described in the module doc.
-pub(crate) fn bridge<P, C>(piece: P, consumer: C) -> C::Result
+pub(crate) fn bridge_pieces<P, C>(piece: P, consumer: C) -> C::Result
 where
     P: Piece,
     C: Consumer<P::Item>,
@@ -155,15 +201,15 @@ where
 
 /// A [`ProducerCallback`] that bridges the producer it receives (of `len` positions) into a
 /// consumer.
-pub(crate) struct BridgeCallback<C> {
-    pub(crate) len: usize,
-    pub(crate) consumer: C,
+struct BridgeCallback<C> {
+    len: usize,
+    consumer: C,
 }
 
 impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
     type Output = C::Result;
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
-        bridge_producer(self.len, producer, self.consumer)
+        bridge_producer_consumer(self.len, producer, self.consumer)
     }
 }
 

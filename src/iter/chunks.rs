@@ -1,6 +1,6 @@
 //! Parallel iteration over fixed-size chunks of a slice: `par_chunks(n)` and `par_chunks_mut(n)`.
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::slice::SliceRef;
 use super::{IndexedParallelIterator, ParallelIterator};
@@ -31,7 +31,7 @@ impl<S: SliceRef> ChunksOf<S> {
 impl<S: SliceRef> ParallelIterator for ChunksOf<S> {
     type Item = S::Chunk;
     fn drive_unindexed<C: Consumer<S::Chunk>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())

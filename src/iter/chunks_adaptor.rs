@@ -1,7 +1,7 @@
 //! `chunks` on indexed iterators: the items gathered into `Vec`s of `chunk_size` (the last one
 //! may be shorter).
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -24,7 +24,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
     type Item = Vec<I::Item>;
 
     fn drive_unindexed<C: Consumer<Vec<I::Item>>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

@@ -3,7 +3,7 @@
 use std::iter::Zip;
 use std::ops::Range;
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -24,7 +24,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
 
     fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

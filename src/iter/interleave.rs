@@ -6,7 +6,7 @@
 //! rayon). A producer position `i` of the interleaving is known to come from the first or the
 //! second iterator by arithmetic on the two lengths, so a split cuts both base producers.
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::skip_take::Take;
 use super::{IndexedParallelIterator, ParallelIterator};
@@ -33,7 +33,7 @@ where
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

@@ -1,6 +1,6 @@
 //! `with_min_len` / `with_max_len`: bounds on the size of the pieces the splitter hands out.
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -48,7 +48,7 @@ macro_rules! bounded_iter {
             type Item = I::Item;
 
             fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-                bridge_indexed(self, consumer)
+                bridge(self, consumer)
             }
 
             fn opt_len(&self) -> Option<usize> {

@@ -2,7 +2,7 @@
 //! value), [`once`] and [`empty`]. All are an [`OptionIter`], indexed, with a producer of length 0
 //! or 1.
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -114,7 +114,7 @@ impl<T: Send> ParallelIterator for OptionIter<T> {
     type Item = T;
 
     fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

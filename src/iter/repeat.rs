@@ -1,6 +1,6 @@
 //! Sources that repeat one item: [`repeat_n`] (`n` clones, indexed) and [`repeat`] (endless).
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::zip::Zip;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
@@ -32,7 +32,7 @@ impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
     type Item = T;
 
     fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

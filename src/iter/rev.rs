@@ -4,7 +4,7 @@
 //! cuts the base at `len - i` and swaps the halves, and each piece iterates its base piece from
 //! the back (indexed producers' iterators are double-ended).
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -25,7 +25,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

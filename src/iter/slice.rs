@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::chunks::{Chunks, ChunksMut};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::slice_chunks::{
@@ -185,7 +185,7 @@ impl<'a, T: Send, const N: usize> IntoParallelIterator for &'a mut [T; N] {
 impl<S: SliceRef> ParallelIterator for Elements<S> {
     type Item = S::Item;
     fn drive_unindexed<C: Consumer<S::Item>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.slice.slice_len())

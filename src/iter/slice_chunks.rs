@@ -8,7 +8,7 @@
 
 use std::marker::PhantomData;
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::slice::SliceRef;
 use super::{IndexedParallelIterator, ParallelIterator};
@@ -178,7 +178,7 @@ impl<'a, T: Send, K> ChunksIter<&'a mut [T], K> {
 impl<S: SliceRef, K: ChunkKind<S>> ParallelIterator for ChunksIter<S, K> {
     type Item = S::Chunk;
     fn drive_unindexed<C: Consumer<S::Chunk>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -264,7 +264,7 @@ impl<'a, T: Sync> Windows<'a, T> {
 impl<'a, T: Sync> ParallelIterator for Windows<'a, T> {
     type Item = &'a [T];
     fn drive_unindexed<C: Consumer<&'a [T]>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())

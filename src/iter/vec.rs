@@ -8,7 +8,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -36,7 +36,7 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
 impl<T: Send> ParallelIterator for VecIntoIter<T> {
     type Item = T;
     fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.vec.len())

@@ -1,6 +1,6 @@
 //! `zip`: iterates two indexed iterators in lockstep.
 
-use super::bridge::bridge_indexed;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -26,7 +26,7 @@ where
     type Item = (A::Item, B::Item);
 
     fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        bridge_indexed(self, consumer)
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
