@@ -51,6 +51,11 @@ const MEASURABLE: Duration = Duration::from_micros(1);
 const BATCH_TOO_LONG: Duration = Duration::from_micros(40);
 /// Batches of fewer items run untimed (see [`Pace`]).
 const TIMED_FROM: usize = 16;
+/// How many batches a piece whose consumer [prefers the end](Consumer::prefers_end) cuts off its
+/// end before it runs the rest forward. Each one splits the consumer, and a `find_last` consumer
+/// can tell apart only 64 levels of splits (see `find_first_last.rs`): an unbounded walk from the
+/// end would use them all up on a long piece, and pieces sharing a boundary cannot stop each other.
+const TAIL_BATCHES: u8 = 12;
 
 /// What the bridge drives: a run of positions that knows its length and can be cut at any of them.
 ///
@@ -235,12 +240,22 @@ where
         } else {
             (1, 1, len / 2)
         };
+        let from_end = consumer.prefers_end();
         let (left_p, right_p) = producer.split_at(mid);
         let (left_c, right_c, reducer) = consumer.split_off(mid);
-        let (left, right) = hints::join_for_split(
-            move || split_up_front(left_p, left_c, left_pieces),
-            move || split_up_front(right_p, right_c, right_pieces),
-        );
+        let (left, right) = if from_end {
+            // The right half here, the left one offered (see `Consumer::prefers_end`).
+            let (right, left) = hints::join_for_split(
+                move || split_up_front(right_p, right_c, right_pieces),
+                move || split_up_front(left_p, left_c, left_pieces),
+            );
+            (left, right)
+        } else {
+            hints::join_for_split(
+                move || split_up_front(left_p, left_c, left_pieces),
+                move || split_up_front(right_p, right_c, right_pieces),
+            )
+        };
         reducer.reduce(left, right)
     } else {
         run_leaf(producer, consumer, Pace::new())
@@ -255,6 +270,9 @@ where
     P: Piece,
     C: Consumer<P::Item>,
 {
+    if consumer.prefers_end() && pace.tails > 0 {
+        return run_leaf_from_end(producer, consumer, pace);
+    }
     if hints::nobody_can_ask() {
         // The only worker of its pool: no split can ever be asked for, so no batches either. A
         // piece that starts full (a `find_any` piece after an earlier piece's hit) is not run at
@@ -300,6 +318,57 @@ where
     }
 }
 
+/// [`run_leaf`] for a consumer that [prefers the end](Consumer::prefers_end): up to
+/// [`TAIL_BATCHES`] batches are cut off the *end* of the piece, each fed to a consumer split off
+/// for it, before the rest runs forward. So a `find_last` meets the last items of a piece first,
+/// whatever the cost of the items before them (each of which may hold a whole nested search), and
+/// the rest of the piece stops as soon as they hold a match. An idle worker's request ends the
+/// walk at once: the forward loop answers it, offering the right half as usual (keeping the right
+/// half here would split the same end of the input again and again, down to where a `find_last`
+/// consumer can no longer tell pieces apart).
+fn run_leaf_from_end<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
+where
+    P: Piece,
+    C: Consumer<P::Item>,
+{
+    let alone = hints::nobody_can_ask();
+    pace.restart_clock();
+    // The result of everything consumed so far (all of it right of `consumer`'s positions), and
+    // the reducer that puts `consumer`'s own result before it.
+    let mut after: Option<(C::Result, C::Reducer)> = None;
+    let own = loop {
+        let len = producer.len();
+        if len == 0 || consumer.full() {
+            break consumer.complete();
+        }
+        if pace.tails == 0 || (!alone && hints::is_work_requested()) {
+            pace.tails = 0;
+            break run_leaf(producer, consumer, pace);
+        }
+        let n = pace.batch.min(len.div_ceil(2));
+        let (rest, tail) = producer.split_at(len - n);
+        if rest.len() == len {
+            // No cut possible there (a string piece without a separator): the rest in one go.
+            break consumer.consume_iter(rest.into_iter()).complete();
+        }
+        let (left_c, tail_c, reducer) = consumer.split_off(len - n);
+        let tail = tail_c.consume_iter(tail.into_iter()).complete();
+        // The previous reducer joined `consumer`, of which the tail was the end, to what follows.
+        after = Some(match after {
+            None => (tail, reducer),
+            Some((later, joins_tail)) => (joins_tail.reduce(tail, later), reducer),
+        });
+        producer = rest;
+        consumer = left_c;
+        pace.tails -= 1;
+        pace.batch_done(n, n < pace.batch);
+    };
+    match after {
+        None => own,
+        Some((later, reducer)) => reducer.reduce(own, later),
+    }
+}
+
 /// A leaf's batch size and, once it reads the clock, the rate of its last batch.
 ///
 /// Small batches are not timed: even the cheap clock costs as much as a few cheap items, and a small
@@ -317,6 +386,8 @@ struct Pace {
     rate: Option<(usize, u64)>,
     /// Items consumed since the clock was last read (before the clock starts: since the start).
     untimed_items: usize,
+    /// Batches still to cut off the end of the piece (see [`TAIL_BATCHES`]).
+    tails: u8,
 }
 
 impl Pace {
@@ -326,6 +397,7 @@ impl Pace {
             clock: None,
             rate: None,
             untimed_items: 0,
+            tails: TAIL_BATCHES,
         }
     }
 

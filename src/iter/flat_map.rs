@@ -133,4 +133,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn prefers_end(&self) -> bool {
+        self.base.prefers_end()
+    }
 }

@@ -237,6 +237,9 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn prefers_end(&self) -> bool {
+        self.base.prefers_end()
+    }
 }
 
 // `Debug` by hand so the output keeps the adaptor's own name (`Copied { base: .. }`), as before the

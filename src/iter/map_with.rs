@@ -183,6 +183,9 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn prefers_end(&self) -> bool {
+        self.base.prefers_end()
+    }
 }
 
 /// Parallel iterator returned by [`ParallelIterator::map_with`].

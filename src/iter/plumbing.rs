@@ -178,6 +178,15 @@ pub trait Consumer<Item>: Send + Sized {
         false
     }
 
+    /// True for a search that prefers the match nearest the end (`find_last` and the searches built
+    /// on it): the bridge then runs the right side of every split first and cuts a piece's batches
+    /// off its end, so the last match is usually the first one found and every piece before it
+    /// stops at once. Any consumer accepts either order (its split halves are independent);
+    /// adaptors pass on the answer of the consumer they feed.
+    fn prefers_end(&self) -> bool {
+        false
+    }
+
     /// rayon's name for [`split_off`](Self::split_off) on a consumer that has consumed nothing yet:
     /// a consumer for positions `[0, index)`, one for the positions after them, and the reducer of
     /// their results.

@@ -216,11 +216,17 @@ where
     // `keep` cannot be exact here, and need not be: a range this long has no `opt_len`, so its
     // consumers are not positional (only an indexed `collect` writes by position).
     let keep = usize::try_from(left_last + 1).unwrap_or(usize::MAX);
+    let from_end = consumer.prefers_end();
     let (left, right, reducer) = consumer.split_off(keep);
-    let (a, b) = crate::join(
-        move || drive_wide(start, Some(left_last), left, add, max_piece),
-        move || drive_wide(right_start, Some(right_last), right, add, max_piece),
-    );
+    let left = move || drive_wide(start, Some(left_last), left, add, max_piece);
+    let right = move || drive_wide(right_start, Some(right_last), right, add, max_piece);
+    let (a, b) = if from_end {
+        // The right half first (see `Consumer::prefers_end`).
+        let (b, a) = crate::join(right, left);
+        (a, b)
+    } else {
+        crate::join(left, right)
+    };
     reducer.reduce(a, b)
 }
 
