@@ -219,19 +219,19 @@ fn find_last_on_strings_matches_std() {
             let seps = [',', ';'];
             assert_eq!(
                 text.par_split(&seps[..]).find_last(|s| !s.is_empty()),
-                text.split(&seps[..]).filter(|s| !s.is_empty()).last()
+                text.split(&seps[..]).rev().find(|s| !s.is_empty())
             );
             assert_eq!(
                 text.par_split(',').find_last(|_| true),
-                text.split(',').last()
+                text.split(',').next_back()
             );
             assert_eq!(
                 text.par_chars().find_last(|c| c.is_alphabetic()),
-                text.chars().filter(|c| c.is_alphabetic()).last()
+                text.chars().rev().find(|c| c.is_alphabetic())
             );
             assert_eq!(
                 text.par_char_indices().find_last(|(_, c)| *c == ','),
-                text.char_indices().filter(|(_, c)| *c == ',').last()
+                text.char_indices().rev().find(|(_, c)| *c == ',')
             );
         }
     });
