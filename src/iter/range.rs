@@ -23,7 +23,7 @@
 use std::fmt::Debug;
 use std::ops::{Range, RangeInclusive};
 
-use super::bridge::bridge_producer_consumer;
+use super::bridge::{bridge_pieces, Piece};
 use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -120,7 +120,7 @@ macro_rules! range_integer {
             }
             #[inline]
             fn drive<C: Consumer<Self>>(start: Self, len: usize, consumer: C) -> C::Result {
-                bridge_producer_consumer(len, RangeProducer { start, len }, consumer)
+                bridge_pieces(RangeProducer { start, len }, consumer)
             }
             #[inline]
             fn fold_run<B, F: FnMut(B, Self) -> B>(start: Self, len: usize, init: B, mut f: F) -> B {
@@ -198,13 +198,13 @@ where
     C: Consumer<T>,
 {
     let last = match last {
-        None => return bridge_producer_consumer(0, RangeProducer { start, len: 0 }, consumer),
+        None => return bridge_pieces(RangeProducer { start, len: 0 }, consumer),
         Some(last) => last,
     };
     if last < max_piece {
         // `last + 1 <= max_piece <= usize::MAX` items.
         let len = (last + 1) as usize;
-        return bridge_producer_consumer(len, RangeProducer { start, len }, consumer);
+        return bridge_pieces(RangeProducer { start, len }, consumer);
     }
     if consumer.full() {
         return consumer.complete();
@@ -266,7 +266,7 @@ impl RangeInteger for char {
         Some(len)
     }
     fn drive<C: Consumer<Self>>(start: Self, len: usize, consumer: C) -> C::Result {
-        bridge_producer_consumer(len, RangeProducer { start, len }, consumer)
+        bridge_pieces(RangeProducer { start, len }, consumer)
     }
     #[inline]
     fn fold_run<B, F: FnMut(B, Self) -> B>(start: Self, len: usize, init: B, f: F) -> B {
@@ -373,6 +373,25 @@ impl<T: RangeInteger> Producer for RangeProducer<T> {
             start: self.start,
             offsets: 0..self.len,
         }
+    }
+}
+
+/// A range's producer knows its length, so the bridge drives it as it is (no separate count on
+/// the hot path of nested small sums).
+impl<T: RangeInteger> Piece for RangeProducer<T> {
+    type Item = T;
+    type IntoIter = RangeSeq<T>;
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn split_at(self, index: usize) -> (Self, Self) {
+        Producer::split_at(self, index)
+    }
+    #[inline]
+    fn into_iter(self) -> RangeSeq<T> {
+        Producer::into_iter(self)
     }
 }
 
