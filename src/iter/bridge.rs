@@ -323,7 +323,7 @@ where
 /// for it, before the rest runs forward. So a `find_last` meets the last items of a piece first,
 /// whatever the cost of the items before them (each of which may hold a whole nested search), and
 /// the rest of the piece stops as soon as they hold a match. An idle worker's request ends the
-/// walk at once: the forward loop answers it, offering the right half as usual (keeping the right
+/// walk after the first batch: the forward loop answers it, offering the right half as usual (keeping the right
 /// half here would split the same end of the input again and again, down to where a `find_last`
 /// consumer can no longer tell pieces apart).
 fn run_leaf_from_end<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
@@ -341,7 +341,9 @@ where
         if len == 0 || consumer.full() {
             break consumer.complete();
         }
-        if pace.tails == 0 || (!alone && hints::is_work_requested()) {
+        // The first batch (the piece's last item) always runs: it is what a stolen piece of a
+        // nested search is for.
+        if pace.tails == 0 || (after.is_some() && !alone && hints::is_work_requested()) {
             pace.tails = 0;
             break run_leaf(producer, consumer, pace);
         }
