@@ -161,6 +161,82 @@ fn ordered_finds_stop_early_on_huge_ranges() {
     );
 }
 
+/// `find_last` walks from the end (right halves first, batches cut off the end of a piece), so it
+/// stops early on any number of threads, also where the items before the last match hold whole
+/// nested searches (rayon's `find_last_octillion_flat`, scaled down to 10^18 items).
+#[test]
+fn find_last_walks_from_the_end_on_any_pool() {
+    let nested = || {
+        (0u32..1_000_000)
+            .into_par_iter()
+            .with_max_len(1_000)
+            .map(|i| u64::from(i) * 1_000_000)
+            .flat_map(|i| {
+                (0u32..1_000_000)
+                    .into_par_iter()
+                    .with_max_len(1_000)
+                    .map(move |j| u128::from(i + u64::from(j)) * 1_000_000)
+            })
+            .flat_map(|i| {
+                (0u32..1_000_000)
+                    .into_par_iter()
+                    .with_max_len(1_000)
+                    .map(move |j| i + u128::from(j))
+            })
+    };
+    const LAST: u128 = 1_000_000_000_000_000_000 - 1;
+    everywhere(|| {
+        assert_eq!(nested().find_last(|_| true), Some(LAST));
+        assert_eq!(nested().find_last(|x| x % 7 == 0), Some(LAST - LAST % 7));
+        assert_eq!(
+            (0..1u128 << 100).into_par_iter().find_last(|x| x % 3 == 0),
+            Some(((1u128 << 100) - 1) / 3 * 3)
+        );
+        let n = 1usize << 62;
+        assert_eq!(
+            (0..n)
+                .into_par_iter()
+                .filter(|x| x % 5 == 1)
+                .find_last(|_| true),
+            (0..n).rev().find(|x| x % 5 == 1)
+        );
+    });
+}
+
+/// String pieces are cut where the items allow, which may be nowhere: a search from the end then
+/// takes the piece whole.
+#[test]
+fn find_last_on_strings_matches_std() {
+    everywhere(|| {
+        let texts = [
+            String::new(),
+            "x".to_string(),
+            "no separator at all".repeat(50),
+            "a,b,,c,".repeat(300),
+            "é,ü;ß,😀".repeat(200),
+        ];
+        for text in &texts {
+            let seps = [',', ';'];
+            assert_eq!(
+                text.par_split(&seps[..]).find_last(|s| !s.is_empty()),
+                text.split(&seps[..]).rev().find(|s| !s.is_empty())
+            );
+            assert_eq!(
+                text.par_split(',').find_last(|_| true),
+                text.split(',').next_back()
+            );
+            assert_eq!(
+                text.par_chars().find_last(|c| c.is_alphabetic()),
+                text.chars().rev().find(|c| c.is_alphabetic())
+            );
+            assert_eq!(
+                text.par_char_indices().find_last(|(_, c)| *c == ','),
+                text.char_indices().rev().find(|(_, c)| *c == ',')
+            );
+        }
+    });
+}
+
 #[test]
 fn comparisons_stop_at_the_first_difference() {
     // A difference at the start of a 2^62-item comparison: only early exit finishes this.

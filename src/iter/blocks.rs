@@ -7,8 +7,8 @@
 
 use std::fmt;
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, IndexedProducer, ProducerCallback, Reducer};
+use super::bridge::bridge_producer_consumer;
+use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::by_exponential_blocks`]: blocks of
@@ -102,7 +102,7 @@ where
 {
     type Output = C::Result;
 
-    fn callback<P: IndexedProducer<Item = T>>(mut self, mut producer: P) -> C::Result {
+    fn callback<P: Producer<Item = T>>(mut self, mut producer: P) -> C::Result {
         let mut consumer = self.consumer;
         let mut left = self.len;
         let mut done: Option<C::Result> = None;
@@ -111,7 +111,7 @@ where
             left -= size;
             let (block, rest) = producer.split_at(size);
             let (here, there, reducer) = consumer.split_off(size);
-            let result = bridge(block, here);
+            let result = bridge_producer_consumer(size, block, here);
             done = Some(match done {
                 None => result,
                 Some(before) => reducer.reduce(before, result),

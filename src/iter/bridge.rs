@@ -34,7 +34,10 @@ use std::time::Duration;
 
 use crate::clock::{self, ticks};
 
-use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use super::plumbing::{
+    Consumer, Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer, UnindexedProducer,
+};
+use super::IndexedParallelIterator;
 use crate::hints;
 
 /// A batch shorter than this doubles the next batch size.
@@ -48,41 +51,186 @@ const MEASURABLE: Duration = Duration::from_micros(1);
 const BATCH_TOO_LONG: Duration = Duration::from_micros(40);
 /// Batches of fewer items run untimed (see [`Pace`]).
 const TIMED_FROM: usize = 16;
+/// How many batches a piece whose consumer [prefers the end](Consumer::prefers_end) cuts off its
+/// end before it runs the rest forward. Each one splits the consumer, and a `find_last` consumer
+/// can tell apart only 64 levels of splits (see `find_first_last.rs`): an unbounded walk from the
+/// end would use them all up on a long piece, and pieces sharing a boundary cannot stop each other.
+const TAIL_BATCHES: u8 = 12;
 
-/// Runs `producer` into `consumer` in parallel with the adaptive policy described in the module doc.
-pub(crate) fn bridge<P, C>(producer: P, consumer: C) -> C::Result
+/// What the bridge drives: a run of positions that knows its length and can be cut at any of them.
+///
+/// An indexed iterator's [`Producer`] becomes one with its length ([`Counted`]); the string
+/// sources are pieces themselves, with bytes as positions (their items have no index, so they are
+/// no `Producer`: a cut moves to the nearest place the items allow).
+pub(crate) trait Piece: Send + Sized {
+    /// The items of the piece.
+    type Item;
+    /// The sequential iterator over the piece.
+    type IntoIter: Iterator<Item = Self::Item>;
+    /// Number of positions in the piece.
+    fn len(&self) -> usize;
+    /// Splits into positions `[0, index)` and `[index, len)`; `index <= len`.
+    fn split_at(self, index: usize) -> (Self, Self);
+    /// Iterates the piece sequentially.
+    fn into_iter(self) -> Self::IntoIter;
+    /// Smallest piece worth handing to another thread.
+    fn min_len(&self) -> usize {
+        1
+    }
+    /// Largest piece one thread may take as a unit.
+    fn max_len(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// A [`Producer`] with its length, which the producer itself does not know (rayon's protocol).
+struct Counted<P> {
+    producer: P,
+    len: usize,
+}
+
+impl<P: Producer> Piece for Counted<P> {
+    type Item = P::Item;
+    type IntoIter = P::IntoIter;
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.producer.split_at(index);
+        (
+            Counted {
+                producer: left,
+                len: index,
+            },
+            Counted {
+                producer: right,
+                len: self.len - index,
+            },
+        )
+    }
+    #[inline]
+    fn into_iter(self) -> P::IntoIter {
+        self.producer.into_iter()
+    }
+    #[inline]
+    fn min_len(&self) -> usize {
+        self.producer.min_len()
+    }
+    #[inline]
+    fn max_len(&self) -> usize {
+        self.producer.max_len()
+    }
+}
+
+/// Runs the `len` positions of `producer` into `consumer` in parallel, with forkjoin's splitting
+/// policy (see the module doc of `forkjoin::iter::plumbing`): rayon's `bridge_producer_consumer`.
+#[inline]
+pub fn bridge_producer_consumer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if producer.len() <= 1 {
-        // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near
-        // the bottom have zero or one child) end here without touching the scheduler.
-        return consumer.consume_iter(producer.into_iter()).complete();
-    }
-    if hints::up_front_split_is_pointless() && producer.len() <= producer.max_len() {
-        // The split's join would not offer its half to anyone: one leaf, which still splits
-        // lazily if an idle worker asks.
-        return run_leaf(producer, consumer, Pace::new());
-    }
-    let pieces = crate::current_num_threads().max(1);
-    split_up_front(producer, consumer, pieces)
+    bridge_pieces(Counted { producer, len }, consumer)
 }
 
-/// A [`ProducerCallback`] that bridges the producer it receives into a consumer.
-pub(crate) struct BridgeCallback<C>(pub(crate) C);
+/// Runs an indexed iterator into `consumer` through its producer: rayon's `bridge`, what an
+/// indexed iterator's `drive_unindexed` and `drive` usually are.
+#[inline]
+pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
+where
+    I: IndexedParallelIterator,
+    C: Consumer<I::Item>,
+{
+    let len = par_iter.len();
+    par_iter.with_producer(BridgeCallback { len, consumer })
+}
+
+/// Runs an [`UnindexedProducer`] into `consumer`: rayon's `bridge_unindexed`.
+///
+/// Such a producer can only be cut in two where it chooses and folded whole, so there are no
+/// batches to split between: it is split up front into about one piece per thread, and a piece
+/// about to be folded is split again while an idle worker asks for work.
+pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    unindexed_piece(producer, consumer, crate::current_num_threads())
+}
+
+/// One piece of [`bridge_unindexed`]; `splits`: up-front splits still to make below this piece.
+fn unindexed_piece<P, C>(producer: P, consumer: C, splits: usize) -> C::Result
+where
+    P: UnindexedProducer,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.complete();
+    }
+    let producer = if splits > 1 || (hints::is_work_requested() && !hints::nobody_can_ask()) {
+        match producer.split() {
+            (left, Some(right)) => {
+                // Positions mean nothing here: the consumer of an unindexed iterator is not
+                // positional (see `UnindexedConsumer`).
+                let (left_c, right_c, reducer) = consumer.split_off(0);
+                let (a, b) = hints::join_for_split(
+                    move || unindexed_piece(left, left_c, splits / 2),
+                    move || unindexed_piece(right, right_c, splits / 2),
+                );
+                return reducer.reduce(a, b);
+            }
+            (whole, None) => whole,
+        }
+    } else {
+        producer
+    };
+    producer.fold_with(consumer.into_folder()).complete()
+}
+
+/// Runs `piece` into `consumer` in parallel with the adaptive policy described in the module doc.
+pub(crate) fn bridge_pieces<P, C>(piece: P, consumer: C) -> C::Result
+where
+    P: Piece,
+    C: Consumer<P::Item>,
+{
+    if piece.len() <= 1 {
+        // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near
+        // the bottom have zero or one child) end here without touching the scheduler. A consumer
+        // that is full already (a later piece of a `find_any` after a hit) takes nothing.
+        if consumer.full() {
+            return consumer.complete();
+        }
+        return consumer.consume_iter(piece.into_iter()).complete();
+    }
+    if hints::up_front_split_is_pointless() && piece.len() <= piece.max_len() {
+        // The split's join would not offer its half to anyone: one leaf, which still splits
+        // lazily if an idle worker asks.
+        return run_leaf(piece, consumer, Pace::new());
+    }
+    let pieces = crate::current_num_threads().max(1);
+    split_up_front(piece, consumer, pieces)
+}
+
+/// A [`ProducerCallback`] that bridges the producer it receives (of `len` positions) into a
+/// consumer.
+struct BridgeCallback<C> {
+    len: usize,
+    consumer: C,
+}
 
 impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
     type Output = C::Result;
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
-        bridge(producer, self.0)
+        bridge_producer_consumer(self.len, producer, self.consumer)
     }
 }
 
 /// Splits until `pieces` pieces exist (and every piece respects `max_len`), then runs the leaves.
 fn split_up_front<P, C>(producer: P, consumer: C, pieces: usize) -> C::Result
 where
-    P: Producer,
+    P: Piece,
     C: Consumer<P::Item>,
 {
     let len = producer.len();
@@ -101,12 +249,22 @@ where
         } else {
             (1, 1, len / 2)
         };
+        let from_end = consumer.prefers_end();
         let (left_p, right_p) = producer.split_at(mid);
         let (left_c, right_c, reducer) = consumer.split_off(mid);
-        let (left, right) = hints::join_for_split(
-            move || split_up_front(left_p, left_c, left_pieces),
-            move || split_up_front(right_p, right_c, right_pieces),
-        );
+        let (left, right) = if from_end {
+            // The right half here, the left one offered (see `Consumer::prefers_end`).
+            let (right, left) = hints::join_for_split(
+                move || split_up_front(right_p, right_c, right_pieces),
+                move || split_up_front(left_p, left_c, left_pieces),
+            );
+            (left, right)
+        } else {
+            hints::join_for_split(
+                move || split_up_front(left_p, left_c, left_pieces),
+                move || split_up_front(right_p, right_c, right_pieces),
+            )
+        };
         reducer.reduce(left, right)
     } else {
         run_leaf(producer, consumer, Pace::new())
@@ -118,11 +276,19 @@ where
 /// measured rate into a split-off piece.
 fn run_leaf<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
 where
-    P: Producer,
+    P: Piece,
     C: Consumer<P::Item>,
 {
+    if consumer.prefers_end() && pace.tails > 0 {
+        return run_leaf_from_end(producer, consumer, pace);
+    }
     if hints::nobody_can_ask() {
-        // The only worker of its pool: no split can ever be asked for, so no batches either.
+        // The only worker of its pool: no split can ever be asked for, so no batches either. A
+        // piece that starts full (a `find_any` piece after an earlier piece's hit) is not run at
+        // all: a consumer checks its own fullness only between batches, of which there is one.
+        if consumer.full() {
+            return consumer.complete();
+        }
         return consumer.consume_iter(producer.into_iter()).complete();
     }
     let min = producer.min_len().max(1);
@@ -161,7 +327,7 @@ where
 #[inline(never)]
 fn split_leaf<P, C>(producer: P, consumer: C, pace: Pace) -> C::Result
 where
-    P: Producer,
+    P: Piece,
     C: Consumer<P::Item>,
 {
     let mid = producer.len() / 2;
@@ -172,6 +338,59 @@ where
         move || run_leaf(right_p, right_c, pace),
     );
     reducer.reduce(left, right)
+}
+
+/// [`run_leaf`] for a consumer that [prefers the end](Consumer::prefers_end): up to
+/// [`TAIL_BATCHES`] batches are cut off the *end* of the piece, each fed to a consumer split off
+/// for it, before the rest runs forward. So a `find_last` meets the last items of a piece first,
+/// whatever the cost of the items before them (each of which may hold a whole nested search), and
+/// the rest of the piece stops as soon as they hold a match. An idle worker's request ends the
+/// walk after the first batch: the forward loop answers it, offering the right half as usual (keeping the right
+/// half here would split the same end of the input again and again, down to where a `find_last`
+/// consumer can no longer tell pieces apart).
+fn run_leaf_from_end<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
+where
+    P: Piece,
+    C: Consumer<P::Item>,
+{
+    let alone = hints::nobody_can_ask();
+    pace.restart_clock();
+    // The result of everything consumed so far (all of it right of `consumer`'s positions), and
+    // the reducer that puts `consumer`'s own result before it.
+    let mut after: Option<(C::Result, C::Reducer)> = None;
+    let own = loop {
+        let len = producer.len();
+        if len == 0 || consumer.full() {
+            break consumer.complete();
+        }
+        // The first batch (the piece's last item) always runs: it is what a stolen piece of a
+        // nested search is for.
+        if pace.tails == 0 || (after.is_some() && !alone && hints::is_work_requested()) {
+            pace.tails = 0;
+            break run_leaf(producer, consumer, pace);
+        }
+        let n = pace.batch.min(len.div_ceil(2));
+        let (rest, tail) = producer.split_at(len - n);
+        if rest.len() == len {
+            // No cut possible there (a string piece without a separator): the rest in one go.
+            break consumer.consume_iter(rest.into_iter()).complete();
+        }
+        let (left_c, tail_c, reducer) = consumer.split_off(len - n);
+        let tail = tail_c.consume_iter(tail.into_iter()).complete();
+        // The previous reducer joined `consumer`, of which the tail was the end, to what follows.
+        after = Some(match after {
+            None => (tail, reducer),
+            Some((later, joins_tail)) => (joins_tail.reduce(tail, later), reducer),
+        });
+        producer = rest;
+        consumer = left_c;
+        pace.tails -= 1;
+        pace.batch_done(n, n < pace.batch);
+    };
+    match after {
+        None => own,
+        Some((later, reducer)) => reducer.reduce(own, later),
+    }
 }
 
 /// A leaf's batch size and, once it reads the clock, the rate of its last batch.
@@ -191,6 +410,8 @@ struct Pace {
     rate: Option<(usize, u64)>,
     /// Items consumed since the clock was last read (before the clock starts: since the start).
     untimed_items: usize,
+    /// Batches still to cut off the end of the piece (see [`TAIL_BATCHES`]).
+    tails: u8,
 }
 
 impl Pace {
@@ -200,6 +421,7 @@ impl Pace {
             clock: None,
             rate: None,
             untimed_items: 0,
+            tails: TAIL_BATCHES,
         }
     }
 

@@ -4,7 +4,7 @@
 //! both iterators are driven at once with `join`, the second one offered to another thread.
 //! Indexed, one producer holds both producers and cuts the one the index falls in.
 
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback, Reducer};
+use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::chain`].
@@ -58,14 +58,17 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<A::Item>>(self, callback: CB) -> CB::Output {
+        let a_len = self.a.len();
         return self.a.with_producer(CallbackA {
             callback,
             b: self.b,
+            a_len,
         });
 
         struct CallbackA<CB, B> {
             callback: CB,
             b: B,
+            a_len: usize,
         }
 
         impl<T, CB, B> ProducerCallback<T> for CallbackA<CB, B>
@@ -74,10 +77,11 @@ where
             B: IndexedParallelIterator<Item = T>,
         {
             type Output = CB::Output;
-            fn callback<PA: IndexedProducer<Item = T>>(self, a: PA) -> CB::Output {
+            fn callback<PA: Producer<Item = T>>(self, a: PA) -> CB::Output {
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
                     a,
+                    a_len: self.a_len,
                 })
             }
         }
@@ -85,16 +89,21 @@ where
         struct CallbackB<CB, PA> {
             callback: CB,
             a: PA,
+            a_len: usize,
         }
 
         impl<T, CB, PA> ProducerCallback<T> for CallbackB<CB, PA>
         where
             CB: ProducerCallback<T>,
-            PA: IndexedProducer<Item = T>,
+            PA: Producer<Item = T>,
         {
             type Output = CB::Output;
-            fn callback<PB: IndexedProducer<Item = T>>(self, b: PB) -> CB::Output {
-                self.callback.callback(ChainProducer { a: self.a, b })
+            fn callback<PB: Producer<Item = T>>(self, b: PB) -> CB::Output {
+                self.callback.callback(ChainProducer {
+                    a: self.a,
+                    b,
+                    a_len: self.a_len,
+                })
             }
         }
     }
@@ -104,6 +113,8 @@ where
 struct ChainProducer<PA, PB> {
     a: PA,
     b: PB,
+    /// The length of `a`.
+    a_len: usize,
 }
 
 impl<PA, PB> Producer for ChainProducer<PA, PB>
@@ -114,12 +125,8 @@ where
     type Item = PA::Item;
     type IntoIter = ChainSeq<PA::IntoIter, PB::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.a.len() + self.b.len()
-    }
-
     fn split_at(self, index: usize) -> (Self, Self) {
-        let a_len = self.a.len();
+        let a_len = self.a_len;
         if index <= a_len {
             let (a_left, a_right) = self.a.split_at(index);
             let (b_left, b_right) = self.b.split_at(0);
@@ -127,10 +134,12 @@ where
                 ChainProducer {
                     a: a_left,
                     b: b_left,
+                    a_len: index,
                 },
                 ChainProducer {
                     a: a_right,
                     b: b_right,
+                    a_len: a_len - index,
                 },
             )
         } else {
@@ -140,10 +149,12 @@ where
                 ChainProducer {
                     a: a_left,
                     b: b_left,
+                    a_len,
                 },
                 ChainProducer {
                     a: a_right,
                     b: b_right,
+                    a_len: 0,
                 },
             )
         }

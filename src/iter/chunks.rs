@@ -1,6 +1,6 @@
 //! Parallel iteration over fixed-size chunks of a slice: `par_chunks(n)` and `par_chunks_mut(n)`.
 
-use super::bridge::BridgeCallback;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::slice::SliceRef;
 use super::{IndexedParallelIterator, ParallelIterator};
@@ -31,7 +31,7 @@ impl<S: SliceRef> ChunksOf<S> {
 impl<S: SliceRef> ParallelIterator for ChunksOf<S> {
     type Item = S::Chunk;
     fn drive_unindexed<C: Consumer<S::Chunk>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -60,9 +60,6 @@ pub(crate) struct ChunksOfProducer<S> {
 impl<S: SliceRef> Producer for ChunksOfProducer<S> {
     type Item = S::Chunk;
     type IntoIter = S::Chunks;
-    fn len(&self) -> usize {
-        self.slice.slice_len().div_ceil(self.size)
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let at = index.saturating_mul(self.size).min(self.slice.slice_len());
         let (left, right) = self.slice.split(at);

@@ -1,8 +1,8 @@
 //! `chunks` on indexed iterators: the items gathered into `Vec`s of `chunk_size` (the last one
 //! may be shorter).
 
-use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::bridge::bridge;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::chunks`].
@@ -24,7 +24,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
     type Item = Vec<I::Item>;
 
     fn drive_unindexed<C: Consumer<Vec<I::Item>>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -38,22 +38,26 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
     }
 
     fn with_producer<CB: ProducerCallback<Vec<I::Item>>>(self, callback: CB) -> CB::Output {
+        let len = self.base.len();
         return self.base.with_producer(Callback {
             callback,
             size: self.size,
+            len,
         });
 
         struct Callback<CB> {
             callback: CB,
             size: usize,
+            len: usize,
         }
 
         impl<T, CB: ProducerCallback<Vec<T>>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
-            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(ChunksProducer {
                     base,
                     size: self.size,
+                    len: self.len,
                 })
             }
         }
@@ -64,27 +68,34 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
 struct ChunksProducer<P> {
     base: P,
     size: usize,
+    /// The base's length.
+    len: usize,
 }
 
 impl<P: Producer> Producer for ChunksProducer<P> {
     type Item = Vec<P::Item>;
     type IntoIter = ChunkSeq<P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.base.len().div_ceil(self.size)
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let at = index.saturating_mul(self.size).min(self.base.len());
+        let at = index.saturating_mul(self.size).min(self.len);
         let (left, right) = self.base.split_at(at);
         let size = self.size;
         (
-            ChunksProducer { base: left, size },
-            ChunksProducer { base: right, size },
+            ChunksProducer {
+                base: left,
+                size,
+                len: at,
+            },
+            ChunksProducer {
+                base: right,
+                size,
+                len: self.len - at,
+            },
         )
     }
     fn into_iter(self) -> ChunkSeq<P::IntoIter> {
         ChunkSeq {
-            len: self.base.len(),
+            len: self.len,
             iter: self.base.into_iter(),
             size: self.size,
         }

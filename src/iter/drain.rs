@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::ops::{Bound, Range, RangeBounds};
 
-use super::bridge::BridgeCallback;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, ProducerCallback};
 use super::vec::{DrainProducer, VecIntoIter};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
@@ -97,7 +97,7 @@ pub struct VecDrain<'a, T: Send> {
 impl<T: Send> ParallelIterator for VecDrain<'_, T> {
     type Item = T;
     fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.range.len())

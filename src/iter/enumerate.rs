@@ -3,8 +3,8 @@
 use std::iter::Zip;
 use std::ops::Range;
 
-use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::bridge::bridge;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::enumerate`].
@@ -24,7 +24,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
 
     fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -46,7 +46,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
 
         impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
-            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback
                     .callback(EnumerateProducer { base, offset: 0 })
             }
@@ -65,9 +65,6 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
     type Item = (usize, P::Item);
     type IntoIter = Zip<Range<usize>, P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         (
@@ -82,8 +79,9 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
         )
     }
     fn into_iter(self) -> Self::IntoIter {
-        let end = self.offset + self.base.len();
-        (self.offset..end).zip(self.base.into_iter())
+        let base = self.base.into_iter();
+        let end = self.offset + base.len();
+        (self.offset..end).zip(base)
     }
     fn min_len(&self) -> usize {
         self.base.min_len()

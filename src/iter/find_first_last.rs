@@ -147,6 +147,10 @@ impl<T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindConsumer<'_, T, P> {
         self.item
     }
 
+    fn prefers_end(&self) -> bool {
+        self.direction == Direction::Last
+    }
+
     fn full(&self) -> bool {
         (self.direction == Direction::First && self.item.is_some())
             || self

@@ -136,4 +136,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn prefers_end(&self) -> bool {
+        self.base.prefers_end()
+    }
 }

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// A [`FromRef`] kind: a zero-sized marker naming one way to turn references into values.
@@ -145,7 +145,7 @@ where
             K: RefToOwned<'a, T>,
         {
             type Output = CB::Output;
-            fn callback<P: IndexedProducer<Item = &'a T>>(self, base: P) -> CB::Output {
+            fn callback<P: Producer<Item = &'a T>>(self, base: P) -> CB::Output {
                 self.callback.callback(FromRefProducer::<P, K>::new(base))
             }
         }
@@ -169,16 +169,13 @@ impl<P, K> FromRefProducer<P, K> {
 
 impl<'a, T, P, K> Producer for FromRefProducer<P, K>
 where
-    P: IndexedProducer<Item = &'a T>,
+    P: Producer<Item = &'a T>,
     T: 'a,
     K: RefToOwned<'a, T>,
 {
     type Item = T;
     type IntoIter = K::ProducerIter<P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         (Self::new(left), Self::new(right))
@@ -230,6 +227,9 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+    fn prefers_end(&self) -> bool {
+        self.base.prefers_end()
     }
 }
 

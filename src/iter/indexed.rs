@@ -9,7 +9,7 @@ use super::enumerate::Enumerate;
 use super::interleave::{Interleave, InterleaveShortest};
 use super::into::IntoParallelIterator;
 use super::len_bounds::{MaxLen, MinLen};
-use super::plumbing::ProducerCallback;
+use super::plumbing::{Consumer, ProducerCallback};
 use super::positions::Positions;
 use super::rev::Rev;
 use super::skip_take::{Skip, Take};
@@ -34,9 +34,17 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// The exact number of items.
     fn len(&self) -> usize;
 
-    /// Internal: hands this iterator's producer to `callback`.
-    #[doc(hidden)]
+    /// Hands this iterator's [`Producer`](super::plumbing::Producer) to `callback` (rayon's
+    /// plumbing: see [`plumbing`](super::plumbing)).
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
+
+    /// Drives this iterator into `consumer`, which may depend on the positions it is split at
+    /// (rayon's plumbing). The default goes through the producer with
+    /// [`plumbing::bridge`](super::plumbing::bridge), which is what an implementation written
+    /// for rayon does too.
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        super::plumbing::bridge(self, consumer)
+    }
 
     /// Pairs every item with its index.
     ///

@@ -6,8 +6,8 @@
 //! rayon). A producer position `i` of the interleaving is known to come from the first or the
 //! second iterator by arithmetic on the two lengths, so a split cuts both base producers.
 
-use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::bridge::bridge;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::skip_take::Take;
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -33,7 +33,7 @@ where
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -56,14 +56,18 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let i_len = self.i.len();
+        let j_len = self.j.len();
         return self.i.with_producer(CallbackI {
             callback,
             j: self.j,
+            lens: (i_len, j_len),
         });
 
         struct CallbackI<CB, J> {
             callback: CB,
             j: J,
+            lens: (usize, usize),
         }
 
         impl<T, CB, J> ProducerCallback<T> for CallbackI<CB, J>
@@ -72,10 +76,11 @@ where
             J: IndexedParallelIterator<Item = T>,
         {
             type Output = CB::Output;
-            fn callback<PI: IndexedProducer<Item = T>>(self, i: PI) -> CB::Output {
+            fn callback<PI: Producer<Item = T>>(self, i: PI) -> CB::Output {
                 self.j.with_producer(CallbackJ {
                     callback: self.callback,
                     i,
+                    lens: self.lens,
                 })
             }
         }
@@ -83,19 +88,21 @@ where
         struct CallbackJ<CB, PI> {
             callback: CB,
             i: PI,
+            lens: (usize, usize),
         }
 
         impl<T, CB, PI> ProducerCallback<T> for CallbackJ<CB, PI>
         where
             CB: ProducerCallback<T>,
-            PI: IndexedProducer<Item = T>,
+            PI: Producer<Item = T>,
         {
             type Output = CB::Output;
-            fn callback<PJ: IndexedProducer<Item = T>>(self, j: PJ) -> CB::Output {
+            fn callback<PJ: Producer<Item = T>>(self, j: PJ) -> CB::Output {
                 self.callback.callback(InterleaveProducer {
                     i: self.i,
                     j,
                     i_next: true,
+                    lens: self.lens,
                 })
             }
         }
@@ -108,6 +115,8 @@ struct InterleaveProducer<PI, PJ> {
     i: PI,
     j: PJ,
     i_next: bool,
+    /// The lengths of `i` and `j`.
+    lens: (usize, usize),
 }
 
 /// How many of the first `n` items of an interleaving come from the side that goes first
@@ -125,12 +134,8 @@ where
     type Item = PI::Item;
     type IntoIter = InterleaveSeq<PI::IntoIter, PJ::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.i.len() + self.j.len()
-    }
-
     fn split_at(self, index: usize) -> (Self, Self) {
-        let (i_len, j_len) = (self.i.len(), self.j.len());
+        let (i_len, j_len) = self.lens;
         let (from_i, from_j) = if self.i_next {
             taken(index, i_len, j_len)
         } else {
@@ -144,12 +149,14 @@ where
                 i: i_left,
                 j: j_left,
                 i_next: self.i_next,
+                lens: (from_i, from_j),
             },
             InterleaveProducer {
                 i: i_right,
                 j: j_right,
                 // Once one side is exhausted the flag no longer matters.
                 i_next: self.i_next == (index % 2 == 0),
+                lens: (i_len - from_i, j_len - from_j),
             },
         )
     }

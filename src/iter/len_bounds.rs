@@ -1,7 +1,7 @@
 //! `with_min_len` / `with_max_len`: bounds on the size of the pieces the splitter hands out.
 
-use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::bridge::bridge;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::with_min_len`].
@@ -48,7 +48,7 @@ macro_rules! bounded_iter {
             type Item = I::Item;
 
             fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-                self.with_producer(BridgeCallback(consumer))
+                bridge(self, consumer)
             }
 
             fn opt_len(&self) -> Option<usize> {
@@ -81,7 +81,7 @@ struct BoundCallback<CB> {
 
 impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for BoundCallback<CB> {
     type Output = CB::Output;
-    fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+    fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
         self.callback.callback(BoundedProducer {
             base,
             bound: self.bound,
@@ -100,9 +100,6 @@ impl<P: Producer> Producer for BoundedProducer<P> {
     type Item = P::Item;
     type IntoIter = P::IntoIter;
 
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         let bound = self.bound;

@@ -2,7 +2,7 @@
 
 use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{MapOp, OpConsumer};
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::map`].
@@ -66,7 +66,7 @@ where
             F: Fn(T) -> R + Sync,
         {
             type Output = CB::Output;
-            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(MapProducer {
                     base,
                     map_op: &self.map_op,
@@ -91,9 +91,6 @@ where
     type Item = R;
     type IntoIter = std::iter::Map<P::IntoIter, &'f F>;
 
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         let map_op = self.map_op;

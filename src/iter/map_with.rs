@@ -3,10 +3,13 @@
 //! Both share one consumer, [`MapStateConsumer`]; they differ only in where a piece's state comes from
 //! (a [`PieceState`]): `map_with` clones the value it was given, `map_init` calls a function.
 //!
-//! The state lives in the consumer, not in a producer: the bridge cuts a leaf's producer into many
-//! batches, so a producer-side state would be made once per batch, while a consumer lives as long as
-//! its piece. The price is that these adaptors are not indexed (rayon's are); `collect` into a `Vec`
-//! still writes in place, because the exact length is passed on.
+//! When driven (`sum`, `collect`, `for_each`, ...), the state lives in the consumer, not in a
+//! producer: the bridge cuts a leaf's producer into many batches, so a producer-side state would be
+//! made once per batch, while a consumer lives as long as its piece. As in rayon, both adaptors are
+//! indexed when their base is; only a caller that asks for the producer itself (`zip`,
+//! `enumerate`, `rev`, ... after `map_with`) gets a [`MapStateProducer`], whose states are made
+//! once per batch of the bridge (rayon makes one per leaf; either may call `init` any number of
+//! times).
 //!
 //! A piece makes its state lazily, when its first item arrives, so pieces that receive no items cost
 //! nothing (`init` is not called at all on an empty input). A split-off piece starts from a fresh state, never from a copy of a state that already saw
@@ -15,8 +18,8 @@
 use std::mem::ManuallyDrop;
 
 use super::debug_impl::debug_skipping_closures;
-use super::plumbing::Consumer;
-use super::ParallelIterator;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::{IndexedParallelIterator, ParallelIterator};
 use crate::sync::thread::{self, ThreadId};
 
 /// Where a piece's state comes from: [`MapWith`] clones a template, [`MapInit`] calls a function.
@@ -181,6 +184,9 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn prefers_end(&self) -> bool {
+        self.base.prefers_end()
+    }
 }
 
 /// Parallel iterator returned by [`ParallelIterator::map_with`].
@@ -219,6 +225,26 @@ where
 
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
+    }
+}
+
+impl<I, T, F, R> IndexedParallelIterator for MapWith<I, T, F>
+where
+    I: IndexedParallelIterator,
+    T: Send + Clone,
+    F: Fn(&mut T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
+        let source = CloneState {
+            template: self.init,
+            state: None,
+        };
+        with_state_producer(self.base, source, &self.map_op, callback)
     }
 }
 
@@ -276,4 +302,150 @@ where
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }
+}
+
+impl<I, INIT, T, F, R> IndexedParallelIterator for MapInit<I, INIT, F>
+where
+    I: IndexedParallelIterator,
+    INIT: Fn() -> T + Sync + Send,
+    F: Fn(&mut T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
+        let source = InitState {
+            init: &self.init,
+            state: None,
+        };
+        with_state_producer(self.base, source, &self.map_op, callback)
+    }
+}
+
+/// Hands `callback` the producer of `base` mapped through a [`MapStateProducer`] whose pieces get
+/// their states from `source` (the common part of the indexed [`MapWith`] and [`MapInit`]).
+fn with_state_producer<I, S, F, R, CB>(base: I, source: S, map_op: &F, callback: CB) -> CB::Output
+where
+    I: IndexedParallelIterator,
+    S: PieceState,
+    F: Fn(&mut S::State, I::Item) -> R + Sync + Send,
+    CB: ProducerCallback<R>,
+{
+    return base.with_producer(StateCallback {
+        callback,
+        source,
+        map_op,
+    });
+
+    struct StateCallback<'f, CB, S, F> {
+        callback: CB,
+        source: S,
+        map_op: &'f F,
+    }
+
+    impl<'f, T, R, CB, S, F> ProducerCallback<T> for StateCallback<'f, CB, S, F>
+    where
+        CB: ProducerCallback<R>,
+        S: PieceState,
+        F: Fn(&mut S::State, T) -> R + Sync,
+    {
+        type Output = CB::Output;
+        fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+            self.callback.callback(MapStateProducer {
+                base,
+                source: self.source,
+                map_op: self.map_op,
+            })
+        }
+    }
+}
+
+/// Producer of an indexed [`MapWith`] or [`MapInit`]: every piece maps its items with a state of
+/// its own, made when its first item is mapped.
+#[derive(Debug)]
+struct MapStateProducer<'f, P, S, F> {
+    base: P,
+    source: S,
+    map_op: &'f F,
+}
+
+impl<'f, P, S, F, R> Producer for MapStateProducer<'f, P, S, F>
+where
+    P: Producer,
+    S: PieceState,
+    F: Fn(&mut S::State, P::Item) -> R + Sync,
+{
+    type Item = R;
+    type IntoIter = MapStateSeq<'f, P::IntoIter, S, F>;
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.split_at(index);
+        let right = MapStateProducer {
+            base: right,
+            source: self.source.split(),
+            map_op: self.map_op,
+        };
+        (MapStateProducer { base: left, ..self }, right)
+    }
+    fn into_iter(self) -> Self::IntoIter {
+        MapStateSeq {
+            iter: self.base.into_iter(),
+            source: self.source,
+            map_op: self.map_op,
+        }
+    }
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+}
+
+/// The sequential iterator of a [`MapStateProducer`].
+#[derive(Debug)]
+struct MapStateSeq<'f, I, S, F> {
+    iter: I,
+    source: S,
+    map_op: &'f F,
+}
+
+impl<I, S, F, R> Iterator for MapStateSeq<'_, I, S, F>
+where
+    I: Iterator,
+    S: PieceState,
+    F: Fn(&mut S::State, I::Item) -> R,
+{
+    type Item = R;
+    #[inline]
+    fn next(&mut self) -> Option<R> {
+        let item = self.iter.next()?;
+        Some((self.map_op)(self.source.get(), item))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.iter.size_hint()
+    }
+}
+
+impl<I, S, F, R> DoubleEndedIterator for MapStateSeq<'_, I, S, F>
+where
+    I: DoubleEndedIterator,
+    S: PieceState,
+    F: Fn(&mut S::State, I::Item) -> R,
+{
+    #[inline]
+    fn next_back(&mut self) -> Option<R> {
+        let item = self.iter.next_back()?;
+        Some((self.map_op)(self.source.get(), item))
+    }
+}
+
+impl<I, S, F, R> ExactSizeIterator for MapStateSeq<'_, I, S, F>
+where
+    I: ExactSizeIterator,
+    S: PieceState,
+    F: Fn(&mut S::State, I::Item) -> R,
+{
 }

@@ -36,7 +36,7 @@
 //!
 //! [`IndexedParallelIterator`]s know their length and have positions; `filter`, `filter_map`,
 //! `fold`, `flat_map`, `flatten`, `flat_map_iter`, `flatten_iter`, `while_some`, the string
-//! sources, and (unlike rayon) `map_with` and `map_init` lose that, so `zip` and `enumerate` are
+//! sources lose that, so `zip` and `enumerate` are
 //! not available after them (checked by the type system):
 //!
 //! ```compile_fail

@@ -49,6 +49,9 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn prefers_end(&self) -> bool {
+        self.base.prefers_end()
+    }
 }
 
 /// Declares an [`ItemOp`] wrapper around `&'f F` (by hand `Copy`: a derive would demand `F: Copy`).

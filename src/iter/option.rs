@@ -2,7 +2,7 @@
 //! value), [`once`] and [`empty`]. All are an [`OptionIter`], indexed, with a producer of length 0
 //! or 1.
 
-use super::bridge::BridgeCallback;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -114,7 +114,7 @@ impl<T: Send> ParallelIterator for OptionIter<T> {
     type Item = T;
 
     fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -142,12 +142,8 @@ impl<T: Send> Producer for OptionProducer<T> {
     type Item = T;
     type IntoIter = std::option::IntoIter<T>;
 
-    fn len(&self) -> usize {
-        usize::from(self.opt.is_some())
-    }
-
     fn split_at(self, index: usize) -> (Self, Self) {
-        debug_assert!(index <= self.len());
+        debug_assert!(index <= usize::from(self.opt.is_some()));
         let none = OptionProducer { opt: None };
         if index == 0 {
             (none, self)

@@ -13,9 +13,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use super::bridge::bridge;
+use super::bridge::{bridge_pieces, Piece};
 use super::parallel_iterator::ParallelIterator;
-use super::plumbing::{Consumer, Producer};
+use super::plumbing::Consumer;
 
 /// Turns a sequential iterator into a parallel one: `iter.par_bridge()`.
 ///
@@ -61,7 +61,7 @@ where
             iter: Mutex::new(self.iter.fuse()),
             started: (0..pieces).map(|_| AtomicBool::new(false)).collect(),
         };
-        bridge(
+        bridge_pieces(
             BridgeProducer {
                 shared: &shared,
                 pieces,
@@ -84,7 +84,7 @@ struct BridgeProducer<'a, I> {
     pieces: usize,
 }
 
-impl<'a, I: Iterator<Item: Send> + Send> Producer for BridgeProducer<'a, I> {
+impl<'a, I: Iterator<Item: Send> + Send> Piece for BridgeProducer<'a, I> {
     type Item = I::Item;
     type IntoIter = Pull<'a, I>;
 

@@ -201,8 +201,7 @@ pub trait ParallelIterator: Sized + Send {
     /// piece starts from its own clone of `init` (a split-off piece clones the original value, not a
     /// state that already saw items).
     ///
-    /// Unlike rayon's, the result is not indexed (pieces keep their state in the consumer, which the
-    /// bridge does not cut into batches); `collect` into a `Vec` still writes in place.
+    /// As in rayon, the result is indexed when `self` is (it can be `zip`ped or `enumerate`d).
     ///
     /// ```
     /// use forkjoin::prelude::*;
@@ -232,7 +231,7 @@ pub trait ParallelIterator: Sized + Send {
     /// generator, a scratch buffer). `init` is called once per piece that receives items, so possibly
     /// several times per thread, and not at all on an empty input.
     ///
-    /// Unlike rayon's, the result is not indexed; `collect` into a `Vec` still writes in place.
+    /// As in rayon, the result is indexed when `self` is.
     ///
     /// ```
     /// use forkjoin::prelude::*;

@@ -23,7 +23,7 @@
 use std::fmt::Debug;
 use std::ops::{Range, RangeInclusive};
 
-use super::bridge::bridge;
+use super::bridge::{bridge_pieces, Piece};
 use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -120,7 +120,7 @@ macro_rules! range_integer {
             }
             #[inline]
             fn drive<C: Consumer<Self>>(start: Self, len: usize, consumer: C) -> C::Result {
-                bridge(RangeProducer { start, len }, consumer)
+                bridge_pieces(RangeProducer { start, len }, consumer)
             }
             #[inline]
             fn fold_run<B, F: FnMut(B, Self) -> B>(start: Self, len: usize, init: B, mut f: F) -> B {
@@ -198,13 +198,13 @@ where
     C: Consumer<T>,
 {
     let last = match last {
-        None => return bridge(RangeProducer { start, len: 0 }, consumer),
+        None => return bridge_pieces(RangeProducer { start, len: 0 }, consumer),
         Some(last) => last,
     };
     if last < max_piece {
         // `last + 1 <= max_piece <= usize::MAX` items.
         let len = (last + 1) as usize;
-        return bridge(RangeProducer { start, len }, consumer);
+        return bridge_pieces(RangeProducer { start, len }, consumer);
     }
     if consumer.full() {
         return consumer.complete();
@@ -216,11 +216,17 @@ where
     // `keep` cannot be exact here, and need not be: a range this long has no `opt_len`, so its
     // consumers are not positional (only an indexed `collect` writes by position).
     let keep = usize::try_from(left_last + 1).unwrap_or(usize::MAX);
+    let from_end = consumer.prefers_end();
     let (left, right, reducer) = consumer.split_off(keep);
-    let (a, b) = crate::join(
-        move || drive_wide(start, Some(left_last), left, add, max_piece),
-        move || drive_wide(right_start, Some(right_last), right, add, max_piece),
-    );
+    let left = move || drive_wide(start, Some(left_last), left, add, max_piece);
+    let right = move || drive_wide(right_start, Some(right_last), right, add, max_piece);
+    let (a, b) = if from_end {
+        // The right half first (see `Consumer::prefers_end`).
+        let (b, a) = crate::join(right, left);
+        (a, b)
+    } else {
+        crate::join(left, right)
+    };
     reducer.reduce(a, b)
 }
 
@@ -260,7 +266,7 @@ impl RangeInteger for char {
         Some(len)
     }
     fn drive<C: Consumer<Self>>(start: Self, len: usize, consumer: C) -> C::Result {
-        bridge(RangeProducer { start, len }, consumer)
+        bridge_pieces(RangeProducer { start, len }, consumer)
     }
     #[inline]
     fn fold_run<B, F: FnMut(B, Self) -> B>(start: Self, len: usize, init: B, f: F) -> B {
@@ -347,10 +353,6 @@ impl<T: RangeInteger> Producer for RangeProducer<T> {
     type Item = T;
     type IntoIter = RangeSeq<T>;
 
-    fn len(&self) -> usize {
-        self.len
-    }
-
     fn split_at(self, index: usize) -> (Self, Self) {
         debug_assert!(index <= self.len);
         let right = RangeProducer {
@@ -371,6 +373,25 @@ impl<T: RangeInteger> Producer for RangeProducer<T> {
             start: self.start,
             offsets: 0..self.len,
         }
+    }
+}
+
+/// A range's producer knows its length, so the bridge drives it as it is (no separate count on
+/// the hot path of nested small sums).
+impl<T: RangeInteger> Piece for RangeProducer<T> {
+    type Item = T;
+    type IntoIter = RangeSeq<T>;
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn split_at(self, index: usize) -> (Self, Self) {
+        Producer::split_at(self, index)
+    }
+    #[inline]
+    fn into_iter(self) -> RangeSeq<T> {
+        Producer::into_iter(self)
     }
 }
 

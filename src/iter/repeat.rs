@@ -1,6 +1,6 @@
 //! Sources that repeat one item: [`repeat_n`] (`n` clones, indexed) and [`repeat`] (endless).
 
-use super::bridge::BridgeCallback;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::zip::Zip;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
@@ -32,7 +32,7 @@ impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
     type Item = T;
 
     fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -63,10 +63,6 @@ struct RepeatNProducer<T> {
 impl<T: Clone + Send> Producer for RepeatNProducer<T> {
     type Item = T;
     type IntoIter = RepeatNIter<T>;
-
-    fn len(&self) -> usize {
-        self.count
-    }
 
     fn split_at(self, index: usize) -> (Self, Self) {
         debug_assert!(index <= self.count);

@@ -4,8 +4,8 @@
 //! cuts the base at `len - i` and swaps the halves, and each piece iterates its base piece from
 //! the back (indexed producers' iterators are double-ended).
 
-use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::bridge::bridge;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::rev`].
@@ -25,7 +25,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -39,16 +39,21 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback });
+        let len = self.base.len();
+        return self.base.with_producer(Callback { callback, len });
 
         struct Callback<CB> {
             callback: CB,
+            len: usize,
         }
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
-            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(RevProducer { base })
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+                self.callback.callback(RevProducer {
+                    base,
+                    len: self.len,
+                })
             }
         }
     }
@@ -57,19 +62,26 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
 /// Producer of [`Rev`].
 struct RevProducer<P> {
     base: P,
+    /// The base's length: a position counts from its end.
+    len: usize,
 }
 
-impl<P: IndexedProducer> Producer for RevProducer<P> {
+impl<P: Producer> Producer for RevProducer<P> {
     type Item = P::Item;
     type IntoIter = std::iter::Rev<P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let len = self.base.len();
-        let (left, right) = self.base.split_at(len - index);
-        (RevProducer { base: right }, RevProducer { base: left })
+        let (left, right) = self.base.split_at(self.len - index);
+        (
+            RevProducer {
+                base: right,
+                len: index,
+            },
+            RevProducer {
+                base: left,
+                len: self.len - index,
+            },
+        )
     }
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().rev()

@@ -2,9 +2,9 @@
 //! As with std's adaptors, the skipped items are still produced (a `map` before `skip` runs on them)
 //! and dropped; the items after a `take` are dropped without being produced.
 
-use super::bridge::{bridge, BridgeCallback};
+use super::bridge::{bridge, bridge_producer_consumer};
 use super::for_each::ForEachConsumer;
-use super::plumbing::{Consumer, IndexedProducer, ProducerCallback};
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::skip`].
@@ -41,7 +41,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Skip<I> {
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -67,11 +67,11 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for SkipCallback<CB> {
             type Output = CB::Output;
-            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 let (skipped, kept) = base.split_at(self.n);
                 let output = self.callback.callback(kept);
                 // Produce and drop the skipped items too (in parallel), for their side effects.
-                bridge(skipped, ForEachConsumer { op: &drop::<T> });
+                bridge_producer_consumer(self.n, skipped, ForEachConsumer { op: &drop::<T> });
                 output
             }
         }
@@ -82,7 +82,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Take<I> {
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -108,7 +108,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Take<I> {
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for TakeCallback<CB> {
             type Output = CB::Output;
-            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 // The rest is dropped with its producer (owned items included), unproduced.
                 let (taken, _rest) = base.split_at(self.n);
                 self.callback.callback(taken)

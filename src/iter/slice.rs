@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 
-use super::bridge::BridgeCallback;
+use super::bridge::bridge;
 use super::chunks::{Chunks, ChunksMut};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::slice_chunks::{
@@ -186,7 +186,7 @@ impl<'a, T: Send, const N: usize> IntoParallelIterator for &'a mut [T; N] {
 impl<S: SliceRef> ParallelIterator for Elements<S> {
     type Item = S::Item;
     fn drive_unindexed<C: Consumer<S::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.slice.slice_len())
@@ -211,9 +211,6 @@ pub(crate) struct ElementsProducer<S> {
 impl<S: SliceRef> Producer for ElementsProducer<S> {
     type Item = S::Item;
     type IntoIter = S::Iter;
-    fn len(&self) -> usize {
-        self.slice.slice_len()
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.slice.split(index);
         (

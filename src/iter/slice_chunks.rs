@@ -8,7 +8,7 @@
 
 use std::marker::PhantomData;
 
-use super::bridge::BridgeCallback;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::slice::SliceRef;
 use super::{IndexedParallelIterator, ParallelIterator};
@@ -190,7 +190,7 @@ impl<'a, T: Send, K> ChunksIter<&'a mut [T], K> {
 impl<S: SliceRef, K: ChunkKind<S>> ParallelIterator for ChunksIter<S, K> {
     type Item = S::Chunk;
     fn drive_unindexed<C: Consumer<S::Chunk>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -221,9 +221,6 @@ impl<S: SliceRef, K: ChunkKind<S>> Producer for ChunkKindProducer<S, K> {
     type Item = S::Chunk;
     type IntoIter = K::Iter;
 
-    fn len(&self) -> usize {
-        self.slice.slice_len().div_ceil(self.size)
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let len = self.slice.slice_len();
         let elements = index.saturating_mul(self.size).min(len);
@@ -279,7 +276,7 @@ impl<'a, T: Sync> Windows<'a, T> {
 impl<'a, T: Sync> ParallelIterator for Windows<'a, T> {
     type Item = &'a [T];
     fn drive_unindexed<C: Consumer<&'a [T]>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -309,11 +306,8 @@ impl<'a, T: Sync> Producer for WindowsProducer<'a, T> {
     type Item = &'a [T];
     type IntoIter = std::slice::Windows<'a, T>;
 
-    fn len(&self) -> usize {
-        (self.slice.len() + 1).saturating_sub(self.size)
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let index = index.min(self.len());
+        let index = index.min((self.slice.len() + 1).saturating_sub(self.size));
         // The left keeps the elements of its windows: `size - 1` more than it starts.
         let left_end = index.saturating_add(self.size - 1).min(self.slice.len());
         let size = self.size;

@@ -1,7 +1,7 @@
 //! `step_by` on indexed iterators: every `step`-th item, starting with the first.
 
-use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::bridge::bridge;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::step_by`].
@@ -23,7 +23,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -37,22 +37,26 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let len = self.base.len();
         return self.base.with_producer(Callback {
             callback,
             step: self.step,
+            len,
         });
 
         struct Callback<CB> {
             callback: CB,
             step: usize,
+            len: usize,
         }
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
-            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(StepByProducer {
                     base,
                     step: self.step,
+                    len: self.len,
                 })
             }
         }
@@ -63,22 +67,29 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
 struct StepByProducer<P> {
     base: P,
     step: usize,
+    /// The base's length.
+    len: usize,
 }
 
 impl<P: Producer> Producer for StepByProducer<P> {
     type Item = P::Item;
     type IntoIter = std::iter::StepBy<P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.base.len().div_ceil(self.step)
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let at = index.saturating_mul(self.step).min(self.base.len());
+        let at = index.saturating_mul(self.step).min(self.len);
         let (left, right) = self.base.split_at(at);
         let step = self.step;
         (
-            StepByProducer { base: left, step },
-            StepByProducer { base: right, step },
+            StepByProducer {
+                base: left,
+                step,
+                len: at,
+            },
+            StepByProducer {
+                base: right,
+                step,
+                len: self.len - at,
+            },
         )
     }
     fn into_iter(self) -> Self::IntoIter {

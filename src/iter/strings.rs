@@ -18,8 +18,8 @@
 //! Within a piece the items come from std's own iterators (`str::chars`, `str::split`,
 //! `str::matches`, ...), so a piece runs exactly the sequential code.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer};
+use super::bridge::{bridge_pieces, Piece};
+use super::plumbing::Consumer;
 use super::ParallelIterator;
 
 /// Parallel methods on string slices (and, by auto-deref, `String`s), as rayon's
@@ -386,7 +386,7 @@ struct CharsProducer<'h, S> {
     scan: S,
 }
 
-impl<'h, S: Scan<'h>> Producer for CharsProducer<'h, S> {
+impl<'h, S: Scan<'h>> Piece for CharsProducer<'h, S> {
     type Item = S::Item;
     type IntoIter = S::Iter;
 
@@ -472,7 +472,7 @@ macro_rules! char_source {
                     chars: self.chars,
                     scan: $scan,
                 };
-                bridge(producer, consumer)
+                bridge_pieces(producer, consumer)
             }
         }
     };
@@ -554,7 +554,7 @@ impl<'h, P: Pattern> ParallelIterator for Matches<'h, P> {
             chars: self.chars,
             scan: MatchesScan(&self.pattern),
         };
-        bridge(producer, consumer)
+        bridge_pieces(producer, consumer)
     }
 }
 
@@ -575,7 +575,7 @@ impl<'h, P: Pattern> ParallelIterator for MatchIndices<'h, P> {
             chars: self.chars,
             scan: MatchIndicesScan(&self.pattern),
         };
-        bridge(producer, consumer)
+        bridge_pieces(producer, consumer)
     }
 }
 
@@ -671,7 +671,7 @@ impl<'h, 'p, P: Pattern> SplitProducer<'h, 'p, P> {
     }
 }
 
-impl<'h, 'p, P: Pattern> Producer for SplitProducer<'h, 'p, P> {
+impl<'h, 'p, P: Pattern> Piece for SplitProducer<'h, 'p, P> {
     type Item = &'h str;
     type IntoIter = P::Split<'h, 'p>;
 
@@ -739,7 +739,7 @@ struct SplitInclusiveProducer<'h, 'p, P> {
     pattern: &'p P,
 }
 
-impl<'h, 'p, P: Pattern> Producer for SplitInclusiveProducer<'h, 'p, P> {
+impl<'h, 'p, P: Pattern> Piece for SplitInclusiveProducer<'h, 'p, P> {
     type Item = &'h str;
     type IntoIter = P::SplitInclusive<'h, 'p>;
 
@@ -801,7 +801,7 @@ pub struct Split<'h, P: Pattern> {
 impl<'h, P: Pattern> ParallelIterator for Split<'h, P> {
     type Item = &'h str;
     fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
-        bridge(
+        bridge_pieces(
             SplitProducer::new(self.chars, &self.separator, false),
             consumer,
         )
@@ -825,7 +825,7 @@ impl<'h, P: Pattern> ParallelIterator for SplitInclusive<'h, P> {
             tail: self.chars.len(),
             pattern: &self.separator,
         };
-        bridge(producer, consumer)
+        bridge_pieces(producer, consumer)
     }
 }
 
@@ -842,7 +842,7 @@ impl<'h, P: Pattern> ParallelIterator for SplitTerminator<'h, P> {
     type Item = &'h str;
     fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
         let skip_last = self.chars.is_empty() || self.terminator.is_suffix_of(self.chars);
-        bridge(
+        bridge_pieces(
             SplitProducer::new(self.chars, &self.terminator, skip_last),
             consumer,
         )
@@ -866,14 +866,14 @@ impl<'h> ParallelIterator for Lines<'h> {
             tail: self.0.len(),
             pattern: &'\n',
         });
-        bridge(producer, consumer)
+        bridge_pieces(producer, consumer)
     }
 }
 
 /// A piece of `par_lines`: a piece of `par_split_inclusive('\n')`, read with `str::lines`.
 struct LinesProducer<'h, 'p>(SplitInclusiveProducer<'h, 'p, char>);
 
-impl<'h> Producer for LinesProducer<'h, '_> {
+impl<'h> Piece for LinesProducer<'h, '_> {
     type Item = &'h str;
     type IntoIter = std::str::Lines<'h>;
 

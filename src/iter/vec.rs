@@ -8,7 +8,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::bridge::BridgeCallback;
+use super::bridge::bridge;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -36,7 +36,7 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
 impl<T: Send> ParallelIterator for VecIntoIter<T> {
     type Item = T;
     fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.vec.len())
@@ -79,10 +79,6 @@ impl<'a, T> DrainProducer<'a, T> {
 impl<'a, T: Send> Producer for DrainProducer<'a, T> {
     type Item = T;
     type IntoIter = SliceDrain<'a, T>;
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
 
     fn split_at(mut self, index: usize) -> (Self, Self) {
         // Take the slots so `self`'s Drop sees an empty slice and drops nothing.

@@ -1,7 +1,7 @@
 //! `zip`: iterates two indexed iterators in lockstep.
 
-use super::bridge::BridgeCallback;
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::bridge::bridge;
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::zip`]; as long as the shorter input.
@@ -26,7 +26,7 @@ where
     type Item = (A::Item, B::Item);
 
     fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        bridge(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -44,14 +44,18 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        let len = self.len();
         return self.a.with_producer(CallbackA {
             callback,
             b: self.b,
+            len,
         });
 
         struct CallbackA<CB, B> {
             callback: CB,
             b: B,
+            /// The common length.
+            len: usize,
         }
 
         impl<CB, ItemA, B> ProducerCallback<ItemA> for CallbackA<CB, B>
@@ -60,10 +64,11 @@ where
             CB: ProducerCallback<(ItemA, B::Item)>,
         {
             type Output = CB::Output;
-            fn callback<PA: IndexedProducer<Item = ItemA>>(self, a: PA) -> CB::Output {
+            fn callback<PA: Producer<Item = ItemA>>(self, a: PA) -> CB::Output {
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
                     a,
+                    len: self.len,
                 })
             }
         }
@@ -71,17 +76,18 @@ where
         struct CallbackB<CB, PA> {
             callback: CB,
             a: PA,
+            len: usize,
         }
 
         impl<CB, PA, ItemB> ProducerCallback<ItemB> for CallbackB<CB, PA>
         where
-            PA: IndexedProducer,
+            PA: Producer,
             CB: ProducerCallback<(PA::Item, ItemB)>,
         {
             type Output = CB::Output;
-            fn callback<PB: IndexedProducer<Item = ItemB>>(self, b: PB) -> CB::Output {
+            fn callback<PB: Producer<Item = ItemB>>(self, b: PB) -> CB::Output {
                 // Trim both to the common length so positions mean the same thing on both sides.
-                let len = self.a.len().min(b.len());
+                let len = self.len;
                 let (a, _) = self.a.split_at(len);
                 let (b, _) = b.split_at(len);
                 self.callback.callback(ZipProducer { a, b })
@@ -101,9 +107,6 @@ impl<PA: Producer, PB: Producer> Producer for ZipProducer<PA, PB> {
     type Item = (PA::Item, PB::Item);
     type IntoIter = std::iter::Zip<PA::IntoIter, PB::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.a.len().min(self.b.len())
-    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (a_left, a_right) = self.a.split_at(index);
         let (b_left, b_right) = self.b.split_at(index);
