@@ -784,7 +784,8 @@ impl ThreadPool {
     /// let mut out = 0;
     /// pool.in_place_scope(|s| {
     ///     let n = *local;
-    ///     s.spawn(move |_| out = n * 2);
+    ///     let out = &mut out;
+    ///     s.spawn(move |_| *out = n * 2);
     /// });
     /// assert_eq!(out, 10);
     /// ```
