@@ -41,7 +41,7 @@ pub struct ScopeFifo<'scope> {
     fifos: Box<[JobFifo]>,
 }
 
-/// Like [`scope`](crate::scope), but the jobs spawned with [`ScopeFifo::spawn_fifo`] start in the
+/// Like [`scope`](fn@crate::scope), but the jobs spawned with [`ScopeFifo::spawn_fifo`] start in the
 /// order each thread spawned them (first in, first out) rather than newest first. Runs in the
 /// current pool (the global pool from outside any pool); waits for every job, then resumes the
 /// first panic, as `scope` does.
