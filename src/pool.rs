@@ -13,7 +13,7 @@ use crate::entry;
 use crate::error::ThreadPoolBuildError;
 use crate::registry::{self, Registry, RegistryConfig};
 use crate::scope::{self, Scope};
-use crate::scope_fifo::{self, ScopeFifo};
+use crate::scope_fifo::ScopeFifo;
 use crate::sleep::MAX_THREADS;
 use crate::spawn;
 use crate::sync::Arc;
@@ -793,7 +793,7 @@ impl ThreadPool {
     where
         OP: FnOnce(&Scope<'scope>) -> R,
     {
-        scope::in_place_scope_in(&self.registry, op)
+        scope::run_in_place(&self.registry, op)
     }
 
     /// [`in_place_scope_fifo`](crate::in_place_scope_fifo) whose spawned jobs run in this pool.
@@ -808,7 +808,7 @@ impl ThreadPool {
     where
         OP: FnOnce(&ScopeFifo<'scope>) -> R,
     {
-        scope_fifo::in_place_scope_fifo_in(&self.registry, op)
+        scope::run_in_place(&self.registry, op)
     }
 
     /// [`yield_now`](fn@crate::yield_now) if the calling thread is a worker of this pool, else `None`.

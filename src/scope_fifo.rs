@@ -81,15 +81,7 @@ pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
-    entry::with_current_registry(|registry| in_place_scope_fifo_in(registry, op))
-}
-
-/// [`in_place_scope_fifo`] whose jobs run in `registry`'s pool.
-pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
-where
-    OP: FnOnce(&ScopeFifo<'scope>) -> R,
-{
-    run_in_place(registry, op)
+    entry::with_current_registry(|registry| run_in_place(registry, op))
 }
 
 impl<'scope> ScopeKind<'scope> for ScopeFifo<'scope> {
