@@ -65,7 +65,7 @@ fn text(bytes: usize) -> String {
 const CHUNKS_N: u64 = 10_000_000;
 const CHAIN_N: u64 = 100_000_000;
 const BRIDGE_N: u64 = 100_000;
-/// Rounds of work per `par_bridge` item (≈1 ns each): enough that the items, not the shared
+/// Rounds of work per `par_bridge` item (a few ns each): enough that the items, not the shared
 /// iterator's lock, dominate.
 const BRIDGE_WORK: u64 = 200;
 

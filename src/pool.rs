@@ -13,7 +13,7 @@ use crate::entry;
 use crate::error::ThreadPoolBuildError;
 use crate::registry::{self, Registry, RegistryConfig};
 use crate::scope::{self, Scope};
-use crate::scope_fifo::{self, ScopeFifo};
+use crate::scope_fifo::ScopeFifo;
 use crate::sleep::MAX_THREADS;
 use crate::spawn;
 use crate::sync::Arc;
@@ -130,7 +130,7 @@ pub struct WorkerStats {
 /// ```
 ///
 /// The type parameter is the spawn handler (see [`spawn_handler`](Self::spawn_handler)); it is
-/// [`DefaultSpawn`](crate::thread_builder::DefaultSpawn) unless one was given, as in rayon.
+/// `DefaultSpawn` (a `std::thread` per worker) unless one was given, as in rayon.
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     config: RegistryConfig,
     pin_threads: bool,
@@ -263,8 +263,8 @@ impl<S> ThreadPoolBuilder<S> {
     /// Makes the building thread worker 0 of the pool instead of starting a thread for it.
     ///
     /// That thread does not run the pool's main loop: it runs the pool's jobs only while it waits
-    /// in `join`, `scope`, `install` or a broadcast, or when it calls [`yield_now`](crate::yield_now)
-    /// or [`yield_local`](crate::yield_local). No start or exit handler runs for it, and it is not
+    /// in `join`, `scope`, `install` or a broadcast, or when it calls
+    /// [`yield_now`](fn@crate::yield_now) or [`yield_local`](fn@crate::yield_local). No start or exit handler runs for it, and it is not
     /// pinned. It stays the pool's worker for the rest of its life (the pool's shared state is
     /// leaked, as in rayon). `build` fails if the thread already is a worker of a pool.
     ///
@@ -755,7 +755,7 @@ impl ThreadPool {
         spawn::spawn_fifo_in(&self.registry, op)
     }
 
-    /// [`scope_fifo`](crate::scope_fifo) inside this pool.
+    /// [`scope_fifo`](fn@crate::scope_fifo) inside this pool.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -793,7 +793,7 @@ impl ThreadPool {
     where
         OP: FnOnce(&Scope<'scope>) -> R,
     {
-        scope::in_place_scope_in(&self.registry, op)
+        scope::run_in_place(&self.registry, op)
     }
 
     /// [`in_place_scope_fifo`](crate::in_place_scope_fifo) whose spawned jobs run in this pool.
@@ -808,10 +808,10 @@ impl ThreadPool {
     where
         OP: FnOnce(&ScopeFifo<'scope>) -> R,
     {
-        scope_fifo::in_place_scope_fifo_in(&self.registry, op)
+        scope::run_in_place(&self.registry, op)
     }
 
-    /// [`yield_now`](crate::yield_now) if the calling thread is a worker of this pool, else `None`.
+    /// [`yield_now`](fn@crate::yield_now) if the calling thread is a worker of this pool, else `None`.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();

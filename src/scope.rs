@@ -201,15 +201,7 @@ pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    entry::with_current_registry(|registry| in_place_scope_in(registry, op))
-}
-
-/// [`in_place_scope`] whose jobs run in `registry`'s pool.
-pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
-where
-    OP: FnOnce(&Scope<'scope>) -> R,
-{
-    run_in_place(registry, op)
+    entry::with_current_registry(|registry| run_in_place(registry, op))
 }
 
 impl<'scope> Scope<'scope> {

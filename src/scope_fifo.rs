@@ -41,7 +41,7 @@ pub struct ScopeFifo<'scope> {
     fifos: Box<[JobFifo]>,
 }
 
-/// Like [`scope`](crate::scope), but the jobs spawned with [`ScopeFifo::spawn_fifo`] start in the
+/// Like [`scope`](fn@crate::scope), but the jobs spawned with [`ScopeFifo::spawn_fifo`] start in the
 /// order each thread spawned them (first in, first out) rather than newest first. Runs in the
 /// current pool (the global pool from outside any pool); waits for every job, then resumes the
 /// first panic, as `scope` does.
@@ -81,15 +81,7 @@ pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
-    entry::with_current_registry(|registry| in_place_scope_fifo_in(registry, op))
-}
-
-/// [`in_place_scope_fifo`] whose jobs run in `registry`'s pool.
-pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
-where
-    OP: FnOnce(&ScopeFifo<'scope>) -> R,
-{
-    run_in_place(registry, op)
+    entry::with_current_registry(|registry| run_in_place(registry, op))
 }
 
 impl<'scope> ScopeKind<'scope> for ScopeFifo<'scope> {

@@ -874,7 +874,7 @@ pub(crate) fn main_loop(
 
 /// `ThreadPoolBuilder::use_current_thread`: the calling thread becomes worker `index` without
 /// running the main loop. It runs the pool's jobs only while it waits (in `join`, `scope`,
-/// `install`, a broadcast) or yields ([`WorkerThread::yield_now`]); no start or exit handler runs
+/// `install`, a broadcast) or yields ([`yield_now`](fn@crate::yield_now)); no start or exit handler runs
 /// for it. Its worker state is leaked, with the reference to the registry it holds: the thread stays
 /// this pool's worker for the rest of its life (rayon does the same). False, and nothing done, if
 /// the thread already is a worker of some pool.
