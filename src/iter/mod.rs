@@ -73,14 +73,17 @@ mod fold;
 mod from_ref;
 mod inspect;
 mod interleave;
+mod intersperse;
 mod len_bounds;
 mod map;
 mod map_with;
 mod op_consumer;
 mod positions;
 mod rev;
+mod skip_any;
 mod skip_take;
 mod step_by;
+mod take_any;
 mod while_some;
 mod zip;
 mod zip_eq;
@@ -124,6 +127,7 @@ pub use from_ref::{
 pub use indexed::IndexedParallelIterator;
 pub use inspect::{Inspect, Update};
 pub use interleave::{Interleave, InterleaveShortest};
+pub use intersperse::Intersperse;
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
 pub use map::{Map, MapConsumer, MapProducer};
@@ -135,6 +139,7 @@ pub use range::{RangeInteger, RangeIter, RangeProducer, RangeSeq};
 pub use reduce::{ReduceConsumer, ReduceReducer};
 pub use repeat::{repeat, repeat_n, Repeat, RepeatN, RepeatNIter};
 pub use rev::Rev;
+pub use skip_any::{SkipAny, SkipAnyWhile};
 pub use skip_take::{Skip, Take};
 pub use slice::{
     ParallelSlice, ParallelSliceMut, SliceIter, SliceIterMut, SliceMutProducer, SliceProducer,
@@ -145,6 +150,7 @@ pub use slice_chunks::{
 };
 pub use step_by::StepBy;
 pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
+pub use take_any::{TakeAny, TakeAnyWhile};
 pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
 pub use while_some::{WhileSome, WhileSomeConsumer};

@@ -14,11 +14,14 @@ use super::fold::Fold;
 use super::for_each::ForEachConsumer;
 use super::from_ref::{Cloned, Copied};
 use super::inspect::{Inspect, Update};
+use super::intersperse::Intersperse;
 use super::map::Map;
 use super::map_with::{MapInit, MapWith};
 use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
+use super::skip_any::{SkipAny, SkipAnyWhile};
 use super::sum::{ProductConsumer, SumConsumer};
+use super::take_any::{TakeAny, TakeAnyWhile};
 use super::try_op::{collect_until_failure, Try};
 use super::unzip::{partition_into, unzip_into};
 use super::while_some::WhileSome;
@@ -749,6 +752,84 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         WhileSome::new(self)
+    }
+
+    /// A clone of `element` between every two neighbouring items (none before the first or after
+    /// the last). Indexed if `self` is: `n` items become `2n - 1`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<i32> = (1..4).into_par_iter().intersperse(0).collect();
+    /// assert_eq!(v, [1, 0, 2, 0, 3]);
+    /// let s: String = "a,b,c".par_split(',').intersperse("; ").collect();
+    /// assert_eq!(s, "a; b; c");
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, element)
+    }
+
+    /// Some `n` items (all of them if there are fewer), in whatever order the pieces reach them:
+    /// not necessarily the first `n`, unlike
+    /// [`IndexedParallelIterator::take`](super::IndexedParallelIterator::take). Every piece stops
+    /// once `n` items have passed. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let some: Vec<u32> = (0..100u32).into_par_iter().take_any(5).collect();
+    /// assert_eq!(some.len(), 5);
+    /// assert!(some.windows(2).all(|w| w[0] < w[1])); // still in position order
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeAny::new(self, n)
+    }
+
+    /// All items but some `n` (none if there are fewer), in whatever order the pieces reach them:
+    /// not necessarily all but the first `n`, unlike
+    /// [`IndexedParallelIterator::skip`](super::IndexedParallelIterator::skip). The result is not
+    /// indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let rest: Vec<u32> = (0..100u32).into_par_iter().skip_any(95).collect();
+    /// assert_eq!(rest.len(), 5);
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        SkipAny::new(self, n)
+    }
+
+    /// The items for which `predicate` holds, until some piece meets one for which it does not:
+    /// from then on no piece passes any item on. Which items pass before that is not
+    /// deterministic (pieces after the failing item may have run ahead). The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..100u32).into_par_iter().take_any_while(|&x| x < 50).collect();
+    /// assert!(v.len() <= 50 && v.iter().all(|&x| x < 50));
+    /// ```
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        TakeAnyWhile::new(self, predicate)
+    }
+
+    /// Drops the items for which `predicate` holds, until some piece meets one for which it does
+    /// not: from then on every item passes. Which items are dropped before that is not
+    /// deterministic. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..100u32).into_par_iter().skip_any_while(|&x| x < 50).collect();
+    /// assert!(v.len() >= 50 && (50..100).all(|x| v.contains(&x)));
+    /// ```
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        SkipAnyWhile::new(self, predicate)
     }
 
     /// Splits pairs into two collections, like [`Iterator::unzip`]: the first halves in order into

@@ -1,0 +1,271 @@
+//! `intersperse`: a clone of a separator between every two neighbouring items.
+//!
+//! Unindexed, the separators are inserted by the consumer: every piece but the first starts with a
+//! separator (its first item has a left neighbour in an earlier piece). Indexed, output position
+//! `2k` is base item `k` and odd positions are separators, so a producer piece is a run of base
+//! items plus a flag for each end saying whether it starts or ends with a separator.
+
+use std::iter::once;
+
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::{IndexedParallelIterator, ParallelIterator};
+
+/// Parallel iterator returned by [`ParallelIterator::intersperse`].
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
+pub struct Intersperse<I: ParallelIterator> {
+    base: I,
+    item: I::Item,
+}
+
+impl<I: ParallelIterator> Intersperse<I> {
+    pub(super) fn new(base: I, item: I::Item) -> Self {
+        Intersperse { base, item }
+    }
+}
+
+/// Output length for `len` base items: `2 len - 1` (none for none).
+fn interspersed_len(len: usize) -> Option<usize> {
+    match len {
+        0 => Some(0),
+        len => len.checked_mul(2).map(|n| n - 1),
+    }
+}
+
+impl<I> ParallelIterator for Intersperse<I>
+where
+    I: ParallelIterator<Item: Clone>,
+{
+    type Item = I::Item;
+
+    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        self.base.drive_unindexed(IntersperseConsumer {
+            base: consumer,
+            item: self.item,
+            sep_first: false,
+        })
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        interspersed_len(self.base.opt_len()?)
+    }
+}
+
+impl<I> IndexedParallelIterator for Intersperse<I>
+where
+    I: IndexedParallelIterator<Item: Clone>,
+{
+    fn len(&self) -> usize {
+        interspersed_len(self.base.len()).expect("intersperse: length overflows usize")
+    }
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let len = self.len();
+        return self.base.with_producer(Callback {
+            callback,
+            item: self.item,
+            len,
+        });
+
+        struct Callback<CB, T> {
+            callback: CB,
+            item: T,
+            len: usize,
+        }
+
+        impl<T: Clone + Send, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB, T> {
+            type Output = CB::Output;
+            fn callback<P: IndexedProducer<Item = T>>(self, base: P) -> CB::Output {
+                self.callback.callback(IntersperseProducer {
+                    base,
+                    item: self.item,
+                    len: self.len,
+                    sep_first: false,
+                })
+            }
+        }
+    }
+}
+
+/// Consumer of unindexed [`Intersperse`]: puts a separator before every item but the very first.
+struct IntersperseConsumer<C, T> {
+    base: C,
+    item: T,
+    /// A separator is due before the next item (an item already went before it, here or in an
+    /// earlier piece).
+    sep_first: bool,
+}
+
+impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> {
+    type Result = C::Result;
+    type Reducer = C::Reducer;
+
+    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
+        let IntersperseConsumer {
+            base,
+            item,
+            mut sep_first,
+        } = self;
+        let base = base.consume_iter(iter.flat_map(|x| {
+            let sep = sep_first.then(|| item.clone());
+            sep_first = true;
+            sep.into_iter().chain(once(x))
+        }));
+        IntersperseConsumer {
+            base,
+            item,
+            sep_first,
+        }
+    }
+
+    fn split_off(self, keep: usize) -> (Self, Self, C::Reducer) {
+        // `keep` base items become `2 keep` outputs with a leading separator, one fewer without.
+        let out_keep = match keep {
+            0 => 0,
+            keep => keep.saturating_mul(2) - usize::from(!self.sep_first),
+        };
+        let (left, right, reducer) = self.base.split_off(out_keep);
+        let right = IntersperseConsumer {
+            base: right,
+            item: self.item.clone(),
+            sep_first: keep > 0 || self.sep_first,
+        };
+        let left = IntersperseConsumer { base: left, ..self };
+        (left, right, reducer)
+    }
+
+    fn complete(self) -> C::Result {
+        self.base.complete()
+    }
+
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}
+
+/// Producer of indexed [`Intersperse`]: `len` output positions over the base piece, starting with a
+/// separator if `sep_first`.
+struct IntersperseProducer<P: Producer> {
+    base: P,
+    item: P::Item,
+    len: usize,
+    sep_first: bool,
+}
+
+impl<P> Producer for IntersperseProducer<P>
+where
+    P: IndexedProducer<Item: Clone + Send>,
+{
+    type Item = P::Item;
+    type IntoIter = IntersperseIter<P::IntoIter>;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        // Base items sit at the even positions (odd ones after a leading separator).
+        let base_index = if self.sep_first {
+            index / 2
+        } else {
+            index.div_ceil(2)
+        };
+        let (left, right) = self.base.split_at(base_index);
+        let right = IntersperseProducer {
+            base: right,
+            item: self.item.clone(),
+            len: self.len - index,
+            // An odd cut flips which parity holds the separators.
+            sep_first: (index % 2 == 1) != self.sep_first,
+        };
+        let left = IntersperseProducer {
+            base: left,
+            len: index,
+            ..self
+        };
+        (left, right)
+    }
+
+    fn into_iter(self) -> Self::IntoIter {
+        let sep_first = self.len > 0 && self.sep_first;
+        // Separators and items alternate, so the parity of the length and of the first position
+        // tell whether the last position is a separator (a lone separator counts as the first).
+        let sep_last = self.len > 1 && (self.len % 2 == 0) != self.sep_first;
+        IntersperseIter {
+            base: self.base.into_iter(),
+            item: self.item,
+            sep_first,
+            sep_last,
+        }
+    }
+
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+}
+
+/// Sequential iterator of an [`IntersperseProducer`] piece, from both ends.
+struct IntersperseIter<I: Iterator> {
+    base: I,
+    item: I::Item,
+    /// A separator is due before the next item from the front.
+    sep_first: bool,
+    /// A separator is due after the next item from the back.
+    sep_last: bool,
+}
+
+impl<I> Iterator for IntersperseIter<I>
+where
+    I: ExactSizeIterator<Item: Clone>,
+{
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        if std::mem::take(&mut self.sep_first) {
+            return Some(self.item.clone());
+        }
+        match self.base.next() {
+            Some(x) => {
+                self.sep_first = self.base.len() > 0;
+                Some(x)
+            }
+            None => std::mem::take(&mut self.sep_last).then(|| self.item.clone()),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.len();
+        (len, Some(len))
+    }
+}
+
+impl<I> DoubleEndedIterator for IntersperseIter<I>
+where
+    I: DoubleEndedIterator + ExactSizeIterator<Item: Clone>,
+{
+    fn next_back(&mut self) -> Option<I::Item> {
+        if std::mem::take(&mut self.sep_last) {
+            return Some(self.item.clone());
+        }
+        match self.base.next_back() {
+            Some(x) => {
+                self.sep_last = self.base.len() > 0;
+                Some(x)
+            }
+            None => std::mem::take(&mut self.sep_first).then(|| self.item.clone()),
+        }
+    }
+}
+
+impl<I> ExactSizeIterator for IntersperseIter<I>
+where
+    I: ExactSizeIterator<Item: Clone>,
+{
+    fn len(&self) -> usize {
+        let items = self.base.len();
+        items + items.saturating_sub(1) + usize::from(self.sep_first) + usize::from(self.sep_last)
+    }
+}
