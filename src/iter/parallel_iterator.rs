@@ -17,6 +17,7 @@ use super::inspect::{Inspect, Update};
 use super::intersperse::Intersperse;
 use super::map::Map;
 use super::map_with::{MapInit, MapWith};
+use super::panic_fuse::PanicFuse;
 use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
 use super::skip_any::{SkipAny, SkipAnyWhile};
@@ -769,6 +770,21 @@ pub trait ParallelIterator: Sized + Send {
         Self::Item: Clone,
     {
         Intersperse::new(self, element)
+    }
+
+    /// Stops every piece early once a closure panics in one of them (each piece checks before
+    /// pulling every item), instead of letting the other pieces run to the end before the panic
+    /// reaches the caller. Indexed if `self` is.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r = std::panic::catch_unwind(|| {
+    ///     (0..1_000_000u32).into_par_iter().panic_fuse().for_each(|x| assert!(x != 10));
+    /// });
+    /// assert!(r.is_err());
+    /// ```
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
     }
 
     /// Some `n` items (all of them if there are fewer), in whatever order the pieces reach them:
