@@ -97,6 +97,7 @@ mod find_first_last;
 mod for_each;
 mod reduce;
 mod sum;
+mod try_fold;
 mod try_op;
 mod unzip;
 
@@ -153,6 +154,7 @@ pub use slice_chunks::{
 pub use step_by::StepBy;
 pub use sum::{ProductConsumer, ProductReducer, SumConsumer, SumReducer};
 pub use take_any::{TakeAny, TakeAnyWhile};
+pub use try_fold::{TryFold, TryFoldWith};
 pub use try_op::Try;
 pub use vec::{DrainProducer, SliceDrain, VecIntoIter};
 pub use while_some::{WhileSome, WhileSomeConsumer};

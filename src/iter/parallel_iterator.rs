@@ -23,6 +23,7 @@ use super::reduce::ReduceConsumer;
 use super::skip_any::{SkipAny, SkipAnyWhile};
 use super::sum::{ProductConsumer, SumConsumer};
 use super::take_any::{TakeAny, TakeAnyWhile};
+use super::try_fold::{TryFold, TryFoldWith};
 use super::try_op::{collect_until_failure, Try};
 use super::unzip::{partition_into, unzip_into};
 use super::while_some::WhileSome;
@@ -475,6 +476,52 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         Fold::new(self, identity, fold_op)
+    }
+
+    /// Like [`fold`](Self::fold) with a fallible `fold_op` (returning `Result<T, E>` or
+    /// `Option<T>`, see [`Try`]): each piece folds from `identity()` until a call fails and then
+    /// stops, yielding that failure; a piece without failure yields its accumulator as a success.
+    /// A failure stops only its own piece. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pieces: Vec<Option<u32>> = (0..100u32)
+    ///     .into_par_iter()
+    ///     .try_fold(|| 0, |acc, x| (x != 50).then_some(acc + x))
+    ///     .collect();
+    /// assert_eq!(pieces.iter().filter(|p| p.is_none()).count(), 1); // the piece that met 50
+    /// let totals: Result<Vec<u32>, String> = ["1", "2", "3"]
+    ///     .par_iter()
+    ///     .try_fold(|| 0u32, |acc, s| s.parse::<u32>().map(|x| acc + x).map_err(|e| e.to_string()))
+    ///     .collect();
+    /// assert_eq!(totals.unwrap().iter().sum::<u32>(), 6);
+    /// ```
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// Like [`try_fold`](Self::try_fold), with every piece starting from a clone of `init`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pieces: Vec<Option<u32>> = (0..10u32)
+    ///     .into_par_iter()
+    ///     .try_fold_with(100u32, |acc, x| acc.checked_sub(x))
+    ///     .collect();
+    /// assert!(!pieces.is_empty() && pieces.iter().all(Option::is_some));
+    /// ```
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send,
+    {
+        TryFoldWith::new(self, init, fold_op)
     }
 
     /// Sums the items (`S::sum` of each piece, then of the partial sums).
