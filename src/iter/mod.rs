@@ -70,6 +70,7 @@ mod filter_map;
 mod flat_map;
 mod flat_map_iter;
 mod fold;
+mod fold_chunks;
 mod from_ref;
 mod inspect;
 mod interleave;
@@ -122,6 +123,7 @@ pub use flat_map_iter::{
     FlatMapIter, FlatMapIterConsumer, FlattenIter, FlattenIterConsumer, FlattenIterOp,
 };
 pub use fold::{Fold, FoldConsumer};
+pub use fold_chunks::{FoldChunks, FoldChunksWith};
 pub use for_each::ForEachConsumer;
 pub use from_ref::{
     Cloned, ClonedConsumer, ClonedProducer, Copied, CopiedConsumer, CopiedProducer,

@@ -101,9 +101,11 @@ where
 
 /// Where a piece's first accumulator comes from: `identity()` or a clone of an initial value.
 /// Every split-off piece gets its own.
-pub(super) trait Seed<T>: Clone + Send {
+pub(super) trait Seed: Clone + Send {
+    /// The accumulator's type.
+    type Value;
     /// A fresh accumulator.
-    fn make(&self) -> T;
+    fn make(&self) -> Self::Value;
 }
 
 /// The seed of `try_fold` and `fold_chunks`: calls the identity closure.
@@ -115,7 +117,8 @@ impl<ID> Clone for FromIdentity<'_, ID> {
     }
 }
 
-impl<T, ID: Fn() -> T + Sync> Seed<T> for FromIdentity<'_, ID> {
+impl<T, ID: Fn() -> T + Sync> Seed for FromIdentity<'_, ID> {
+    type Value = T;
     fn make(&self) -> T {
         (self.0)()
     }
@@ -125,7 +128,8 @@ impl<T, ID: Fn() -> T + Sync> Seed<T> for FromIdentity<'_, ID> {
 #[derive(Clone)]
 pub(super) struct FromClone<T>(pub(super) T);
 
-impl<T: Clone + Send> Seed<T> for FromClone<T> {
+impl<T: Clone + Send> Seed for FromClone<T> {
+    type Value = T;
     fn make(&self) -> T {
         self.0.clone()
     }
@@ -143,7 +147,7 @@ struct TryFoldConsumer<'f, C, R, S, F> {
     fold_op: &'f F,
 }
 
-impl<'f, C, R: Try, S: Seed<R::Output>, F> TryFoldConsumer<'f, C, R, S, F> {
+impl<'f, C, R: Try, S: Seed<Value = R::Output>, F> TryFoldConsumer<'f, C, R, S, F> {
     fn new(base: C, seed: S, fold_op: &'f F) -> Self {
         TryFoldConsumer {
             base,
@@ -159,7 +163,7 @@ impl<T, C, R, S, F> Consumer<T> for TryFoldConsumer<'_, C, R, S, F>
 where
     C: Consumer<R>,
     R: Try + Send,
-    S: Seed<R::Output>,
+    S: Seed<Value = R::Output>,
     F: Fn(R::Output, T) -> R + Sync,
 {
     type Result = C::Result;
