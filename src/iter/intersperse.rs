@@ -7,7 +7,7 @@
 
 use std::iter::once;
 
-use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback};
+use super::plumbing::{Consumer, IndexedProducer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::intersperse`].
@@ -39,11 +39,9 @@ where
     type Item = I::Item;
 
     fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.base.drive_unindexed(IntersperseConsumer {
-            base: consumer,
-            item: self.item,
-            sep_first: false,
-        })
+        let exact = self.base.opt_len().is_some();
+        let consumer = IntersperseConsumer::new(consumer, self.item, false, exact);
+        self.base.drive_unindexed(consumer).0
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -87,59 +85,115 @@ where
     }
 }
 
-/// Consumer of unindexed [`Intersperse`]: puts a separator before every item but the very first.
+/// Consumer of [`Intersperse`] driven by the base's items: puts a separator before every item
+/// but the very first. Its result also tells whether the piece passed any item on.
+///
+/// Where a piece splits off its right part before it has passed any item, and the base is not
+/// indexed (a `filter` may leave the left part empty), whether the right part's first item needs a
+/// separator is known only once both parts are done. The downstream consumer is then split in
+/// three: the middle one receives the separator in the reducer, only if both parts passed items.
 struct IntersperseConsumer<C, T> {
     base: C,
     item: T,
-    /// A separator is due before the next item (an item already went before it, here or in an
-    /// earlier piece).
+    /// A separator is due before the next item (an item went before it, here or to the left).
     sep_first: bool,
+    /// This piece passed an item on.
+    passed: bool,
+    /// Every base position is one item (an indexed base), so `keep` positions hold `keep` items.
+    exact: bool,
 }
 
-impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> {
-    type Result = C::Result;
-    type Reducer = C::Reducer;
-
-    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
-        let IntersperseConsumer {
-            base,
-            item,
-            mut sep_first,
-        } = self;
-        let base = base.consume_iter(iter.flat_map(|x| {
-            let sep = sep_first.then(|| item.clone());
-            sep_first = true;
-            sep.into_iter().chain(once(x))
-        }));
+impl<C, T> IntersperseConsumer<C, T> {
+    fn new(base: C, item: T, sep_first: bool, exact: bool) -> Self {
         IntersperseConsumer {
             base,
             item,
             sep_first,
+            passed: false,
+            exact,
         }
     }
+}
 
-    fn split_off(self, keep: usize) -> (Self, Self, C::Reducer) {
+impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> {
+    type Result = (C::Result, bool);
+    type Reducer = IntersperseReducer<C, T>;
+
+    fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
+        let item = &self.item;
+        let (mut sep_first, mut passed) = (self.sep_first, false);
+        self.base = self.base.consume_iter(iter.flat_map(|x| {
+            let sep = sep_first.then(|| item.clone());
+            sep_first = true;
+            passed = true;
+            sep.into_iter().chain(once(x))
+        }));
+        self.sep_first = sep_first;
+        self.passed |= passed;
+        self
+    }
+
+    fn split_off(self, keep: usize) -> (Self, Self, Self::Reducer) {
+        let item = self.item.clone();
+        if !self.sep_first && !self.exact {
+            let (left, rest, outer) = self.base.split_off(keep);
+            let (middle, right, inner) = rest.split_off(1);
+            let right = IntersperseConsumer::new(right, item, false, false);
+            let left = IntersperseConsumer { base: left, ..self };
+            let reducer = IntersperseReducer {
+                outer,
+                middle: Some((middle, right.item.clone(), inner)),
+            };
+            return (left, right, reducer);
+        }
         // `keep` base items become `2 keep` outputs with a leading separator, one fewer without.
         let out_keep = match keep {
             0 => 0,
             keep => keep.saturating_mul(2) - usize::from(!self.sep_first),
         };
-        let (left, right, reducer) = self.base.split_off(out_keep);
-        let right = IntersperseConsumer {
-            base: right,
-            item: self.item.clone(),
-            sep_first: keep > 0 || self.sep_first,
-        };
+        let (left, right, outer) = self.base.split_off(out_keep);
+        let right_sep = self.sep_first || keep > 0;
+        let right = IntersperseConsumer::new(right, item, right_sep, self.exact);
         let left = IntersperseConsumer { base: left, ..self };
+        let reducer = IntersperseReducer {
+            outer,
+            middle: None,
+        };
         (left, right, reducer)
     }
 
-    fn complete(self) -> C::Result {
-        self.base.complete()
+    fn complete(self) -> (C::Result, bool) {
+        (self.base.complete(), self.passed)
     }
 
     fn full(&self) -> bool {
         self.base.full()
+    }
+}
+
+/// Reducer of [`IntersperseConsumer`]: joins the results and, after an uncertain split, puts the
+/// separator between two parts that both passed items on.
+struct IntersperseReducer<C: Consumer<T>, T> {
+    outer: C::Reducer,
+    /// The middle consumer of an uncertain split, the separator, and the reducer of middle and right.
+    middle: Option<(C, T, C::Reducer)>,
+}
+
+impl<T, C: Consumer<T>> Reducer<(C::Result, bool)> for IntersperseReducer<C, T> {
+    fn reduce(
+        self,
+        (left, left_passed): (C::Result, bool),
+        (right, right_passed): (C::Result, bool),
+    ) -> (C::Result, bool) {
+        let right = match self.middle {
+            None => right,
+            Some((middle, sep, inner)) => {
+                let sep = (left_passed && right_passed).then_some(sep);
+                let middle = middle.consume_iter(sep.into_iter()).complete();
+                inner.reduce(middle, right)
+            }
+        };
+        (self.outer.reduce(left, right), left_passed || right_passed)
     }
 }
 
