@@ -85,6 +85,7 @@ pub mod slice {
     //! v.par_chunks_mut(2).for_each(|c| c.reverse());
     //! assert_eq!(v, [2, 1, 4, 3, 5]);
     //! ```
+    pub use crate::iter::{ArrayWindows, ChunkBy, ChunkByMut};
     pub use crate::iter::{
         ChunksExact, ChunksExactMut, ChunksMut, ParallelSlice, ParallelSliceMut, RChunks,
         RChunksExact, RChunksExactMut, RChunksMut, Windows,

@@ -52,6 +52,8 @@ mod into;
 mod parallel_iterator;
 
 mod array;
+mod array_windows;
+mod chunk_by;
 mod chunks;
 mod collections;
 mod option;
@@ -103,7 +105,9 @@ mod try_op;
 mod unzip;
 
 pub use array::ArrayIntoIter;
+pub use array_windows::ArrayWindows;
 pub use chain::Chain;
+pub use chunk_by::{ChunkBy, ChunkByMut};
 /// The slice chunks of `par_chunks` (`forkjoin::slice::Chunks`, as in rayon; `iter::Chunks` is
 /// the adaptor of [`IndexedParallelIterator::chunks`]).
 pub use chunks::Chunks as SliceChunks;
