@@ -15,7 +15,7 @@
 pub use crate::iter::ParallelSliceMut as ParallelSortMut;
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-    IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend, ParallelIterator,
-    ParallelSlice, ParallelSliceMut,
+    IntoParallelRefMutIterator, ParallelDrainFull, ParallelDrainRange, ParallelExtend,
+    ParallelIterator, ParallelSlice, ParallelSliceMut,
 };
 pub use crate::str::ParallelString;

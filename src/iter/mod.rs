@@ -94,6 +94,7 @@ mod zip_eq;
 
 mod collect;
 mod drain;
+mod drain_full;
 mod extend;
 mod find;
 mod find_first_last;
@@ -117,6 +118,7 @@ pub use collect::{
     CollectConsumer, CollectReducer, FromParallelIterator, ListReducer, ListVecConsumer,
 };
 pub use drain::{ParallelDrainRange, StringDrain, VecDrain};
+pub use drain_full::{HashDrain, HeapDrain, ParallelDrainFull};
 pub use enumerate::{Enumerate, EnumerateProducer};
 pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterConsumer};
