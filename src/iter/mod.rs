@@ -80,6 +80,7 @@ mod intersperse;
 mod len_bounds;
 mod map;
 mod map_with;
+mod multizip;
 mod op_consumer;
 mod panic_fuse;
 mod positions;
@@ -142,6 +143,7 @@ pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMut
 pub use len_bounds::{BoundedProducer, MaxLen, MinLen};
 pub use map::{Map, MapConsumer, MapProducer};
 pub use map_with::{CloneState, InitState, MapInit, MapStateConsumer, MapWith, PieceState};
+pub use multizip::MultiZip;
 pub use option::{empty, once, Empty, Once, OptionIter};
 pub use panic_fuse::PanicFuse;
 pub use parallel_iterator::ParallelIterator;
