@@ -43,10 +43,23 @@ fn tuples_zip_like_std() {
             assert_eq!(short, c.iter().zip(&a).collect::<Vec<_>>());
 
             // Twelve components, through a reference to the tuple.
-            let v = &a;
-            let tuple = (v, v, v, v, v, v, v, v, v, v, v, &b);
-            let sums: Vec<u64> = (&tuple)
-                .into_par_iter()
+            let v = || a.clone();
+            let tuple = (
+                v(),
+                v(),
+                v(),
+                v(),
+                v(),
+                v(),
+                v(),
+                v(),
+                v(),
+                v(),
+                v(),
+                b.clone(),
+            );
+            let sums: Vec<u64> = tuple
+                .par_iter()
                 .map(|(x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, y)| {
                     x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9 + x10 + y
                 })
