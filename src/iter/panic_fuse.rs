@@ -41,6 +41,13 @@ impl<'f> Fuse<'f> {
 /// Blows the fuse if dropped during a panic. Not `Copy`, so every piece owns (and drops) its own.
 struct FuseGuard<'f>(Fuse<'f>);
 
+impl FuseGuard<'_> {
+    /// Another guard on the same fuse, for a split-off piece.
+    fn twin(&self) -> Self {
+        FuseGuard(self.0)
+    }
+}
+
 impl Drop for FuseGuard<'_> {
     fn drop(&mut self) {
         if thread::panicking() {
@@ -112,16 +119,9 @@ impl<T, C: Consumer<T>> Consumer<T> for PanicFuseConsumer<'_, C> {
 
     fn split_off(self, keep: usize) -> (Self, Self, C::Reducer) {
         let (left, right, reducer) = self.base.split_off(keep);
-        let fuse = self.fuse.0;
-        let left = PanicFuseConsumer {
-            base: left,
-            fuse: self.fuse,
-        };
-        let right = PanicFuseConsumer {
-            base: right,
-            fuse: FuseGuard(fuse),
-        };
-        (left, right, reducer)
+        let fuse = self.fuse.twin();
+        let left = PanicFuseConsumer { base: left, ..self };
+        (left, PanicFuseConsumer { base: right, fuse }, reducer)
     }
 
     fn complete(self) -> C::Result {
@@ -150,16 +150,9 @@ impl<'f, P: IndexedProducer> Producer for PanicFuseProducer<'f, P> {
 
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
-        let fuse = self.fuse.0;
-        let left = PanicFuseProducer {
-            base: left,
-            fuse: self.fuse,
-        };
-        let right = PanicFuseProducer {
-            base: right,
-            fuse: FuseGuard(fuse),
-        };
-        (left, right)
+        let fuse = self.fuse.twin();
+        let left = PanicFuseProducer { base: left, ..self };
+        (left, PanicFuseProducer { base: right, fuse })
     }
 
     fn into_iter(self) -> Self::IntoIter {
