@@ -1,9 +1,11 @@
 //! `intersperse`: a clone of a separator between every two neighbouring items.
 //!
-//! Unindexed, the separators are inserted by the consumer: every piece but the first starts with a
-//! separator (its first item has a left neighbour in an earlier piece). Indexed, output position
-//! `2k` is base item `k` and odd positions are separators, so a producer piece is a run of base
-//! items plus a flag for each end saying whether it starts or ends with a separator.
+//! Driven by a consumer, the separators go in front of every item but the first. A piece split off
+//! behind items (any piece, over an indexed base) starts with one; where the left part may still
+//! pass nothing (a `filter` before `intersperse`), the separator between the parts is added by the
+//! reducer, only if both passed items (see `IntersperseConsumer`). As a producer (indexed),
+//! output position `2k` is base item `k` and odd positions are separators, so a producer piece is
+//! a run of base items plus a flag for each end saying whether it starts or ends with a separator.
 
 use std::iter::once;
 
