@@ -30,7 +30,9 @@ impl<'f, T, P: Fn(T) -> bool + Sync> Consumer<T> for AnyConsumer<'f, P> {
     type Reducer = OrReducer;
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, mut iter: I) -> Self {
-        if !self.hit && iter.any(self.predicate) {
+        // `full`, not only `hit`: the only worker of a pool feeds a whole piece in one call, also
+        // one that starts after another piece found a match (a range of 2^100 items never ends).
+        if !self.full() && iter.any(self.predicate) {
             self.hit = true;
             self.found.store(true, Ordering::Relaxed);
         }
@@ -81,7 +83,8 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindAnyConsumer<'f, 
     type Reducer = FirstSomeReducer;
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, mut iter: I) -> Self {
-        if self.item.is_none() {
+        // `full`, not only our own item: see `AnyConsumer::consume_iter`.
+        if !self.full() {
             let predicate = self.predicate;
             self.item = iter.find(|x| predicate(x));
             if self.item.is_some() {
