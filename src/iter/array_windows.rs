@@ -6,7 +6,7 @@ use super::plumbing::{Consumer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator, ParallelSlice};
 
 /// Parallel iterator returned by
-/// [`ParallelSlice::par_array_windows`](super::ParallelSlice::par_array_windows).
+/// [`ParallelSlice::par_array_windows`].
 #[derive(Debug)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct ArrayWindows<'a, T: Sync, const N: usize> {
