@@ -11,6 +11,7 @@
 //! assert_eq!(it.map(|(k, v)| k * v).sum::<i32>(), 50);
 //! ```
 
+use crate::iter::drain_full::{HashDrain, HeapDrain};
 use crate::iter::slice::SliceIter;
 use crate::iter::vec::VecIntoIter;
 
@@ -42,6 +43,8 @@ collection_paths! {
         Iter<'a, K, V> = VecIntoIter<(&'a K, &'a V)>;
         /// `HashMap::par_iter_mut()`: references to the keys, exclusive references to the values.
         IterMut<'a, K, V> = VecIntoIter<(&'a K, &'a mut V)>;
+        /// `HashMap::par_drain()`: the entries, moved out.
+        Drain<'a, K, V> = HashDrain<'a, (K, V)>;
     }
     /// `HashSet` sources.
     hash_set {
@@ -49,6 +52,8 @@ collection_paths! {
         IntoIter<T> = VecIntoIter<T>;
         /// `HashSet::par_iter()`: references to the items.
         Iter<'a, T> = VecIntoIter<&'a T>;
+        /// `HashSet::par_drain()`: the items, moved out.
+        Drain<'a, T> = HashDrain<'a, T>;
     }
     /// `BTreeMap` sources.
     btree_map {
@@ -72,6 +77,8 @@ collection_paths! {
         IntoIter<T> = VecIntoIter<T>;
         /// `BinaryHeap::par_iter()`: references to the items, in the heap's internal order.
         Iter<'a, T> = SliceIter<'a, T>;
+        /// `BinaryHeap::par_drain()`: the items, moved out, in the heap's internal order.
+        Drain<'a, T> = HeapDrain<'a, T>;
     }
     /// `LinkedList` sources.
     linked_list {

@@ -91,6 +91,8 @@ pub mod slice {
     //! v.par_chunks_mut(2).for_each(|c| c.reverse());
     //! assert_eq!(v, [2, 1, 4, 3, 5]);
     //! ```
+    pub use crate::iter::array_windows::ArrayWindows;
+    pub use crate::iter::chunk_by::{ChunkBy, ChunkByMut};
     pub use crate::iter::chunks::{Chunks, ChunksMut};
     pub use crate::iter::slice::{
         ParallelSlice, ParallelSliceMut, SliceIter as Iter, SliceIterMut as IterMut,

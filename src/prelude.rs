@@ -14,8 +14,8 @@
 /// existing imports.
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-    IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange, ParallelExtend,
-    ParallelIterator,
+    IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull, ParallelDrainRange,
+    ParallelExtend, ParallelIterator,
 };
 pub use crate::slice::ParallelSliceMut as ParallelSortMut;
 pub use crate::slice::{ParallelSlice, ParallelSliceMut};

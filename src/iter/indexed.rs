@@ -6,6 +6,7 @@ use super::blocks::{ExponentialBlocks, UniformBlocks};
 use super::chunks_adaptor::Chunks;
 use super::collect::collect_indexed_into;
 use super::enumerate::Enumerate;
+use super::fold_chunks::{FoldChunks, FoldChunksWith};
 use super::interleave::{Interleave, InterleaveShortest};
 use super::into::IntoParallelIterator;
 use super::len_bounds::{MaxLen, MinLen};
@@ -151,6 +152,63 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn chunks(self, chunk_size: usize) -> Chunks<Self> {
         Chunks::new(self, chunk_size)
+    }
+
+    /// Folds every run of `chunk_size` items (the last one may be shorter) sequentially, from
+    /// `identity()`, into one item: like [`chunks`](Self::chunks) followed by a fold of each chunk,
+    /// without the intermediate `Vec`s. Indexed: one position per chunk.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let sums: Vec<u32> = (1..=5u32).into_par_iter().fold_chunks(2, || 0, |a, x| a + x).collect();
+    /// assert_eq!(sums, [3, 7, 5]);
+    /// ```
+    #[track_caller]
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// Like [`fold_chunks`](Self::fold_chunks), with every chunk's fold starting from a clone of
+    /// `init`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<String> = ["a", "b", "c"]
+    ///     .par_iter()
+    ///     .fold_chunks_with(2, String::from(">"), |s, x| s + x)
+    ///     .collect();
+    /// assert_eq!(v, [">ab", ">c"]);
+    /// ```
+    #[track_caller]
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
     }
 
     /// The items of `self` and `other` alternately, starting with `self`; once one of them is

@@ -12,6 +12,11 @@ pub(crate) trait ItemOp<T>: Copy + Send {
     type Out;
     /// Applies the operation to one run of items, in order.
     fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = Self::Out>;
+    /// True once the operation will pass no more items on (`take_any` after its last item), so
+    /// every piece can stop pulling items.
+    fn stopped(self) -> bool {
+        false
+    }
 }
 
 /// Consumer that applies `op` to the items before passing them on to `base`
@@ -47,7 +52,7 @@ where
         self.base.complete()
     }
     fn full(&self) -> bool {
-        self.base.full()
+        self.op.stopped() || self.base.full()
     }
     fn prefers_end(&self) -> bool {
         self.base.prefers_end()

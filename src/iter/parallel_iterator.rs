@@ -15,11 +15,16 @@ use super::fold_with::FoldWith;
 use super::for_each::ForEachConsumer;
 use super::from_ref::{Cloned, Copied};
 use super::inspect::{Inspect, Update};
+use super::intersperse::Intersperse;
 use super::map::Map;
 use super::map_with::{MapInit, MapWith};
+use super::panic_fuse::PanicFuse;
 use super::plumbing::Consumer;
 use super::reduce::ReduceConsumer;
+use super::skip_any::{SkipAny, SkipAnyWhile};
 use super::sum::{ProductConsumer, SumConsumer};
+use super::take_any::{TakeAny, TakeAnyWhile};
+use super::try_fold::{TryFold, TryFoldWith};
 use super::try_op::{collect_until_failure, Try};
 use super::unzip::{partition_into, unzip_into};
 use super::while_some::WhileSome;
@@ -492,6 +497,52 @@ pub trait ParallelIterator: Sized + Send {
         FoldWith::new(self, init, fold_op)
     }
 
+    /// Like [`fold`](Self::fold) with a fallible `fold_op` (returning `Result<T, E>` or
+    /// `Option<T>`, see [`Try`]): each piece folds from `identity()` until a call fails and then
+    /// stops, yielding that failure; a piece without failure yields its accumulator as a success.
+    /// A failure stops only its own piece. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pieces: Vec<Option<u32>> = (0..100u32)
+    ///     .into_par_iter()
+    ///     .try_fold(|| 0, |acc, x| (x != 50).then_some(acc + x))
+    ///     .collect();
+    /// assert_eq!(pieces.iter().filter(|p| p.is_none()).count(), 1); // the piece that met 50
+    /// let totals: Result<Vec<u32>, String> = ["1", "2", "3"]
+    ///     .par_iter()
+    ///     .try_fold(|| 0u32, |acc, s| s.parse::<u32>().map(|x| acc + x).map_err(|e| e.to_string()))
+    ///     .collect();
+    /// assert_eq!(totals.unwrap().iter().sum::<u32>(), 6);
+    /// ```
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// Like [`try_fold`](Self::try_fold), with every piece starting from a clone of `init`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pieces: Vec<Option<u32>> = (0..10u32)
+    ///     .into_par_iter()
+    ///     .try_fold_with(100u32, |acc, x| acc.checked_sub(x))
+    ///     .collect();
+    /// assert!(!pieces.is_empty() && pieces.iter().all(Option::is_some));
+    /// ```
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send,
+    {
+        TryFoldWith::new(self, init, fold_op)
+    }
+
     /// Sums the items (`S::sum` of each piece, then of the partial sums).
     ///
     /// ```
@@ -768,6 +819,99 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         WhileSome::new(self)
+    }
+
+    /// A clone of `element` between every two neighbouring items (none before the first or after
+    /// the last). Indexed if `self` is: `n` items become `2n - 1`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<i32> = (1..4).into_par_iter().intersperse(0).collect();
+    /// assert_eq!(v, [1, 0, 2, 0, 3]);
+    /// let s: String = "a,b,c".par_split(',').intersperse("; ").collect();
+    /// assert_eq!(s, "a; b; c");
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, element)
+    }
+
+    /// Stops every piece early once a closure panics in one of them (each piece checks before
+    /// pulling every item), instead of letting the other pieces run to the end before the panic
+    /// reaches the caller. Indexed if `self` is.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r = std::panic::catch_unwind(|| {
+    ///     (0..1_000_000u32).into_par_iter().panic_fuse().for_each(|x| assert!(x != 10));
+    /// });
+    /// assert!(r.is_err());
+    /// ```
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
+    /// Some `n` items (all of them if there are fewer), in whatever order the pieces reach them:
+    /// not necessarily the first `n`, unlike
+    /// [`IndexedParallelIterator::take`](super::IndexedParallelIterator::take). Every piece stops
+    /// once `n` items have passed. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let some: Vec<u32> = (0..100u32).into_par_iter().take_any(5).collect();
+    /// assert_eq!(some.len(), 5);
+    /// assert!(some.windows(2).all(|w| w[0] < w[1])); // still in position order
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeAny::new(self, n)
+    }
+
+    /// All items but some `n` (none if there are fewer), in whatever order the pieces reach them:
+    /// not necessarily all but the first `n`, unlike
+    /// [`IndexedParallelIterator::skip`](super::IndexedParallelIterator::skip). The result is not
+    /// indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let rest: Vec<u32> = (0..100u32).into_par_iter().skip_any(95).collect();
+    /// assert_eq!(rest.len(), 5);
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        SkipAny::new(self, n)
+    }
+
+    /// The items for which `predicate` holds, until some piece meets one for which it does not:
+    /// from then on no piece passes any item on. Which items pass before that is not
+    /// deterministic (pieces after the failing item may have run ahead). The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..100u32).into_par_iter().take_any_while(|&x| x < 50).collect();
+    /// assert!(v.len() <= 50 && v.iter().all(|&x| x < 50));
+    /// ```
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        TakeAnyWhile::new(self, predicate)
+    }
+
+    /// Drops the items for which `predicate` holds, until some piece meets one for which it does
+    /// not: from then on every item passes. Which items are dropped before that is not
+    /// deterministic. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..100u32).into_par_iter().skip_any_while(|&x| x < 50).collect();
+    /// assert!(v.len() >= 50 && (50..100).all(|x| v.contains(&x)));
+    /// ```
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        SkipAnyWhile::new(self, predicate)
     }
 
     /// Splits pairs into two collections, like [`Iterator::unzip`]: the first halves in order into

@@ -4,7 +4,9 @@
 
 use std::cmp::Ordering;
 
+use super::array_windows::ArrayWindows;
 use super::bridge::bridge;
+use super::chunk_by::{ChunkBy, ChunkByMut};
 use super::chunks::{Chunks, ChunksMut};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
 use super::slice_chunks::{
@@ -348,6 +350,38 @@ pub trait ParallelSlice<T: Sync> {
     {
         slice_split::SplitInclusive::new(self.as_parallel_slice(), separator)
     }
+
+    /// Iterates over the runs of elements in which every two neighbours satisfy `pred`, like
+    /// std's `chunk_by`. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [1, 1, 2, 3, 3, 3];
+    /// let runs: Vec<&[i32]> = v.par_chunk_by(|a, b| a == b).collect();
+    /// assert_eq!(runs, [&[1, 1][..], &[2], &[3, 3, 3]]);
+    /// ```
+    fn par_chunk_by<F>(&self, pred: F) -> ChunkBy<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkBy::new(self.as_parallel_slice(), pred)
+    }
+
+    /// Iterates over all overlapping windows of `N` elements as arrays, like std's
+    /// `array_windows`; indexed.
+    ///
+    /// # Panics
+    /// If `N` is 0.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = [1, 2, 3, 4];
+    /// let sums: Vec<i32> = v.par_array_windows().map(|[a, b, c]| a + b + c).collect();
+    /// assert_eq!(sums, [6, 9]);
+    /// ```
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        ArrayWindows::new(self.as_parallel_slice())
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -400,6 +434,22 @@ pub trait ParallelSliceMut<T: Send> {
     /// If `chunk_size` is 0.
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
         ChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Iterates over the runs of elements in which every two neighbours satisfy `pred`, as
+    /// mutable slices, like std's `chunk_by_mut`. The result is not indexed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = [1, 1, 2, 3, 3, 3];
+    /// v.par_chunk_by_mut(|a, b| a == b).for_each(|run| run.fill(run.len() as i32));
+    /// assert_eq!(v, [2, 2, 1, 3, 3, 3]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, pred: F) -> ChunkByMut<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkByMut::new(self.as_parallel_slice_mut(), pred)
     }
 
     /// Iterates over non-overlapping mutable chunks of exactly `chunk_size` items, like
