@@ -195,16 +195,19 @@ where
     P: Piece,
     C: Consumer<P::Item>,
 {
-    if piece.len() <= 1 {
+    let len = piece.len();
+    if len <= 1 || (len / 2 < piece.min_len() && len <= piece.max_len()) {
         // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near
-        // the bottom have zero or one child) end here without touching the scheduler. A consumer
-        // that is full already (a later piece of a `find_any` after a hit) takes nothing.
+        // the bottom have zero or one child) end here without touching the scheduler, and a
+        // piece shorter than two `with_min_len` pieces is not cut into batches either (a cut
+        // clones a `repeat_n` item). A consumer that is full already (a later piece of a
+        // `find_any` after a hit) takes nothing.
         if consumer.full() {
             return consumer.complete();
         }
         return consumer.consume_iter(piece.into_iter()).complete();
     }
-    if hints::up_front_split_is_pointless() && piece.len() <= piece.max_len() {
+    if hints::up_front_split_is_pointless() && len <= piece.max_len() {
         // The split's join would not offer its half to anyone: one leaf, which still splits
         // lazily if an idle worker asks.
         return run_leaf(piece, consumer, Pace::new());
