@@ -510,3 +510,59 @@ fn unzip_and_partition_match_std() {
         }
     });
 }
+
+#[test]
+fn try_reduce_try_for_each_with_init_and_collect_vec_list_match_std() {
+    everywhere(|| {
+        for &n in LENGTHS {
+            let n = n as u64;
+            // try_reduce: the sum, or the failure of the one bad item or of an overflowing `op`.
+            let ok: Option<u64> = (0..n)
+                .into_par_iter()
+                .map(Some)
+                .try_reduce(|| 0, |a, b| a.checked_add(b));
+            assert_eq!(ok, Some((0..n).sum()));
+            let bad: Result<u64, u64> = (0..n)
+                .into_par_iter()
+                .map(|x| if x == n / 2 { Err(x) } else { Ok(x) })
+                .try_reduce(|| 0, |a, b| Ok(a + b));
+            assert_eq!(bad, if n == 0 { Ok(0) } else { Err(n / 2) });
+            let overflow: Option<u64> = (0..n)
+                .into_par_iter()
+                .map(|_| Some(u64::MAX))
+                .try_reduce(|| 0, |a, b| a.checked_add(b));
+            assert_eq!(overflow, if n < 2 { Some(n * u64::MAX) } else { None });
+            // try_reduce_with: None for no items.
+            let max = (0..n)
+                .into_par_iter()
+                .map(Ok::<u64, ()>)
+                .try_reduce_with(|a, b| Ok(a.max(b)));
+            assert_eq!(max, n.checked_sub(1).map(Ok));
+            // try_for_each_with / _init: the first failure found (any of them: here only one).
+            let r = (0..n).into_par_iter().try_for_each_with(n / 3, |k, x| {
+                if x == *k {
+                    Err(x)
+                } else {
+                    Ok(())
+                }
+            });
+            assert_eq!(r, if n == 0 { Ok(()) } else { Err(n / 3) });
+            let visited = AtomicUsize::new(0);
+            let r: Option<()> = (0..n).into_par_iter().try_for_each_init(
+                || 1u64,
+                |one, _| {
+                    visited.fetch_add(*one as usize, Relaxed);
+                    Some(())
+                },
+            );
+            assert_eq!((r, visited.into_inner()), (Some(()), n as usize));
+            // collect_vec_list: the pieces in order.
+            let list = (0..n)
+                .into_par_iter()
+                .filter(|x| x % 3 != 0)
+                .collect_vec_list();
+            let flat: Vec<u64> = list.into_iter().flatten().collect();
+            assert_eq!(flat, (0..n).filter(|x| x % 3 != 0).collect::<Vec<_>>());
+        }
+    });
+}

@@ -387,6 +387,12 @@ pub(crate) struct ListVecConsumer<T> {
     vec: Vec<T>,
 }
 
+impl<T> ListVecConsumer<T> {
+    pub(crate) fn new() -> Self {
+        ListVecConsumer { vec: Vec::new() }
+    }
+}
+
 impl<T: Send> Consumer<T> for ListVecConsumer<T> {
     type Result = Vec<Vec<T>>;
     type Reducer = ListReducer;

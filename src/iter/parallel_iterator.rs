@@ -3,7 +3,7 @@
 use std::iter::{Product, Sum};
 
 use super::chain::Chain;
-use super::collect::FromParallelIterator;
+use super::collect::{FromParallelIterator, ListVecConsumer};
 use super::filter::Filter;
 use super::filter_map::FilterMap;
 use super::find::{AnyConsumer, FindAnyConsumer};
@@ -100,6 +100,105 @@ pub trait ParallelIterator: Sized + Send {
             Ok(()) => R::from_output(()),
             Err(failure) => failure,
         }
+    }
+
+    /// [`try_for_each`](Self::try_for_each) with a mutable state: each piece gets a clone of
+    /// `init` (as [`map_with`](Self::map_with) does).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r: Result<(), u32> = (0..100u32)
+    ///     .into_par_iter()
+    ///     .try_for_each_with(7u32, |seven, x| if x == *seven { Err(x) } else { Ok(()) });
+    /// assert_eq!(r, Err(7));
+    /// ```
+    fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_with(init, op).try_for_each(|r| r)
+    }
+
+    /// [`try_for_each`](Self::try_for_each) with a mutable state: each piece makes its own with
+    /// `init` (as [`map_init`](Self::map_init) does).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r: Option<()> = (0..100u32)
+    ///     .into_par_iter()
+    ///     .try_for_each_init(Vec::new, |seen, x| { seen.push(x); (x < 100).then_some(()) });
+    /// assert_eq!(r, Some(()));
+    /// ```
+    fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_init(init, op).try_for_each(|r| r)
+    }
+
+    /// [`reduce`](Self::reduce) of fallible items (`Result` or `Option`): the combination of the
+    /// successes with `op`, or a failure if any item or any call of `op` failed (which failure is
+    /// unspecified, as in rayon). A piece stops folding at its first failure.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let sum: Option<u32> = (1..=100u32).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, Some(5050));
+    /// let bad: Result<u32, String> = ["1", "x", "3"]
+    ///     .par_iter()
+    ///     .map(|s| s.parse::<u32>().map_err(|e| e.to_string()))
+    ///     .try_reduce(|| 0, |a, b| Ok(a + b));
+    /// assert!(bad.is_err());
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        self.try_fold(&identity, |acc, item| match item.into_output() {
+            Ok(x) => op(acc, x),
+            Err(failure) => failure,
+        })
+        .reduce(
+            || Self::Item::from_output(identity()),
+            |a, b| combine_tries(a, b, &op),
+        )
+    }
+
+    /// [`reduce_with`](Self::reduce_with) of fallible items: `None` for no items, else the
+    /// combination of the successes with `op`, or a failure if any item or call of `op` failed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let max: Option<Result<u32, ()>> = [3u32, 9, 4].par_iter().map(|&x| Ok(x)).try_reduce_with(|a, b| Ok(a.max(b)));
+    /// assert_eq!(max, Some(Ok(9)));
+    /// ```
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        self.reduce_with(|a, b| combine_tries(a, b, &op))
+    }
+
+    /// Collects the items into a list of `Vec`s, one per piece the work was split into, in
+    /// order: the cheapest way to gather an unindexed iterator's items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let list = (0..1000u32).into_par_iter().filter(|x| x % 3 == 0).collect_vec_list();
+    /// let all: Vec<u32> = list.into_iter().flatten().collect();
+    /// assert_eq!(all, (0..1000).filter(|x| x % 3 == 0).collect::<Vec<u32>>());
+    /// ```
+    fn collect_vec_list(self) -> std::collections::LinkedList<Vec<Self::Item>> {
+        self.drive_unindexed(ListVecConsumer::new())
+            .into_iter()
+            .collect()
     }
 
     /// Applies `map_op` to every item. Keeps the iterator indexed if it was.
@@ -1004,4 +1103,16 @@ where
     F: Fn(&I::Item, &I::Item) -> bool + Sync + Send,
 {
     iter.reduce_with(|a, b| if keep_right(&a, &b) { b } else { a })
+}
+
+/// Two fallible partial results of `try_reduce`: `op` of both successes, or a failure.
+fn combine_tries<R, T, OP>(a: R, b: R, op: &OP) -> R
+where
+    R: Try<Output = T>,
+    OP: Fn(T, T) -> R,
+{
+    match (a.into_output(), b.into_output()) {
+        (Ok(a), Ok(b)) => op(a, b),
+        (Err(failure), _) | (_, Err(failure)) => failure,
+    }
 }
