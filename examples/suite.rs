@@ -487,24 +487,30 @@ fn main() -> ExitCode {
         rayon: rayon_pool(threads),
         chili: chili_pool(threads),
     };
+    // One row at one thread count, timed for the progress line on stderr.
+    let measure_row = |key: &str, pools: &Pools, with_seq: bool, runtimes: &[Rt]| {
+        let started = Instant::now();
+        let m = measure(
+            workload(key, &sizes),
+            pools,
+            args.rounds,
+            with_seq,
+            runtimes,
+        );
+        eprintln!(
+            "{:<28} {} thread(s) {:>6.1} s {}",
+            m.label,
+            pools.threads,
+            started.elapsed().as_secs_f64(),
+            if with_seq { "" } else { "(forte)" }
+        );
+        m
+    };
     let mut results: Vec<Vec<Measured>> = args.rows.iter().map(|_| Vec::new()).collect();
     for &threads in &args.threads {
         let pools = make_pools(threads);
         for (&key, out) in args.rows.iter().zip(&mut results) {
-            let started = Instant::now();
-            let m = measure(
-                workload(key, &sizes),
-                &pools,
-                args.rounds,
-                true,
-                &PARALLEL[..3],
-            );
-            eprintln!(
-                "{:<28} {threads} thread(s) {:>6.1} s",
-                m.label,
-                started.elapsed().as_secs_f64()
-            );
-            out.push(m);
+            out.push(measure_row(key, &pools, true, &PARALLEL[..3]));
         }
     }
     // forte, ascending (its pool can only grow).
@@ -512,20 +518,7 @@ fn main() -> ExitCode {
         forte_grow(threads);
         let pools = make_pools(threads);
         for (&key, out) in args.rows.iter().zip(&mut results) {
-            let started = Instant::now();
-            let m = measure(
-                workload(key, &sizes),
-                &pools,
-                args.rounds,
-                false,
-                &[Rt::Forte],
-            );
-            eprintln!(
-                "{:<28} {threads} thread(s) {:>6.1} s (forte)",
-                m.label,
-                started.elapsed().as_secs_f64()
-            );
-            out[pass].par[3] = m.par[3];
+            out[pass].par[3] = measure_row(key, &pools, false, &[Rt::Forte]).par[3];
         }
     }
 
