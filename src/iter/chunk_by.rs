@@ -12,7 +12,7 @@ use super::bridge::{bridge_pieces, Piece};
 use super::plumbing::Consumer;
 use super::ParallelIterator;
 
-/// Parallel iterator returned by [`ParallelSlice::par_chunk_by`](super::ParallelSlice::par_chunk_by).
+/// Parallel iterator returned by [`ParallelSlice::par_chunk_by`](crate::slice::ParallelSlice::par_chunk_by).
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct ChunkBy<'a, T, P> {
     pred: P,
@@ -55,7 +55,7 @@ where
 }
 
 /// Parallel iterator returned by
-/// [`ParallelSliceMut::par_chunk_by_mut`](super::ParallelSliceMut::par_chunk_by_mut).
+/// [`ParallelSliceMut::par_chunk_by_mut`](crate::slice::ParallelSliceMut::par_chunk_by_mut).
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct ChunkByMut<'a, T, P> {
     pred: P,

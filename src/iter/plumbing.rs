@@ -101,7 +101,7 @@ pub trait Producer: Send + Sized {
 /// A piece of an unindexed iterator's input: rayon's `UnindexedProducer`. It cannot be cut at an
 /// index, only in two where it sees fit ([`split`](Self::split)).
 ///
-/// [`bridge_unindexed`](super::bridge_unindexed) splits such a producer up front for every thread
+/// [`bridge_unindexed`] splits such a producer up front for every thread
 /// and again whenever a piece is stolen, then folds each piece whole.
 pub trait UnindexedProducer: Send + Sized {
     /// The items this producer yields.
@@ -227,7 +227,7 @@ impl<Item, C: Consumer<Item>> Folder<Item> for ConsumerFolder<C> {
         ConsumerFolder(self.0.consume_iter(std::iter::once(item)))
     }
 
-    /// Feeds `iter` in batches that double up to [`FOLD_BATCH`] items, so that a consumer that
+    /// Feeds `iter` in batches that double up to `FOLD_BATCH` items, so that a consumer that
     /// becomes full (through a hit elsewhere) stops within a batch, as rayon's folders stop
     /// within an item.
     fn consume_iter<I>(mut self, iter: I) -> Self

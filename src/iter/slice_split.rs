@@ -1,6 +1,6 @@
-//! Slice splits by a separator predicate: [`par_split`](super::ParallelSlice::par_split),
-//! [`par_split_inclusive`](super::ParallelSlice::par_split_inclusive) and their `_mut` forms on
-//! [`ParallelSliceMut`](super::ParallelSliceMut), yielding what `slice::split`,
+//! Slice splits by a separator predicate: [`par_split`](crate::slice::ParallelSlice::par_split),
+//! [`par_split_inclusive`](crate::slice::ParallelSlice::par_split_inclusive) and their `_mut` forms on
+//! [`ParallelSliceMut`](crate::slice::ParallelSliceMut), yielding what `slice::split`,
 //! `slice::split_inclusive`, `split_mut` and `split_inclusive_mut` yield.
 //!
 //! These are unindexed sources (the number of pieces is not known without a full scan): a piece
@@ -168,27 +168,27 @@ macro_rules! split_iter {
 
 split_iter! {
     /// Parallel iterator over the sub-slices separated by items that match a predicate, returned
-    /// by [`par_split`](super::ParallelSlice::par_split) (`forkjoin::slice::Split`).
+    /// by [`par_split`](crate::slice::ParallelSlice::par_split) (`forkjoin::slice::Split`).
     Split, &'data [T], Sync, false
 }
 
 split_iter! {
     /// Parallel iterator over the sub-slices ended by items that match a predicate, returned by
-    /// [`par_split_inclusive`](super::ParallelSlice::par_split_inclusive)
+    /// [`par_split_inclusive`](crate::slice::ParallelSlice::par_split_inclusive)
     /// (`forkjoin::slice::SplitInclusive`).
     SplitInclusive, &'data [T], Sync, true
 }
 
 split_iter! {
     /// Parallel iterator over the mutable sub-slices separated by items that match a predicate,
-    /// returned by [`par_split_mut`](super::ParallelSliceMut::par_split_mut)
+    /// returned by [`par_split_mut`](crate::slice::ParallelSliceMut::par_split_mut)
     /// (`forkjoin::slice::SplitMut`).
     SplitMut, &'data mut [T], Send, false
 }
 
 split_iter! {
     /// Parallel iterator over the mutable sub-slices ended by items that match a predicate,
-    /// returned by [`par_split_inclusive_mut`](super::ParallelSliceMut::par_split_inclusive_mut)
+    /// returned by [`par_split_inclusive_mut`](crate::slice::ParallelSliceMut::par_split_inclusive_mut)
     /// (`forkjoin::slice::SplitInclusiveMut`).
     SplitInclusiveMut, &'data mut [T], Send, true
 }

@@ -1,4 +1,4 @@
-//! Driving the sources that have no positions and split themselves: [`split`](super::split),
+//! Driving the sources that have no positions and split themselves: [`split`](fn@super::split),
 //! the tree walks ([`walk_tree_prefix`](super::walk_tree_prefix), ...) and the slice splits
 //! (`par_split`, ...).
 //!
