@@ -200,12 +200,8 @@ where
         // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near
         // the bottom have zero or one child) end here without touching the scheduler, and a
         // piece shorter than two `with_min_len` pieces is not cut into batches either (a cut
-        // clones a `repeat_n` item). A consumer that is full already (a later piece of a
-        // `find_any` after a hit) takes nothing.
-        if consumer.full() {
-            return consumer.complete();
-        }
-        return consumer.consume_iter(piece.into_iter()).complete();
+        // clones a `repeat_n` item).
+        return fold_whole(piece, consumer);
     }
     if hints::up_front_split_is_pointless() && len <= piece.max_len() {
         // The split's join would not offer its half to anyone: one leaf, which still splits
@@ -286,13 +282,8 @@ where
         return run_leaf_from_end(producer, consumer, pace);
     }
     if hints::nobody_can_ask() {
-        // The only worker of its pool: no split can ever be asked for, so no batches either. A
-        // piece that starts full (a `find_any` piece after an earlier piece's hit) is not run at
-        // all: a consumer checks its own fullness only between batches, of which there is one.
-        if consumer.full() {
-            return consumer.complete();
-        }
-        return consumer.consume_iter(producer.into_iter()).complete();
+        // The only worker of its pool: no split can ever be asked for, so no batches either.
+        return fold_whole(producer, consumer);
     }
     let min = producer.min_len().max(1);
     pace.restart_clock();
@@ -321,6 +312,21 @@ where
         producer = rest;
         pace.batch_done(n, n < pace.batch);
     }
+}
+
+/// Feeds a whole piece to `consumer` in one go, with no batches and no polls. A consumer that is
+/// full already (a later piece of a `find_any` after a hit) takes nothing: a consumer checks its
+/// own fullness only between batches, of which there is one here.
+#[inline]
+fn fold_whole<P, C>(piece: P, consumer: C) -> C::Result
+where
+    P: Piece,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.complete();
+    }
+    consumer.consume_iter(piece.into_iter()).complete()
 }
 
 /// Splits a leaf's remainder in half for an idle worker and runs both halves as leaves.
