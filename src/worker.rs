@@ -87,7 +87,7 @@ pub(crate) fn is_work_requested() -> bool {
         return false;
     }
     // SAFETY: a non-null current worker is valid while this thread runs a job.
-    unsafe { (*(*wt).idle_workers).load(Ordering::Relaxed) != 0 }
+    unsafe { (*wt).some_worker_idles() }
 }
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
@@ -103,9 +103,7 @@ pub(crate) fn share_pending_work(now: bool) {
     // SAFETY: a non-null current worker is valid while this thread runs a job, and this is its
     // owning thread (owner operations are allowed).
     let wt = unsafe { &*wt };
-    // SAFETY: `idle_workers` points into the live registry.
-    // Relaxed: only a hint; a job that stays private is still reachable by a heavy steal.
-    if unsafe { (*wt.idle_workers).load(Ordering::Relaxed) } == 0 {
+    if !wt.some_worker_idles() {
         return;
     }
     if now {
@@ -253,6 +251,18 @@ impl WorkerThread {
         self.index
     }
 
+    /// True if some worker of this pool is idle (searching for work or asleep): a job offered now
+    /// has a taker.
+    ///
+    /// Relaxed: only a hint (see [`Sleep::idle_workers`](crate::sleep::Sleep::idle_workers)); a job
+    /// that stays private is still reachable by a heavy steal, and a worker that goes idle just after
+    /// this load is seen by the owner's next check.
+    #[inline(always)]
+    pub(crate) fn some_worker_idles(&self) -> bool {
+        // SAFETY: `idle_workers` points into the live registry, which `self.registry` keeps alive.
+        unsafe { (*self.idle_workers).load(Ordering::Relaxed) != 0 }
+    }
+
     /// True if this is the only worker of its pool (then no job of its can ever be stolen).
     #[inline(always)]
     pub(crate) fn is_alone(&self) -> bool {
@@ -291,9 +301,7 @@ impl WorkerThread {
             // At least OFFERED_DEPTH older jobs are pending: run the next joins inline.
             INLINE_JOINS.set(DEEP_JOIN_PERIOD);
         }
-        // SAFETY: `idle_workers` points into the live registry.
-        // Relaxed: a hint (see `share_cold`).
-        if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
+        if self.some_worker_idles() {
             self.share_cold();
         }
         pushed
@@ -435,10 +443,9 @@ impl WorkerThread {
         if INLINE_JOINS.get() != BUDGET_SPENT {
             return false;
         }
-        // SAFETY: `idle_workers` points into the live registry.
-        // Relaxed: a hint, as on a push (see `share_cold`); a worker that goes idle just after
-        // this load gets this worker's next offer at most DEEP_JOIN_PERIOD joins later.
-        if unsafe { (*self.idle_workers).load(Ordering::Relaxed) } != 0 {
+        // A worker that goes idle just after this check gets this worker's next offer at most
+        // DEEP_JOIN_PERIOD joins later.
+        if self.some_worker_idles() {
             return false;
         }
         INLINE_JOINS.set(DEEP_JOIN_PERIOD);

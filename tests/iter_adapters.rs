@@ -366,6 +366,42 @@ fn piece_sizes_respect_min_and_max_len() {
     });
 }
 
+/// The pieces a `fold` over `0..n` ran as (one accumulator per piece), in a pool of two workers.
+fn piece_count(pool: &forkjoin::ThreadPool, n: u64) -> usize {
+    pool.install(|| {
+        (0..n)
+            .into_par_iter()
+            .fold(|| 0u64, |c, _| c + 1)
+            .filter(|&c| c > 0)
+            .count()
+    })
+}
+
+#[test]
+fn a_call_made_while_every_other_worker_is_busy_runs_as_one_piece() {
+    // Nobody could take an up-front half, and nobody asks for one later: one leaf, no joins. (The
+    // nested calls of a busy recursion are exactly this case.)
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    pool.spawn(move || {
+        started_tx.send(()).unwrap();
+        release_rx.recv().unwrap();
+    });
+    started_rx.recv().unwrap();
+    // The other worker is blocked in the spawned job (not idle) until released.
+    for n in [2, 1000, 1_000_000] {
+        assert_eq!(piece_count(&pool, n), 1, "n = {n}");
+    }
+    release_tx.send(()).unwrap();
+    // With the other worker back, a long enough call is shared (up front, or when it asks).
+    let shared = (0..100).any(|_| piece_count(&pool, 1 << 24) > 1);
+    assert!(shared, "a free worker never got a piece");
+}
+
 #[test]
 fn collect_into_other_collections() {
     use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};

@@ -1,8 +1,10 @@
 //! The splitting policy: a few pieces up front, then lazy splitting on demand.
 //!
-//! 1. **Up front** the input is cut into about `current_num_threads()` equal pieces with `join` (more if
-//!    `with_max_len` demands smaller pieces), so every thread has work from the start without waiting for
-//!    a steal to propagate.
+//! 1. **Up front**, if some worker of the pool is idle, the input is cut into about
+//!    `current_num_threads()` equal pieces with `join` (more if `with_max_len` demands smaller
+//!    pieces), so every thread has work from the start without waiting for a steal to propagate.
+//!    While every worker is busy (the nested calls of a parallel recursion) nobody could take a
+//!    piece, so the call starts as one leaf ([`up_front_split_is_pointless`](crate::hints::up_front_split_is_pointless)).
 //! 2. **Each piece runs sequentially in batches.** Between batches the leaf polls
 //!    [`is_work_requested`](crate::hints::is_work_requested), a relaxed load of a count an idle
 //!    worker raises when it finds nothing to steal. Only then does the leaf split its *remaining*
