@@ -403,6 +403,40 @@ fn a_call_made_while_every_other_worker_is_busy_runs_as_one_piece() {
 }
 
 #[test]
+fn expensive_items_behind_many_free_ones_are_shared() {
+    // 100,000 free items, then 64 that each spin for 300 µs: an estimate taken on the free items
+    // says the rest is not worth a hand-off. The leaf that meets the expensive ones must notice
+    // (its end batches are measured when a worker asks) and share them: both workers run some.
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let free = 100_000u32;
+    let spin = |d: std::time::Duration| {
+        let t = std::time::Instant::now();
+        while t.elapsed() < d {
+            std::hint::spin_loop();
+        }
+    };
+    let shared = (0..10).any(|_| {
+        let ran_on = std::sync::Mutex::new(std::collections::HashSet::new());
+        pool.install(|| {
+            (0..free + 64).into_par_iter().for_each(|i| {
+                if i >= free {
+                    spin(std::time::Duration::from_micros(300));
+                    ran_on
+                        .lock()
+                        .unwrap()
+                        .insert(forkjoin::current_thread_index());
+                }
+            })
+        });
+        ran_on.into_inner().unwrap().len() == 2
+    });
+    assert!(shared, "the expensive items never left one worker");
+}
+
+#[test]
 fn collect_into_other_collections() {
     use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
     everywhere(|| {
