@@ -9,8 +9,9 @@
 //!   once;
 //! * [`nobody_can_ask`]: the caller is the only worker of its pool, so no split can ever be asked
 //!   for and a whole piece may run as one sequential fold;
-//! * [`up_front_split_is_pointless`]: a join made now would not offer its b (nobody idle to take
-//!   it, alone, or deep below other pending jobs), so the iterators start with one leaf.
+//! * [`start_as`]: how a parallel iterator call starts: one sequential fold (alone in the pool),
+//!   one leaf (a join made now would not offer its b: nobody idle to take it, or deep below other
+//!   pending jobs), or a split up front.
 //!
 //! They are hints: answering wrongly costs speed, never correctness (a job that stays private is
 //! still reachable by a heavy steal, see `crate::jobstack`).
@@ -57,21 +58,44 @@ where
     )
 }
 
-/// True when a `join` made now only to offer work would not offer it: no worker of the pool is
-/// idle (nobody could take the offer; the iterators' leaves split later if one asks), the calling
-/// worker is alone in its pool, or several of its older jobs are pending and this join would be
-/// one of the deep joins that run inline (see `crate::join`). The iterators then skip their
-/// up-front split, which could only cost. While some worker idles, counts as a join for the depth
-/// rule.
+/// How a parallel iterator call starts, from [`start_as`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum StartAs {
+    /// The calling worker is alone in its pool: nobody can ever ask for a split, so a piece may run
+    /// as one sequential fold, with no batches and no polls.
+    Whole,
+    /// A join made now only to offer work would not offer it: no worker of the pool is idle
+    /// (nobody could take it; the leaf splits later if one asks), or several older jobs of this
+    /// worker are pending and this join would be one of the deep joins that run inline (see
+    /// `crate::join`). One leaf, which still splits on request.
+    OneLeaf,
+    /// Split up front, so that every worker has a piece at once (also outside a pool, where the
+    /// split's `join` moves the call into the global pool).
+    SplitUpFront,
+}
+
+/// How a parallel iterator call should start (see [`StartAs`]). One thread-local read and a load
+/// of the pool's idle count; while some worker idles, counts as a join for the depth rule.
 ///
-/// Checking for an idle worker first is what makes nested calls cheap on a busy pool: nqueens on
-/// 2 threads made an up-front split (a push, a pop, two leaves of batches instead of one) in half
-/// of its multi-child calls, 5 % of its time, though every worker was busy.
+/// Checking for an idle worker before splitting is what makes nested calls cheap on a busy pool:
+/// nqueens on 2 threads made an up-front split (a push, a pop, two leaves of batches instead of
+/// one) in half of its multi-child calls, 5 % of its time, though every worker was busy. And
+/// answering `Whole` in the same read spares a 1-thread pool's nested calls the leaf machinery.
 #[inline]
-pub(crate) fn up_front_split_is_pointless() -> bool {
+pub(crate) fn start_as() -> StartAs {
     let wt = WorkerThread::current();
+    if wt.is_null() {
+        return StartAs::SplitUpFront;
+    }
     // SAFETY: a non-null current worker is valid while this thread runs a job.
-    !wt.is_null() && unsafe { !(*wt).some_worker_idles() || (*wt).would_keep_split_private() }
+    let wt = unsafe { &*wt };
+    if wt.is_alone() {
+        StartAs::Whole
+    } else if !wt.some_worker_idles() || wt.would_keep_split_private() {
+        StartAs::OneLeaf
+    } else {
+        StartAs::SplitUpFront
+    }
 }
 
 /// `join` for an up-front split of the iterator layer (the scheduler inlines its pushing path there).

@@ -4,7 +4,7 @@
 //!    `current_num_threads()` equal pieces with `join` (more if `with_max_len` demands smaller
 //!    pieces), so every thread has work from the start without waiting for a steal to propagate.
 //!    While every worker is busy (the nested calls of a parallel recursion) nobody could take a
-//!    piece, so the call starts as one leaf ([`up_front_split_is_pointless`](crate::hints::up_front_split_is_pointless)).
+//!    piece, so the call starts as one leaf ([`start_as`](crate::hints::start_as)).
 //! 2. **Each piece runs sequentially in batches.** Between batches the leaf polls
 //!    [`is_work_requested`](crate::hints::is_work_requested), a relaxed load of a count an idle
 //!    worker raises when it finds nothing to steal. Only then does the leaf split its *remaining*
@@ -40,7 +40,7 @@ use super::plumbing::{
     Consumer, Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer, UnindexedProducer,
 };
 use super::IndexedParallelIterator;
-use crate::hints;
+use crate::hints::{self, StartAs};
 
 /// A batch shorter than this doubles the next batch size.
 const BATCH_TARGET: Duration = Duration::from_micros(10);
@@ -205,10 +205,16 @@ where
         // clones a `repeat_n` item).
         return fold_whole(piece, consumer);
     }
-    if hints::up_front_split_is_pointless() && len <= piece.max_len() {
-        // The split's join would not offer its half to anyone: one leaf, which still splits
-        // lazily if an idle worker asks.
-        return run_leaf(piece, consumer, Pace::new());
+    if len <= piece.max_len() {
+        match hints::start_as() {
+            // Alone in the pool: no batches, no polls (a consumer that prefers the end still
+            // walks its piece from the end, see `run_leaf`).
+            StartAs::Whole if !consumer.prefers_end() => return fold_whole(piece, consumer),
+            // The split's join would not offer its half to anyone: one leaf, which still splits
+            // lazily if an idle worker asks.
+            StartAs::Whole | StartAs::OneLeaf => return run_leaf(piece, consumer, Pace::new()),
+            StartAs::SplitUpFront => {}
+        }
     }
     let pieces = crate::current_num_threads().max(1);
     split_up_front(piece, consumer, pieces)

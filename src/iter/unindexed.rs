@@ -34,10 +34,9 @@ where
     P: SplitPiece,
     C: Consumer<P::Item>,
 {
-    let splits = if hints::up_front_split_is_pointless() {
-        0
-    } else {
-        crate::current_num_threads()
+    let splits = match hints::start_as() {
+        hints::StartAs::SplitUpFront => crate::current_num_threads(),
+        hints::StartAs::Whole | hints::StartAs::OneLeaf => 0,
     };
     run(piece, consumer, splits)
 }
