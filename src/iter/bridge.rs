@@ -301,9 +301,12 @@ where
             return consumer.complete();
         }
         if hints::is_work_requested() {
-            pace.refresh_rate();
-            if len / 2 >= min && worth_sharing(len, pace.rate, Limits::get()) {
-                return split_leaf(producer, consumer, pace);
+            if len / 2 >= min {
+                // The answer rests on the batches just run (see `refresh_rate`).
+                pace.refresh_rate();
+                if worth_sharing(len, pace.rate, Limits::get()) {
+                    return split_leaf(producer, consumer, pace);
+                }
             }
             // No estimate yet: time the next batch so the next poll can decide.
             pace.start_clock();
