@@ -37,7 +37,7 @@ use std::time::Duration;
 use crate::clock::{self, ticks};
 
 use super::plumbing::{
-    Consumer, Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer, UnindexedProducer,
+    Consumer, Producer, ProducerCallback, Reducer, UnindexedConsumer, UnindexedProducer,
 };
 use super::IndexedParallelIterator;
 use crate::hints::{self, StartAs};
@@ -152,43 +152,35 @@ where
 /// Runs an [`UnindexedProducer`] into `consumer`: rayon's `bridge_unindexed`.
 ///
 /// Such a producer can only be cut in two where it chooses and folded whole, so there are no
-/// batches to split between: it is split up front into about one piece per thread, and a piece
-/// about to be folded is split again while an idle worker asks for work.
+/// batches to split between: it runs through the driver of forkjoin's own self-splitting sources
+/// (`iter::unindexed`): cut up front about `log2(threads) + 1` levels deep, again in a piece
+/// another thread stole, and again in a piece about to be folded while an idle worker asks.
 pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    unindexed_piece(producer, consumer, crate::current_num_threads())
+    super::unindexed::drive_pieces(Unindexed(Some(producer)), consumer)
 }
 
-/// One piece of [`bridge_unindexed`]; `splits`: up-front splits still to make below this piece.
-fn unindexed_piece<P, C>(producer: P, consumer: C, splits: usize) -> C::Result
-where
-    P: UnindexedProducer,
-    C: Consumer<P::Item>,
-{
-    if consumer.full() {
-        return consumer.complete();
+/// An [`UnindexedProducer`] as a piece of the unindexed driver; `None` only while it splits.
+struct Unindexed<P>(Option<P>);
+
+impl<P: UnindexedProducer> super::unindexed::SplitPiece for Unindexed<P> {
+    type Item = P::Item;
+
+    fn split(&mut self) -> Option<Self> {
+        let (left, right) = self.0.take()?.split();
+        self.0 = Some(left);
+        right.map(|right| Unindexed(Some(right)))
     }
-    let producer = if splits > 1 || (hints::is_work_requested() && !hints::nobody_can_ask()) {
-        match producer.split() {
-            (left, Some(right)) => {
-                // Positions mean nothing here: the consumer of an unindexed iterator is not
-                // positional (see `UnindexedConsumer`).
-                let (left_c, right_c, reducer) = consumer.split_off(0);
-                let (a, b) = hints::join_for_split(
-                    move || unindexed_piece(left, left_c, splits / 2),
-                    move || unindexed_piece(right, right_c, splits / 2),
-                );
-                return reducer.reduce(a, b);
-            }
-            (whole, None) => whole,
+
+    fn fold_into<C: Consumer<P::Item>>(self, consumer: C) -> C {
+        match self.0 {
+            Some(producer) => producer.fold_with(consumer.into_folder()).into_consumer(),
+            None => consumer,
         }
-    } else {
-        producer
-    };
-    producer.fold_with(consumer.into_folder()).complete()
+    }
 }
 
 /// Runs `piece` into `consumer` in parallel with the adaptive policy described in the module doc.

@@ -101,8 +101,8 @@ pub trait Producer: Send + Sized {
 /// A piece of an unindexed iterator's input: rayon's `UnindexedProducer`. It cannot be cut at an
 /// index, only in two where it sees fit ([`split`](Self::split)).
 ///
-/// [`bridge_unindexed`] splits such a producer up front for every thread
-/// and again whenever a piece is stolen, then folds each piece whole.
+/// [`bridge_unindexed`] splits such a producer up front for every thread, again whenever a piece is
+/// stolen or an idle worker asks, then folds each piece whole.
 pub trait UnindexedProducer: Send + Sized {
     /// The items this producer yields.
     type Item;
@@ -260,6 +260,13 @@ impl<Item, C: Consumer<Item>> Folder<Item> for ConsumerFolder<C> {
 
     fn full(&self) -> bool {
         self.0.full()
+    }
+}
+
+impl<C> ConsumerFolder<C> {
+    /// The consumer again, with what it was fed.
+    pub(crate) fn into_consumer(self) -> C {
+        self.0
     }
 }
 

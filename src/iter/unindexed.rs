@@ -1,6 +1,7 @@
 //! Driving the sources that have no positions and split themselves: [`split`](fn@super::split),
-//! the tree walks ([`walk_tree_prefix`](super::walk_tree_prefix), ...) and the slice splits
-//! (`par_split`, ...).
+//! the tree walks ([`walk_tree_prefix`](super::walk_tree_prefix), ...), the slice splits
+//! (`par_split`, ...) and a user's [`UnindexedProducer`](super::plumbing::UnindexedProducer)
+//! (through [`bridge_unindexed`](super::plumbing::bridge_unindexed)).
 //!
 //! Such a source cannot be cut at an index, only asked to cut itself somewhere (a range in two by
 //! the user's splitter, a tree at a level with two subtrees or more, a slice at a separator), and a
