@@ -29,8 +29,9 @@
 //! ```
 //!
 //! Work runs in the pool of the calling thread (`pool.install(|| ...)`) or in the global pool. How the
-//! input is split is explained in the `bridge` module and in `docs/iterators.md`: a few pieces up front,
-//! then each piece splits lazily, only when an idle worker asks for work — so no `with_min_len` tuning is
+//! input is split is explained in the `bridge` module and in `docs/iterators.md`: a few pieces up front
+//! (when some worker is idle to take them), then each piece splits lazily, only when an idle worker asks
+//! for work — so no `with_min_len` tuning is
 //! needed either for cheap uniform loops or for skewed ones. A panic in a user closure propagates to the
 //! caller once every running piece has stopped; owned items are dropped exactly once.
 //!
