@@ -4,6 +4,7 @@
 //! lazily, so they need a few more facts and actions, each a load or two on the calling thread:
 //!
 //! * [`is_work_requested`]: some worker of this pool is idle, so splitting now pays;
+//!   [`some_worker_searching`]: one of them is awake, not asleep;
 //! * [`share_pending_work`]: before a long step that pushes no job, publish one pending job on the
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
 //!   once;
@@ -27,6 +28,18 @@ use crate::worker::WorkerThread;
 #[inline]
 pub(crate) fn is_work_requested() -> bool {
     crate::worker::is_work_requested()
+}
+
+/// True when the calling thread is a pool worker and some idle worker of its pool is awake
+/// (spinning or searching), not asleep: a request that is answered now is taken at once.
+///
+/// A leaf whose items turned out to cost nothing asks this before it drops its end batches (see
+/// `iter::bridge`): a sleeping worker is not waiting for the next microsecond.
+#[inline]
+pub(crate) fn some_worker_searching() -> bool {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current worker is valid while this thread runs a job.
+    !wt.is_null() && unsafe { (*wt).some_worker_searching() }
 }
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable

@@ -263,6 +263,13 @@ impl WorkerThread {
         unsafe { (*self.idle_workers).load(Ordering::Relaxed) != 0 }
     }
 
+    /// True if some idle worker of this pool is awake, not asleep (see
+    /// [`Sleep::some_worker_searching`](crate::sleep::Sleep::some_worker_searching)).
+    #[inline]
+    pub(crate) fn some_worker_searching(&self) -> bool {
+        self.some_worker_idles() && self.registry.sleep().some_worker_searching()
+    }
+
     /// True if this is the only worker of its pool (then no job of its can ever be stolen).
     #[inline(always)]
     pub(crate) fn is_alone(&self) -> bool {

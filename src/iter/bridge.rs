@@ -51,6 +51,15 @@ const MIN_SHARED_WORK: Duration = Duration::from_micros(2);
 const MEASURABLE: Duration = Duration::from_micros(1);
 /// A batch longer than this halves the next batch size (hysteresis against flapping).
 const BATCH_TOO_LONG: Duration = Duration::from_micros(40);
+/// A timed batch shorter than this cost about what its own poll and clock read cost: the next one
+/// grows 64-fold (an eightfold step would need twice as many timed batches to reach the size of a
+/// long cheap loop).
+const NEGLIGIBLE: Duration = Duration::from_nanos(125);
+/// A batch of at least this many items that takes less than [`NEGLIGIBLE`] (under 2 ps an item:
+/// faster than memory can even deliver bytes to a vectorised loop) ran no per-item work at all:
+/// the compiler turned the loop into a closed form (a range `sum`). Such a piece drops its end
+/// batches (see [`run_leaf`]).
+const FREE_BATCH: usize = 1 << 16;
 /// Batches of fewer items run untimed (see [`Pace`]).
 const TIMED_FROM: usize = 16;
 /// How many batches a piece whose consumer [prefers the end](Consumer::prefers_end) cuts off its
@@ -292,6 +301,13 @@ where
         if len == 0 || consumer.full() {
             return consumer.complete();
         }
+        if pace.free && !hints::some_worker_searching() {
+            // The items cost nothing (see `FREE_BATCH`): the halving end batches that keep the
+            // rest shareable would cost more than the rest itself, and no worker is awake to
+            // take it. (A sleeping one counts as asking, so it would also make every one of them
+            // read the clock.)
+            return fold_whole(producer, consumer);
+        }
         if hints::is_work_requested() {
             if len / 2 >= min {
                 // The answer rests on the batches just run (see `refresh_rate`).
@@ -425,6 +441,8 @@ struct Pace {
     untimed_items: usize,
     /// Batches still to cut off the end of the piece (see [`TAIL_BATCHES`]).
     tails: u8,
+    /// The last measured batch showed the items to be free (see [`FREE_BATCH`]).
+    free: bool,
 }
 
 impl Pace {
@@ -435,6 +453,7 @@ impl Pace {
             rate: None,
             untimed_items: 0,
             tails: TAIL_BATCHES,
+            free: false,
         }
     }
 
@@ -463,14 +482,14 @@ impl Pace {
             if self.untimed_items > 0 {
                 let now = ticks();
                 self.clock = Some(now);
-                let took = now.saturating_sub(started);
-                self.rate = Some((std::mem::take(&mut self.untimed_items), took));
+                let items = std::mem::take(&mut self.untimed_items);
+                self.measured(items, now.saturating_sub(started), Limits::get());
             }
         }
     }
 
-    /// Adapts the batch size after a batch of `n` items: grows it while batches are short (eightfold
-    /// while they are very short), halves it when one took much longer than [`BATCH_TARGET`].
+    /// After a batch of `n` items: starts the clock once [`TIMED_FROM`] items ran, and from then on
+    /// measures the batch and sets the next size ([`next_batch`]).
     ///
     /// `capped`: the batch was cut to half of what was left. Such batches only shrink towards the end
     /// of the piece and say nothing new about the batch size, so once a rate is known they are not
@@ -499,17 +518,36 @@ impl Pace {
         let now = ticks();
         let took = now.saturating_sub(started);
         self.clock = Some(now);
-        self.rate = Some((std::mem::take(&mut self.untimed_items), took));
-        // The size needs no upper bound of its own: the clock bounds a batch's duration whatever the
-        // item cost.
         let limits = Limits::get();
-        if took < limits.batch_target / 8 {
-            self.batch = self.batch.saturating_mul(8);
-        } else if took < limits.batch_target {
-            self.batch = self.batch.saturating_mul(2);
-        } else if took > limits.batch_too_long && self.batch > 1 {
-            self.batch /= 2;
-        }
+        let items = std::mem::take(&mut self.untimed_items);
+        self.measured(items, took, limits);
+        self.batch = next_batch(self.batch, took, limits);
+    }
+
+    /// Records that the last `items` items took `took` ticks.
+    #[inline]
+    fn measured(&mut self, items: usize, took: u64, limits: &Limits) {
+        self.rate = Some((items, took));
+        // A few end items measured fast say nothing new; any measurable batch ends the free regime.
+        self.free = took < limits.negligible && (self.free || items >= FREE_BATCH);
+    }
+}
+
+/// The batch size after a batch of size `batch` took `took` ticks: grows it while batches are short
+/// (64-fold while they are negligible, eightfold while very short), halves it when one took much
+/// longer than [`BATCH_TARGET`]. No upper bound of its own: the clock bounds a batch's duration
+/// whatever the item cost.
+fn next_batch(batch: usize, took: u64, limits: &Limits) -> usize {
+    if took < limits.negligible {
+        batch.saturating_mul(64)
+    } else if took < limits.batch_target / 8 {
+        batch.saturating_mul(8)
+    } else if took < limits.batch_target {
+        batch.saturating_mul(2)
+    } else if took > limits.batch_too_long && batch > 1 {
+        batch / 2
+    } else {
+        batch
     }
 }
 
@@ -519,6 +557,7 @@ struct Limits {
     batch_too_long: u64,
     min_shared_work: u64,
     measurable: u64,
+    negligible: u64,
 }
 
 impl Limits {
@@ -530,6 +569,7 @@ impl Limits {
             batch_too_long: clock::ticks_in(BATCH_TOO_LONG),
             min_shared_work: clock::ticks_in(MIN_SHARED_WORK),
             measurable: clock::ticks_in(MEASURABLE),
+            negligible: clock::ticks_in(NEGLIGIBLE),
         })
     }
 }
@@ -556,14 +596,7 @@ mod tests {
 
     #[test]
     fn a_remainder_is_shared_only_with_a_measured_rate_that_predicts_enough_work() {
-        // One tick per nanosecond, the constants as documented.
-        let ns = |d: Duration| d.as_nanos() as u64;
-        let limits = Limits {
-            batch_target: ns(BATCH_TARGET),
-            batch_too_long: ns(BATCH_TOO_LONG),
-            min_shared_work: ns(MIN_SHARED_WORK),
-            measurable: ns(MEASURABLE),
-        };
+        let limits = limits_in_ns();
         let us = |n: u64| n * 1_000;
         // No batch yet: no estimate, no split.
         assert!(!worth_sharing(1_000_000, None, &limits));
@@ -579,9 +612,54 @@ mod tests {
         assert!(!worth_sharing(1, Some((1_000, us(5))), &limits));
     }
 
+    /// One tick per nanosecond, the constants as documented.
+    fn limits_in_ns() -> Limits {
+        let ns = |d: Duration| d.as_nanos() as u64;
+        Limits {
+            batch_target: ns(BATCH_TARGET),
+            batch_too_long: ns(BATCH_TOO_LONG),
+            min_shared_work: ns(MIN_SHARED_WORK),
+            measurable: ns(MEASURABLE),
+            negligible: ns(NEGLIGIBLE),
+        }
+    }
+
+    #[test]
+    fn batches_grow_fastest_while_they_cost_nothing_and_shrink_when_too_long() {
+        let l = limits_in_ns();
+        assert_eq!(next_batch(16, 20, &l), 16 * 64);
+        assert_eq!(next_batch(16, 500, &l), 16 * 8);
+        assert_eq!(next_batch(16, 5_000, &l), 16 * 2);
+        assert_eq!(next_batch(16, 20_000, &l), 16);
+        assert_eq!(next_batch(16, 50_000, &l), 8);
+        assert_eq!(next_batch(1, 50_000, &l), 1);
+        assert_eq!(next_batch(usize::MAX / 2, 20, &l), usize::MAX);
+    }
+
+    #[test]
+    fn only_a_large_batch_that_cost_nothing_makes_a_piece_free_and_any_measurable_one_ends_it() {
+        let l = limits_in_ns();
+        let mut pace = Pace::new();
+        // Few items fast: could be cheap real work hidden by the clock's own cost.
+        pace.measured(FREE_BATCH - 1, 10, &l);
+        assert!(!pace.free);
+        // Many items, slower than negligible: real work, however cheap.
+        pace.measured(FREE_BATCH, NEGLIGIBLE.as_nanos() as u64, &l);
+        assert!(!pace.free);
+        pace.measured(FREE_BATCH, 10, &l);
+        assert!(pace.free);
+        // End batches measured fast keep it; one that took time (expensive items behind the free
+        // ones) ends it.
+        pace.measured(3, 10, &l);
+        assert!(pace.free);
+        pace.measured(3, 300_000, &l);
+        assert!(!pace.free);
+    }
+
     #[test]
     fn the_limits_keep_their_order_in_ticks() {
         let l = Limits::get();
+        assert!(l.negligible > 0 && l.negligible < l.measurable);
         assert!(l.measurable > 0);
         assert!(l.measurable <= l.min_shared_work && l.min_shared_work <= l.batch_target);
         assert!(l.batch_target < l.batch_too_long);

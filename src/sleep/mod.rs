@@ -442,6 +442,19 @@ impl Sleep {
         &self.slots[index]
     }
 
+    /// True if some idle worker that can steal is awake (spinning, yielding or searching), not
+    /// asleep: it would take work offered now within microseconds, while a sleeper first needs a
+    /// futex wake.
+    ///
+    /// Two relaxed loads, a hint: the two counts are not read at one instant, and a sleeper past
+    /// its stack guard (counted as sleeping, not as idle) can hide an awake worker.
+    #[inline]
+    pub(crate) fn some_worker_searching(&self) -> bool {
+        // Relaxed: see `idle_workers`; only steers how eagerly a loop answers.
+        let idle = self.idle_workers.load(Ordering::Relaxed);
+        idle != 0 && idle > self.counters.load(Ordering::Relaxed).sleeping_threads() as usize
+    }
+
     /// Futex wakes issued to worker `index` so far.
     pub(crate) fn wakeups_of(&self, index: usize) -> u64 {
         self.slots[index].wakeups()
