@@ -337,25 +337,46 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     fn share_cold(&self) {
-        // Nothing to publish, or an earlier publication still waits for a thief: no clock read (a
-        // leaf polling for an idle worker calls this once per batch).
-        if !self.deque.is_empty() || self.jobs.is_empty() {
+        // Nothing to publish, or (in `share_due`) an earlier publication still waits for a thief:
+        // no clock read (a leaf polling for an idle worker calls this once per batch).
+        if self.jobs.is_empty() {
             return;
         }
-        // A clock read costs ~10 ns, as much as a whole join: while calls come much faster than the
-        // heartbeat, skip reads (see `ShareClock`).
-        let Some(now) = self.share_clock.read() else {
+        let Some(now) = self.share_due() else {
             return;
         };
-        if now.wrapping_sub(self.last_share.get()) < self.share_interval {
-            self.share_clock.not_due(now, self.share_interval);
-            return;
-        }
         // A call that publishes nothing (an earlier publication still waits in the deque, or no
         // private job) leaves the heartbeat due: the first publication after idling must happen.
         if self.share_now() {
             self.last_share.set(now);
         }
+    }
+
+    /// True if a job pushed now would be published at once (see [`share_due`](Self::share_due)):
+    /// only then can a split made to offer work reach a *sleeping* worker (the publication wakes
+    /// it) before this worker pops the job back. Otherwise the job stays private until this
+    /// worker's next publication, which a leaf that splits on request makes at once anyway.
+    #[inline(never)]
+    pub(crate) fn push_would_publish(&self) -> bool {
+        self.share_due().is_some()
+    }
+
+    /// The clock, if a publication now is on time: this worker's public deque is empty (thieves
+    /// took the last one) and the sharing heartbeat is due. A read the [`ShareClock`] skips counts as
+    /// not due.
+    #[inline]
+    fn share_due(&self) -> Option<u64> {
+        if !self.deque.is_empty() {
+            return None;
+        }
+        // A clock read costs ~10 ns, as much as a whole join: while calls come much faster than the
+        // heartbeat, skip reads (see `ShareClock`).
+        let now = self.share_clock.read()?;
+        if now.wrapping_sub(self.last_share.get()) < self.share_interval {
+            self.share_clock.not_due(now, self.share_interval);
+            return None;
+        }
+        Some(now)
     }
 
     /// Publishes the oldest private job, unless an earlier publication is still waiting in our public
