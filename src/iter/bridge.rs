@@ -21,7 +21,8 @@
 //! 4. **Only a remainder worth a hand-off is split** ([`worth_sharing`]): at the last timed batch's
 //!    rate it must take at least [`MIN_SHARED_WORK`]. And a batch never takes more than half of what
 //!    is left, so a batch sized on cheap items that runs into expensive ones leaves a boundary behind
-//!    it at which the rest can still be shared.
+//!    it at which the rest can still be shared. Except in a piece whose items turned out to be free
+//!    ([`FREE_BATCH`]): while no idle worker is awake, it folds its rest in one go.
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
 //!    [`share_pending_work`](crate::hints::share_pending_work) publishes the oldest one now.
