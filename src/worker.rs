@@ -936,6 +936,46 @@ mod tests {
     use std::time::{Duration, Instant};
 
     #[test]
+    fn a_push_would_publish_only_into_an_empty_deque_with_the_heartbeat_due() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        // Keep the other worker in user code, so nobody steals what this test publishes.
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        pool.spawn(move || {
+            started_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        });
+        started_rx.recv().unwrap();
+        pool.install(|| {
+            // SAFETY: `install` runs this on a worker of `pool`, which outlives the call.
+            let wt = unsafe { &*WorkerThread::current() };
+            // Make the heartbeat due, as leaving the idle count does.
+            wt.last_share
+                .set(wt.last_share.get().wrapping_sub(wt.share_interval));
+            wt.share_clock.read_next_time();
+            assert!(wt.deque.is_empty());
+            assert!(wt.push_would_publish(), "empty deque, heartbeat due");
+            crate::join(
+                || {
+                    // SAFETY: a runs on the same worker (it is never stolen).
+                    let wt = unsafe { &*WorkerThread::current() };
+                    // b sits on the private stack; publish it as a due heartbeat would.
+                    assert!(wt.share_now());
+                    assert!(
+                        !wt.push_would_publish(),
+                        "an earlier publication still waits for a thief"
+                    );
+                },
+                || {},
+            );
+        });
+        release_tx.send(()).unwrap();
+    }
+
+    #[test]
     fn work_is_requested_while_another_worker_idles() {
         assert!(!is_work_requested(), "outside a pool nothing is requested");
         let pool = crate::ThreadPoolBuilder::new()

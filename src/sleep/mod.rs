@@ -511,6 +511,36 @@ mod tests {
     }
 
     #[test]
+    fn an_idle_worker_counts_as_searching_only_while_awake() {
+        let sleep = Sleep::new(3);
+        // Counts a sleeper the way the fall-asleep step does (without blocking a thread).
+        let add_sleeper = || loop {
+            let c = sleep.counters.load(Ordering::SeqCst);
+            let more = c.with_one_more_sleeper();
+            if sleep
+                .counters
+                .compare_exchange_weak(c, more, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                break;
+            }
+        };
+        assert!(!sleep.some_worker_searching(), "nobody idle");
+        sleep.idle_workers().fetch_add(2, Ordering::Relaxed);
+        assert!(sleep.some_worker_searching(), "two idle, none asleep");
+        add_sleeper();
+        assert!(sleep.some_worker_searching(), "two idle, one of them awake");
+        add_sleeper();
+        assert!(!sleep.some_worker_searching(), "both idle ones asleep");
+        sleep.counters.remove_sleeper(Ordering::SeqCst);
+        assert!(sleep.some_worker_searching(), "one woke up");
+        // A sleeper past its stack guard is counted asleep but not idle: it hides an awake one
+        // (documented: a hint).
+        sleep.idle_workers().fetch_sub(1, Ordering::Relaxed);
+        assert!(!sleep.some_worker_searching());
+    }
+
+    #[test]
     fn announce_then_new_jobs_aborts_the_fall_asleep() {
         let sleep = Sleep::new(1);
         let mut idle = sleep.start_looking(0);
