@@ -4,7 +4,9 @@
 //!    `current_num_threads()` equal pieces with `join` (more if `with_max_len` demands smaller
 //!    pieces), so every thread has work from the start without waiting for a steal to propagate.
 //!    While every worker is busy (the nested calls of a parallel recursion) nobody could take a
-//!    piece, so the call starts as one leaf ([`start_as`](crate::hints::start_as)).
+//!    piece, and while the idle ones sleep and this worker's sharing heartbeat is not due the
+//!    piece would stay private (only a publication wakes a sleeper): then the call starts as one
+//!    leaf ([`start_as`](crate::hints::start_as)).
 //! 2. **Each piece runs sequentially in batches.** Between batches the leaf polls
 //!    [`is_work_requested`](crate::hints::is_work_requested), a relaxed load of a count an idle
 //!    worker raises when it finds nothing to steal. Only then does the leaf split its *remaining*
