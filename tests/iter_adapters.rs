@@ -437,6 +437,30 @@ fn expensive_items_behind_many_free_ones_are_shared() {
 }
 
 #[test]
+fn a_closed_form_loop_folds_its_free_rest_correctly() {
+    // LLVM sums a range batch in closed form: a leaf sees batches of 2^16 items and more take
+    // nanoseconds and folds its rest in one go (unless an idle worker is awake). Whichever path a
+    // call takes, every item counts once.
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        for n in [1u64 << 20, 1 << 30, 1_000_000_007] {
+            for _ in 0..200 {
+                let sum: u64 = (0..n).into_par_iter().sum();
+                assert_eq!(sum, n * (n - 1) / 2, "n = {n}");
+            }
+            let wrapped = (0..n)
+                .into_par_iter()
+                .fold(|| 0u64, |a, x| a.wrapping_add(x))
+                .reduce(|| 0, u64::wrapping_add);
+            assert_eq!(wrapped, n * (n - 1) / 2, "n = {n}");
+        }
+    });
+}
+
+#[test]
 fn collect_into_other_collections() {
     use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
     everywhere(|| {
