@@ -452,13 +452,7 @@ mod tests {
     /// idle count says someone idles. Returns the jobs executed by each group.
     fn deep_join_pushes(fake_idle: bool) -> (u64, u64) {
         let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let (started_tx, started_rx) = std::sync::mpsc::channel();
-        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-        pool.spawn(move || {
-            started_tx.send(()).unwrap();
-            let _ = release_rx.recv();
-        });
-        started_rx.recv().unwrap();
+        let release_tx = crate::test_support::block_one_worker(&pool);
         let executed = || pool.stats().jobs_executed;
         let counts = pool.install(|| {
             // SAFETY: install runs this on a worker of `pool`, valid while it runs.

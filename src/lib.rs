@@ -50,6 +50,9 @@ mod scope_fifo;
 mod spawn;
 mod yield_now;
 
+#[cfg(all(test, not(forkjoin_loom)))]
+mod test_support;
+
 pub mod iter;
 pub mod prelude;
 mod sort;

@@ -700,6 +700,11 @@ impl WorkerThread {
             .sleep()
             .idle_workers()
             .fetch_sub(1, Ordering::Relaxed);
+        self.make_share_due();
+    }
+
+    /// Makes the sharing heartbeat due at this worker's next check, which reads the clock.
+    fn make_share_due(&self) {
         self.last_share
             .set(self.last_share.get().wrapping_sub(self.share_interval));
         self.share_clock.read_next_time();
@@ -942,20 +947,11 @@ mod tests {
             .build()
             .unwrap();
         // Keep the other worker in user code, so nobody steals what this test publishes.
-        let (started_tx, started_rx) = std::sync::mpsc::channel();
-        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-        pool.spawn(move || {
-            started_tx.send(()).unwrap();
-            release_rx.recv().unwrap();
-        });
-        started_rx.recv().unwrap();
+        let release_tx = crate::test_support::block_one_worker(&pool);
         pool.install(|| {
             // SAFETY: `install` runs this on a worker of `pool`, which outlives the call.
             let wt = unsafe { &*WorkerThread::current() };
-            // Make the heartbeat due, as leaving the idle count does.
-            wt.last_share
-                .set(wt.last_share.get().wrapping_sub(wt.share_interval));
-            wt.share_clock.read_next_time();
+            wt.make_share_due();
             assert!(wt.deque.is_empty());
             assert!(wt.push_would_publish(), "empty deque, heartbeat due");
             crate::join(

@@ -1,5 +1,6 @@
 //! Every adaptor and consumer against its sequential std equivalent, on many lengths, in and out of pools.
 
+mod common;
 mod iter_common;
 
 use forkjoin::prelude::*;
@@ -381,17 +382,8 @@ fn piece_count(pool: &forkjoin::ThreadPool, n: u64) -> usize {
 fn a_call_made_while_every_other_worker_is_busy_runs_as_one_piece() {
     // Nobody could take an up-front half, and nobody asks for one later: one leaf, no joins. (The
     // nested calls of a busy recursion are exactly this case.)
-    let pool = forkjoin::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    let (started_tx, started_rx) = std::sync::mpsc::channel();
-    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-    pool.spawn(move || {
-        started_tx.send(()).unwrap();
-        release_rx.recv().unwrap();
-    });
-    started_rx.recv().unwrap();
+    let pool = common::pool(2);
+    let release_tx = common::block_the_other_worker(&pool);
     // The other worker is blocked in the spawned job (not idle) until released.
     for n in [2, 1000, 1_000_000] {
         assert_eq!(piece_count(&pool, n), 1, "n = {n}");
@@ -407,10 +399,7 @@ fn expensive_items_behind_many_free_ones_are_shared() {
     // 100,000 free items, then 64 that each spin for 300 µs: an estimate taken on the free items
     // says the rest is not worth a hand-off. The leaf that meets the expensive ones must notice
     // (its end batches are measured when a worker asks) and share them: both workers run some.
-    let pool = forkjoin::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
+    let pool = common::pool(2);
     let free = 100_000u32;
     let spin = |d: std::time::Duration| {
         let t = std::time::Instant::now();
@@ -441,10 +430,7 @@ fn a_closed_form_loop_folds_its_free_rest_correctly() {
     // LLVM sums a range batch in closed form: a leaf sees batches of 2^16 items and more take
     // nanoseconds and folds its rest in one go (unless an idle worker is awake). Whichever path a
     // call takes, every item counts once.
-    let pool = forkjoin::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
+    let pool = common::pool(2);
     pool.install(|| {
         for n in [1u64 << 20, 1 << 30, 1_000_000_007] {
             for _ in 0..200 {

@@ -6,7 +6,7 @@ use std::sync::{mpsc, Arc};
 use forkjoin::Yield;
 
 mod common;
-use common::pool;
+use common::{block_the_other_worker, pool};
 
 #[test]
 fn outside_any_pool_there_is_nothing_to_yield_to() {
@@ -49,25 +49,11 @@ fn yield_local_runs_the_workers_own_spawns_one_at_a_time() {
     });
 }
 
-/// Blocks the pool's other worker (of two) until the returned sender is used: spawns a job from
-/// the calling worker and waits until that job runs elsewhere.
-fn block_the_other_worker() -> mpsc::Sender<()> {
-    let (started_tx, started_rx) = mpsc::channel();
-    let (release_tx, release_rx) = mpsc::channel::<()>();
-    forkjoin::spawn(move || {
-        started_tx.send(()).unwrap();
-        release_rx.recv().unwrap();
-    });
-    // We never run it ourselves: only the other worker can have started it.
-    started_rx.recv().unwrap();
-    release_tx
-}
-
 #[test]
 fn yield_local_runs_a_pending_join_half() {
     let pool = pool(2);
     let (yields, b) = pool.install(|| {
-        let release = block_the_other_worker();
+        let release = block_the_other_worker(&pool);
         // The other worker is blocked: only a yield inside a can run b.
         forkjoin::join(
             || {
@@ -90,7 +76,7 @@ fn yield_now_also_takes_work_from_outside_the_worker() {
     let (done_tx, done_rx) = mpsc::channel();
     let pool_ref = &pool;
     let executed = pool.install(move || {
-        let release = block_the_other_worker();
+        let release = block_the_other_worker(pool_ref);
         // Inject a job from a plain thread: only a yield of this worker can run it.
         std::thread::scope(|s| {
             s.spawn(|| pool_ref.spawn(move || done_tx.send(()).unwrap()));

@@ -452,7 +452,7 @@ impl Sleep {
     pub(crate) fn some_worker_searching(&self) -> bool {
         // Relaxed: see `idle_workers`; only steers how eagerly a loop answers.
         let idle = self.idle_workers.load(Ordering::Relaxed);
-        idle != 0 && idle > self.counters.load(Ordering::Relaxed).sleeping_threads() as usize
+        idle > self.counters.load(Ordering::Relaxed).sleeping_threads() as usize
     }
 
     /// Futex wakes issued to worker `index` so far.

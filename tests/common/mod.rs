@@ -3,6 +3,7 @@
 //! Every test file is its own crate and uses a different subset of these, so each item carries
 //! `#[allow(dead_code)]`: an item one binary leaves unused would otherwise warn (and fail clippy).
 
+use std::sync::mpsc;
 use std::time::Duration;
 
 use forkjoin::{join, ThreadPool, ThreadPoolBuilder};
@@ -18,6 +19,22 @@ pub fn pool(n: usize) -> ThreadPool {
         .num_threads(n)
         .build()
         .expect("pool builds")
+}
+
+/// Occupies one worker of a pool of two (the other one, when called from a worker of `pool`) with a
+/// job blocked in user code until the returned sender sends or is dropped: meanwhile that worker
+/// neither steals nor counts as idle. Returns once the job runs.
+#[allow(dead_code)] // only the binaries that need a busy sibling use it
+pub fn block_the_other_worker(pool: &ThreadPool) -> mpsc::Sender<()> {
+    let (started_tx, started_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    pool.spawn(move || {
+        started_tx.send(()).unwrap();
+        let _ = release_rx.recv();
+    });
+    // The caller never runs it (it blocks here, not in a worker's wait): only another worker can.
+    started_rx.recv().unwrap();
+    release_tx
 }
 
 /// Fibonacci with a `join` at every level: many small joins, checkable result.
