@@ -4,8 +4,14 @@
 //! `examples/common/suite.rs`.
 //!
 //! ```sh
-//! cargo run --release --example suite -- [--threads 1,2] [--rounds 5] [--rows fib,matmul] [--quick]
+//! cargo run --release --example suite -- [--threads 1,2] [--rounds 5] [--rows fib,matmul] [--quick] \
+//!     [--csv results.csv] [--stats-csv counts.csv]
 //! ```
+//!
+//! `--csv` also writes every median as CSV (one line per row, thread count and runtime, the sequential
+//! loop included), the input of `examples/scaling_plot.rs` and `scripts/scale.sh`. `--stats-csv` runs
+//! forkjoin once more per row and thread count, untimed, and writes that run's [`forkjoin::PoolStats`]
+//! (steals, failed searches, publications, heavy steals, sleeps, wake-ups): what grows with the pool.
 //!
 //! One pass per thread count, in ascending order, with only that pass's pools alive. Within a pass,
 //! each row runs `--rounds` rounds of sequential, forkjoin, rayon and chili, interleaved so drift
@@ -23,7 +29,9 @@
 //! Rows (`--rows` keys): `fib`, `skynet`, `nqueens`, `matmul`, `tree-left`, `tree-right`,
 //! `iter-small`, `iter-sum`, `joins`. `--quick` shrinks every size (a smoke test: well under a second).
 
+use std::fmt::Write as _;
 use std::hint::black_box;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -31,12 +39,15 @@ use std::time::{Duration, Instant};
 mod suite;
 use suite::*;
 
-const USAGE: &str = "usage: suite [--threads 1,2] [--rounds 5] [--rows KEYS] [--quick]
+const USAGE: &str =
+    "usage: suite [--threads 1,2] [--rounds 5] [--rows KEYS] [--quick] [--csv F] [--stats-csv F]
   --threads LIST  comma-separated pool sizes, each 1..=256 (default 1,2)
   --rounds N      interleaved rounds per row, median reported, 1..=100 (default 5)
   --rows KEYS     comma-separated subset of: fib,skynet,nqueens,matmul,tree-left,tree-right,
                   iter-small,iter-sum,joins (default: all)
-  --quick         small sizes (smoke test)";
+  --quick         small sizes (smoke test)
+  --csv F         also write the medians to F as CSV
+  --stats-csv F   run forkjoin once more per row and thread count; write its pool counters to F";
 
 const ROW_KEYS: [&str; 9] = [
     "fib",
@@ -352,11 +363,46 @@ struct Measured {
     unit: &'static str,
     seq: f64,
     par: [Option<f64>; 4],
+    /// forkjoin's pool counters over one extra untimed run, and that run's time (`--stats-csv`).
+    counts: Option<(Counts, f64)>,
+}
+
+/// The [`forkjoin::PoolStats`] totals that grow with the pool, in [`COUNT_COLUMNS`] order.
+type Counts = [u64; 7];
+
+const COUNT_COLUMNS: &str =
+    "jobs_executed,steals,failed_steals,jobs_published,heavy_steals,sleeps,wakeups";
+
+fn counts(s: &forkjoin::PoolStats) -> Counts {
+    [
+        s.jobs_executed,
+        s.steals,
+        s.failed_steals,
+        s.jobs_published,
+        s.heavy_steals,
+        s.sleeps,
+        s.wakeups,
+    ]
+}
+
+/// Runs forkjoin once, untimed by the rounds, and returns what its pool counted meanwhile.
+fn count_run(w: &mut Workload, p: &Pools) -> (Counts, f64) {
+    let before = counts(&p.forkjoin.stats());
+    let time = (w.run)(Rt::Forkjoin, p).expect("every row has a forkjoin column");
+    let after = counts(&p.forkjoin.stats());
+    (std::array::from_fn(|i| after[i] - before[i]), time)
 }
 
 /// Medians of `rounds` rounds of the `runtimes` (with the sequential loop first in the list when
 /// `with_seq`); the other runtimes' entries stay `None`.
-fn measure(mut w: Workload, p: &Pools, rounds: usize, with_seq: bool, runtimes: &[Rt]) -> Measured {
+fn measure(
+    mut w: Workload,
+    p: &Pools,
+    rounds: usize,
+    with_seq: bool,
+    runtimes: &[Rt],
+    with_counts: bool,
+) -> Measured {
     let list: Vec<Rt> = with_seq
         .then_some(Rt::Seq)
         .into_iter()
@@ -372,6 +418,7 @@ fn measure(mut w: Workload, p: &Pools, rounds: usize, with_seq: bool, runtimes: 
             samples[i].extend((w.run)(list[i], p));
         }
     }
+    let counts = with_counts.then(|| count_run(&mut w, p));
     let mut par: [Option<f64>; 4] = [None; 4];
     let mut seq = None;
     for (rt, v) in list.into_iter().zip(samples) {
@@ -385,6 +432,7 @@ fn measure(mut w: Workload, p: &Pools, rounds: usize, with_seq: bool, runtimes: 
         unit: w.unit,
         seq: seq.unwrap_or(f64::NAN),
         par,
+        counts,
     }
 }
 
@@ -411,6 +459,8 @@ struct Args {
     rounds: usize,
     rows: Vec<&'static str>,
     quick: bool,
+    csv: Option<PathBuf>,
+    stats_csv: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -419,6 +469,8 @@ fn parse_args() -> Result<Args, String> {
         rounds: 5,
         rows: ROW_KEYS.to_vec(),
         quick: false,
+        csv: None,
+        stats_csv: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -426,6 +478,8 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "-h" | "--help" => return Err(String::new()),
             "--quick" => args.quick = true,
+            "--csv" => args.csv = Some(value("--csv")?.into()),
+            "--stats-csv" => args.stats_csv = Some(value("--stats-csv")?.into()),
             "--rounds" => {
                 let v = value("--rounds")?;
                 args.rounds = v
@@ -462,6 +516,48 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
+/// One line per row, thread count and runtime: `key,workload,unit,threads,runtime,median,rounds,cpus`.
+fn medians_csv(args: &Args, results: &[Vec<Measured>], cpus: usize) -> String {
+    let mut out = String::from("key,workload,unit,threads,runtime,median,rounds,cpus\n");
+    for (key, row) in args.rows.iter().zip(results) {
+        for (threads, m) in args.threads.iter().zip(row) {
+            let columns = [("seq", Some(m.seq))].into_iter().chain(
+                ["forkjoin", "rayon", "chili", "forte"]
+                    .into_iter()
+                    .zip(m.par),
+            );
+            for (runtime, value) in columns {
+                if let Some(v) = value {
+                    let (label, unit, rounds) = (&m.label, m.unit, args.rounds);
+                    let _ = writeln!(
+                        out,
+                        "{key},{label},{unit},{threads},{runtime},{v},{rounds},{cpus}"
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One line per row and thread count: the row's sequential median, the counted run's time, and
+/// forkjoin's pool counters over that run.
+fn counts_csv(args: &Args, results: &[Vec<Measured>]) -> String {
+    let mut out = format!("key,unit,threads,seq,forkjoin,{COUNT_COLUMNS}\n");
+    for (key, row) in args.rows.iter().zip(results) {
+        for (threads, m) in args.threads.iter().zip(row) {
+            if let Some((counts, time)) = &m.counts {
+                let _ = write!(out, "{key},{},{threads},{},{time}", m.unit, m.seq);
+                for c in counts {
+                    let _ = write!(out, ",{c}");
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
@@ -496,6 +592,7 @@ fn main() -> ExitCode {
             args.rounds,
             with_seq,
             runtimes,
+            with_seq && args.stats_csv.is_some(),
         );
         eprintln!(
             "{:<28} {} thread(s) {:>6.1} s {}",
@@ -523,6 +620,18 @@ fn main() -> ExitCode {
     }
 
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(path) = &args.csv {
+        if let Err(e) = std::fs::write(path, medians_csv(&args, &results, cpus)) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    if let Some(path) = &args.stats_csv {
+        if let Err(e) = std::fs::write(path, counts_csv(&args, &results)) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
     println!(
         "medians of {} rounds, {cpus} CPU(s); chili and forte count the calling thread",
         args.rounds

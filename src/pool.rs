@@ -69,6 +69,9 @@ pub struct PoolStats {
     pub failed_steals: u64,
     /// Jobs moved from a worker's private stack to its public deque because a thief asked.
     pub jobs_published: u64,
+    /// Heavy steals: patrols that ran a process-wide barrier (`membarrier`, which interrupts every
+    /// CPU running a thread of the process) to take a job from another worker's private stack.
+    pub heavy_steals: u64,
     /// Each worker's counters, in index order (`workers[i]` is worker `i`, as in
     /// [`ThreadPool::current_thread_index`]).
     pub workers: Vec<WorkerStats>,
@@ -105,6 +108,8 @@ pub struct WorkerStats {
     pub failed_steals: u64,
     /// Jobs it moved from its private stack to its public deque.
     pub jobs_published: u64,
+    /// Heavy steals it ran (see [`PoolStats::heavy_steals`]).
+    pub heavy_steals: u64,
     /// Times it blocked on its futex.
     pub sleeps: u64,
     /// Times it was woken from its futex (for new work, or because the latch it waited on was set).
@@ -892,6 +897,7 @@ impl ThreadPool {
                 injector_pops: c.injector_pops,
                 failed_steals: c.failed_steals,
                 jobs_published: c.published,
+                heavy_steals: c.heavy_steals,
                 sleeps: c.sleeps,
                 wakeups: c.wakeups,
                 busy: Duration::from_nanos(c.busy_ns),
@@ -905,6 +911,7 @@ impl ThreadPool {
             s.wakeups += w.wakeups;
             s.failed_steals += w.failed_steals;
             s.jobs_published += w.jobs_published;
+            s.heavy_steals += w.heavy_steals;
             s.workers.push(w);
         }
         s

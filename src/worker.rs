@@ -803,6 +803,7 @@ impl WorkerThread {
             .filter(|&(i, _)| i != self.index)
             .map(|(i, info)| (i, info.jobs.base_before_barrier()))
             .collect();
+        bump(&self.stats().heavy_steals);
         heavy_barrier();
         for (i, ticket) in tickets {
             if let Some(job) = infos[i].jobs.steal_after_barrier(ticket) {

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The scaling table and picture: the standard suite (forkjoin, rayon, chili, forte, sequential) at
+# 1..16 threads, medians as CSV, forkjoin's pool counters as CSV, and docs/img/scaling.svg drawn from
+# the medians. About 3 minutes on a 16-core machine.
+#
+#   scripts/scale.sh [OUT_DIR] [THREADS]        # defaults: target/scale, 1,2,4,8,16
+#
+# SUITE_BIN / PLOT_BIN: prebuilt binaries of examples/suite.rs and examples/scaling_plot.rs (for a
+# machine without cargo); otherwise both are built here. ROUNDS (default 7) and TITLE override.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-target/scale}
+threads=${2:-1,2,4,8,16}
+rounds=${ROUNDS:-7}
+if [[ -z "${SUITE_BIN:-}" || -z "${PLOT_BIN:-}" ]]; then
+  cargo build --release --example suite --example scaling_plot
+  SUITE_BIN=target/release/examples/suite
+  PLOT_BIN=target/release/examples/scaling_plot
+fi
+mkdir -p "$out"
+cpus=$(nproc)
+model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//' || echo unknown)
+title=${TITLE:-"speedup over sequential: $cpus CPUs, $model"}
+echo "== suite at $threads threads, $rounds rounds, $cpus CPUs ($model)"
+"$SUITE_BIN" --threads "$threads" --rounds "$rounds" --rows fib,skynet,nqueens,matmul,tree-left,tree-right,iter-small,iter-sum,joins \
+  --csv "$out/scaling.csv" --stats-csv "$out/counts.csv" | tee "$out/scaling.md"
+"$PLOT_BIN" "$out/scaling.csv" "$out/scaling.svg" "$title"
+echo "== wrote $out/scaling.{md,csv,svg} and $out/counts.csv"
