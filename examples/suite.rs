@@ -5,8 +5,11 @@
 //!
 //! ```sh
 //! cargo run --release --example suite -- [--threads 1,2] [--rounds 5] [--rows fib,matmul] [--quick] \
-//!     [--csv results.csv] [--stats-csv counts.csv]
+//!     [--runtimes forkjoin,rayon] [--csv results.csv] [--stats-csv counts.csv]
 //! ```
+//!
+//! `--runtimes` measures only the listed peers beside the sequential loop (`forkjoin` alone: a quick
+//! A/B of two builds, or a profile of forkjoin's own rows).
 //!
 //! `--csv` also writes every median as CSV (one line per row, thread count and runtime, the sequential
 //! loop included), the input of `examples/scaling_plot.rs` and `scripts/scale.sh`. `--stats-csv` runs
@@ -40,12 +43,13 @@ mod suite;
 use suite::*;
 
 const USAGE: &str =
-    "usage: suite [--threads 1,2] [--rounds 5] [--rows KEYS] [--quick] [--csv F] [--stats-csv F]
+    "usage: suite [--threads 1,2] [--rounds 5] [--rows KEYS] [--quick] [--runtimes LIST] [--csv F] [--stats-csv F]
   --threads LIST  comma-separated pool sizes, each 1..=256 (default 1,2)
   --rounds N      interleaved rounds per row, median reported, 1..=100 (default 5)
   --rows KEYS     comma-separated subset of: fib,skynet,nqueens,matmul,tree-left,tree-right,
                   iter-small,iter-sum,joins (default: all)
   --quick         small sizes (smoke test)
+  --runtimes LIST  comma-separated subset of forkjoin,rayon,chili,forte (default: all)
   --csv F         also write the medians to F as CSV
   --stats-csv F   run forkjoin once more per row and thread count; write its pool counters to F";
 
@@ -461,6 +465,8 @@ struct Args {
     quick: bool,
     csv: Option<PathBuf>,
     stats_csv: Option<PathBuf>,
+    /// The parallel runtimes to measure (all by default); the sequential loop always runs.
+    runtimes: Vec<Rt>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -471,6 +477,7 @@ fn parse_args() -> Result<Args, String> {
         quick: false,
         csv: None,
         stats_csv: None,
+        runtimes: PARALLEL.to_vec(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -478,6 +485,19 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "-h" | "--help" => return Err(String::new()),
             "--quick" => args.quick = true,
+            "--runtimes" => {
+                let v = value("--runtimes")?;
+                args.runtimes = v
+                    .split(',')
+                    .map(|r| match r.trim() {
+                        "forkjoin" => Ok(Rt::Forkjoin),
+                        "rayon" => Ok(Rt::Rayon),
+                        "chili" => Ok(Rt::Chili),
+                        "forte" => Ok(Rt::Forte),
+                        _ => Err(format!("--runtimes: unknown runtime `{r}`")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             "--csv" => args.csv = Some(value("--csv")?.into()),
             "--stats-csv" => args.stats_csv = Some(value("--stats-csv")?.into()),
             "--rounds" => {
@@ -607,11 +627,17 @@ fn main() -> ExitCode {
     for &threads in &args.threads {
         let pools = make_pools(threads);
         for (&key, out) in args.rows.iter().zip(&mut results) {
-            out.push(measure_row(key, &pools, true, &PARALLEL[..3]));
+            let runtimes: Vec<Rt> = PARALLEL[..3]
+                .iter()
+                .copied()
+                .filter(|rt| args.runtimes.contains(rt))
+                .collect();
+            out.push(measure_row(key, &pools, true, &runtimes));
         }
     }
     // forte, ascending (its pool can only grow).
-    for (pass, &threads) in args.threads.iter().enumerate() {
+    let with_forte = args.runtimes.contains(&Rt::Forte);
+    for (pass, &threads) in args.threads.iter().enumerate().filter(|_| with_forte) {
         forte_grow(threads);
         let pools = make_pools(threads);
         for (&key, out) in args.rows.iter().zip(&mut results) {
@@ -680,6 +706,9 @@ fn main() -> ExitCode {
                 .iter()
                 .filter_map(|row| fj_over_best(&row[pass].par))
                 .collect();
+            if ratios.is_empty() {
+                continue; // no peer measured (`--runtimes forkjoin`)
+            }
             let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
             println!("| {threads} | {geo:.2} |");
         }

@@ -80,10 +80,10 @@ pub(crate) enum StartAs {
     /// A join made now only to offer work would not offer it: no worker of the pool is idle
     /// (nobody could take it; the leaf splits later if one asks), several older jobs of this
     /// worker are pending and this join would be one of the deep joins that run inline (see
-    /// `crate::join`), or its job would stay private (the sharing heartbeat is not due, or an
-    /// earlier publication still waits for a thief), so that no idle worker sees it before this
-    /// worker pops it back. One leaf, which still splits on request, and publishes the half it
-    /// offers at once.
+    /// `crate::join`), or its job would stay private and nobody is looking for it (the sharing
+    /// heartbeat is not due, or an earlier publication still waits for a thief, and the idle
+    /// workers sleep or this worker already holds an older private job to give them). One leaf,
+    /// which still splits on request, and publishes the half it offers at once.
     OneLeaf,
     /// Split up front, so that every worker has a piece at once (also outside a pool, where the
     /// split's `join` moves the call into the global pool).
@@ -92,7 +92,14 @@ pub(crate) enum StartAs {
 
 /// How a parallel iterator call should start (see [`StartAs`]). One thread-local read and a load
 /// of the pool's idle count; while some worker idles, counts as a join for the depth rule and
-/// asks the sharing heartbeat (a clock read, skipped while calls come fast).
+/// asks the sharing heartbeat (a clock read, skipped while calls come fast) and the sleep counters.
+///
+/// While an idle worker is awake and this worker has no private job to give it, a nested call
+/// splits up front although its half stays private for now: the half is then the oldest job this
+/// worker holds, which the next request (a leaf's [`share_pending_work`]) or heartbeat publishes.
+/// Without it, only the innermost leaf that polls answers a request, and in a pool of many idle
+/// workers the work breaks up into the smallest pieces worth a hand-off (nqueens on 16 threads:
+/// 10 000 steals a run, 20 ms; with it 900 steals, 15 ms).
 ///
 /// Checking for an idle worker before splitting is what makes nested calls cheap on a busy pool:
 /// nqueens on 2 threads made an up-front split (a push, a pop, two leaves of batches instead of
@@ -111,7 +118,10 @@ pub(crate) fn start_as() -> StartAs {
     let wt = unsafe { &*wt };
     if wt.is_alone() {
         StartAs::Whole
-    } else if !wt.some_worker_idles() || wt.would_keep_split_private() || !wt.push_would_publish() {
+    } else if !wt.some_worker_idles()
+        || wt.would_keep_split_private()
+        || !(wt.push_would_publish() || (wt.some_worker_searching() && !wt.has_private_jobs()))
+    {
         StartAs::OneLeaf
     } else {
         StartAs::SplitUpFront
@@ -128,6 +138,12 @@ where
     RB: Send,
 {
     crate::join::join_for_split(oper_a, oper_b)
+}
+
+/// The number of workers in the calling thread's pool (the global pool's outside one).
+#[inline]
+pub(crate) fn pool_size() -> usize {
+    crate::current_num_threads()
 }
 
 /// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.

@@ -445,6 +445,12 @@ impl WorkerThread {
         }
     }
 
+    /// True if some job of this worker waits on its private stack (owner only).
+    #[inline]
+    pub(crate) fn has_private_jobs(&self) -> bool {
+        !self.jobs.is_empty()
+    }
+
     /// Pops the newest job of the public deque.
     #[inline]
     pub(crate) fn pop_public(&self) -> Option<JobRef> {
@@ -596,9 +602,10 @@ impl WorkerThread {
         while !latch.probe() {
             let found = match self.find_work(guarded) {
                 Some(found) => Some(found),
-                None if !guarded && idle.take_patrol_due() => {
-                    // A timed sleep ran out: look for jobs hidden on other workers' private
-                    // stacks, whose owners may be blocked in user code.
+                None if !guarded && idle.take_patrol_due() && sleep.claim_patrol() => {
+                    // A timed sleep ran out, and no other worker patrolled just now: look for jobs
+                    // hidden on other workers' private stacks, whose owners may be blocked in user
+                    // code.
                     self.steal_private()
                 }
                 None => None,
@@ -689,18 +696,15 @@ impl WorkerThread {
         }
     }
 
-    /// Leaves the pool's idle count, for a job found or because our latch was set. Our next
-    /// publication is then due at once: a worker that read the count while we were in it may have
-    /// seen every worker idle and gone to sleep without a patrol timeout (sleep README, rule 9), so
-    /// the first job we push must be published and announced (review finding: a worker that left
-    /// through its latch without this hung a blocked `a` whose b stayed private).
+    /// Leaves the pool's idle count, for a job found or because our latch was set. If some worker
+    /// sleeps with no patrol timeout (it saw every worker idle, sleep README rule 9, perhaps us),
+    /// our next publication is due at once: nobody would come to heavy-steal a job we keep private
+    /// (a worker that left through its latch without this hung a blocked `a` whose b stayed
+    /// private). Otherwise the sharing heartbeat keeps its rhythm (see `Sleep::leave_idle`).
     fn leave_idle_count(&self) {
-        // Relaxed: a hint for owners' pushes (see `Sleep::idle_workers`).
-        self.registry
-            .sleep()
-            .idle_workers()
-            .fetch_sub(1, Ordering::Relaxed);
-        self.make_share_due();
+        if self.registry.sleep().leave_idle() {
+            self.make_share_due();
+        }
     }
 
     /// Makes the sharing heartbeat due at this worker's next check, which reads the clock.

@@ -127,3 +127,51 @@ fn publication_wake_skips_a_guarded_sleeper() {
         drop(unsafe { Box::from_raw(sleep as *const Arc<Sleep> as *mut Arc<Sleep>) });
     });
 }
+
+#[test]
+fn leaving_the_idle_count_vs_an_untimed_sleep() {
+    // Both workers idle. Worker 1 leaves the idle count (it found a job) and pushes a job, which it
+    // publishes at once only if `leave_idle` saw a worker asleep without a patrol timeout; otherwise
+    // the job stays private, where only a patrol finds it. Worker 0 goes to sleep, untimed only if it
+    // still sees both workers idle. Either worker 1 sees the untimed sleeper and publishes (waking
+    // it), or worker 0 sleeps with a patrol timeout (loom fires it at once) and takes the private job
+    // on patrol. A job left private while worker 0 sleeps untimed is a loom deadlock.
+    loom::model(|| {
+        let sleep = Arc::new(all_idle(Sleep::new(2)));
+        let public = Arc::new(AtomicBool::new(false));
+        let private = Arc::new(AtomicBool::new(false));
+        let (s1, public1, private1) = (sleep.clone(), public.clone(), private.clone());
+        let leaver = thread::spawn(move || {
+            if s1.leave_idle() {
+                // Relaxed: `new_jobs`' fence publishes it (an RMW, see `new_work_vs_falling_asleep`).
+                public1.swap(true, Ordering::Relaxed);
+                s1.new_jobs();
+            } else {
+                // Relaxed: a patrol's heavy steal finds it (modelled by the RMW below).
+                private1.swap(true, Ordering::Relaxed);
+            }
+        });
+        let never_set = CoreLatch::new();
+        let mut idle = sleep.start_looking(0);
+        loop {
+            // Relaxed: the protocol's fences (or the patrol) must make the job visible.
+            if public.swap(false, Ordering::Relaxed) {
+                break;
+            }
+            if idle.take_patrol_due() && private.swap(false, Ordering::Relaxed) {
+                break;
+            }
+            match sleep.no_work_found(&mut idle, || never_set.try_sleep(), || false) {
+                Idled::Waited => {}
+                Idled::Aborted | Idled::Slept => never_set.wake_up(),
+                Idled::TimedOut => {
+                    never_set.wake_up();
+                    // The timeout fired at once (loom has no time): let the leaver run, or the
+                    // model would spin through patrols without it.
+                    thread::yield_now();
+                }
+            }
+        }
+        leaver.join().unwrap();
+    });
+}

@@ -14,16 +14,17 @@
 //!    therefore pays for about `threads` joins in total, while a skewed loop keeps splitting exactly
 //!    where the work is left. The only worker of a pool cannot be asked, so it folds its whole piece
 //!    in one go ([`nobody_can_ask`](crate::hints::nobody_can_ask)).
-//! 3. **Batch sizes adapt to item cost.** A batch starts at one item and doubles; small batches are
-//!    not timed (a small call of ten items reads no clock at all). From [`TIMED_FROM`] items on, or as
-//!    soon as an idle worker asks, every batch is timed: the size keeps doubling while a batch takes
-//!    less than [`BATCH_TARGET`] and halves when one takes much longer. Cheap items run in long
+//! 3. **Batch sizes adapt to item cost.** The first batches are not timed and grow fourfold from one
+//!    item (a small call of ten items runs three batches and reads no clock at all). From
+//!    [`TIMED_FROM`] items on, or as soon as an idle worker asks, every batch is timed: the size grows
+//!    while a batch takes less than [`BATCH_TARGET`] and halves when one takes much longer. Cheap items run in long
 //!    vectorisable batches (polling cost is amortised); expensive items are polled often, so a request
 //!    is answered within about one batch time whatever the item cost.
 //! 4. **Only a remainder worth a hand-off is split** ([`worth_sharing`]): at the last timed batch's
-//!    rate it must take at least [`MIN_SHARED_WORK`]. And a batch never takes more than half of what
-//!    is left, so a batch sized on cheap items that runs into expensive ones leaves a boundary behind
-//!    it at which the rest can still be shared. Except in a piece whose items turned out to be free
+//!    rate it must take at least [`MIN_SHARED_WORK`] × log2(threads) (many idle workers ask all the
+//!    time, and the innermost leaf answers first). And a timed batch never takes more than half of
+//!    what is left, so a batch sized on cheap items that runs into expensive ones leaves a boundary
+//!    behind it at which the rest can still be shared. Except in a piece whose items turned out to be free
 //!    ([`FREE_BATCH`]): while no idle worker is awake, it folds its rest in one go.
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
@@ -314,7 +315,7 @@ where
             if len / 2 >= min {
                 // The answer rests on the batches just run (see `refresh_rate`).
                 pace.refresh_rate();
-                if worth_sharing(len, pace.rate, Limits::get()) {
+                if worth_sharing(len, pace.rate, Limits::get(), hints::pool_size()) {
                     return split_leaf(producer, consumer, pace);
                 }
             }
@@ -325,10 +326,16 @@ where
             // on this worker's private job stack: share one.
             hints::share_pending_work();
         }
-        // Never more than half of what is left: a batch sized on cheap items may run into expensive
-        // ones, and whatever a batch holds stays with this worker. Halving leaves a later boundary at
-        // which the rest can still be shared (costs at most log2(len) extra batches per piece).
-        let n = pace.batch.min(len.div_ceil(2));
+        // Once timed, never more than half of what is left: a batch sized on cheap items may run
+        // into expensive ones, and whatever a batch holds stays with this worker. Halving leaves a
+        // later boundary at which the rest can still be shared (costs at most log2(len) extra
+        // batches per piece). The untimed first batches are too small to need it, and a small
+        // nested call (ten items) then runs in three batches, not five.
+        let n = if pace.clock.is_some() {
+            pace.batch.min(len.div_ceil(2))
+        } else {
+            pace.batch.min(len)
+        };
         let (head, rest) = producer.split_at(n);
         consumer = consumer.consume_iter(head.into_iter());
         producer = rest;
@@ -501,8 +508,10 @@ impl Pace {
     #[inline]
     fn batch_done(&mut self, n: usize, capped: bool) {
         let Some(started) = self.clock else {
-            self.batch *= 2;
-            // Counted in items consumed, not in batch size: capped batches double the size without
+            // Untimed batches of 1, 4, 16 items: a small nested call pays for few batches, and
+            // the clock starts after 21 items at most.
+            self.batch *= 4;
+            // Counted in items consumed, not in batch size: capped batches grow the size without
             // consuming as much, and a ten-item call must not read the clock.
             self.untimed_items += n;
             if self.untimed_items >= TIMED_FROM {
@@ -578,8 +587,8 @@ impl Limits {
     }
 }
 
-/// True if `len` remaining items are estimated to take at least [`MIN_SHARED_WORK`] at the rate of the
-/// previous batch (`items` in `took` ticks).
+/// True if `len` remaining items are estimated to take at least [`MIN_SHARED_WORK`] ×
+/// log2(`threads`) at the rate of the previous batch (`items` in `took` ticks).
 ///
 /// Handing half of a shorter remainder to another worker costs about as much as it saves (a
 /// publication, a steal, a latch). Without this check a loop of near-free items (a range sum that
@@ -587,10 +596,16 @@ impl Limits {
 /// threads. The estimate is trusted only from a batch of at least [`MEASURABLE`]: shorter ones are
 /// dominated by the clock read itself and overstate the cost per item; no estimate means no split
 /// yet (a piece's first batches are over within a few microseconds).
-fn worth_sharing(len: usize, rate: Option<(usize, u64)>, limits: &Limits) -> bool {
+///
+/// The threshold grows with the pool: a request is answered by the innermost leaf that polls, so
+/// the pieces handed off are about as small as the threshold allows, and in a pool of many idle
+/// workers every one of them keeps asking. With 2 µs on 16 threads, skynet's leaves handed off one
+/// piece per 3 µs of work and ran slower than on 4 threads; log2(`threads`) keeps 2 µs on 2 threads
+/// and asks for 8 µs on 16, 12 µs on 64.
+fn worth_sharing(len: usize, rate: Option<(usize, u64)>, limits: &Limits, threads: usize) -> bool {
+    let min_shared = limits.min_shared_work as u128 * threads.max(2).ilog2() as u128;
     rate.is_some_and(|(items, took)| {
-        took >= limits.measurable
-            && took as u128 * len as u128 >= limits.min_shared_work as u128 * items as u128
+        took >= limits.measurable && took as u128 * len as u128 >= min_shared * items as u128
     })
 }
 
@@ -603,17 +618,21 @@ mod tests {
         let limits = limits_in_ns();
         let us = |n: u64| n * 1_000;
         // No batch yet: no estimate, no split.
-        assert!(!worth_sharing(1_000_000, None, &limits));
+        assert!(!worth_sharing(1_000_000, None, &limits, 2));
         // 1000 items in 2 µs: 500 more take 1 µs (too little), 1000 more take 2 µs (enough).
-        assert!(!worth_sharing(500, Some((1_000, us(2))), &limits));
-        assert!(worth_sharing(1_000, Some((1_000, us(2))), &limits));
+        assert!(!worth_sharing(500, Some((1_000, us(2))), &limits, 2));
+        assert!(worth_sharing(1_000, Some((1_000, us(2))), &limits, 2));
+        // A pool of 16 asks for four times as much (8 µs), of 3 the same as of 2.
+        assert!(!worth_sharing(3_999, Some((1_000, us(2))), &limits, 16));
+        assert!(worth_sharing(4_000, Some((1_000, us(2))), &limits, 16));
+        assert!(worth_sharing(1_000, Some((1_000, us(2))), &limits, 3));
         // A batch shorter than `MEASURABLE` is mostly the clock read: never trusted, however many
         // items remain (a closed-form loop whose batches cost nothing).
-        assert!(!worth_sharing(usize::MAX, Some((1, 900)), &limits));
+        assert!(!worth_sharing(usize::MAX, Some((1, 900)), &limits, 2));
         // One expensive item measured: a few more of them are worth a hand-off.
-        assert!(worth_sharing(2, Some((1, us(50))), &limits));
+        assert!(worth_sharing(2, Some((1, us(50))), &limits, 2));
         // One cheap item left (5 ns at the measured rate) is not.
-        assert!(!worth_sharing(1, Some((1_000, us(5))), &limits));
+        assert!(!worth_sharing(1, Some((1_000, us(5))), &limits, 2));
     }
 
     /// One tick per nanosecond, the constants as documented.

@@ -34,7 +34,7 @@ pub use self::slot::Slot;
 use self::slot::SlotState;
 use std::time::Duration;
 
-use crate::sync::{fence, yield_now, AtomicUsize, Ordering};
+use crate::sync::{fence, yield_now, AtomicU64, AtomicUsize, Ordering};
 use crate::util::CachePadded;
 
 /// Rounds of `spin_loop` hints before yielding.
@@ -74,7 +74,19 @@ pub struct Sleep {
     /// Owners read it (Relaxed) on every private push and publish while it is non-zero; written only on
     /// busy ↔ idle transitions.
     idle_workers: CachePadded<AtomicUsize>,
+    /// Workers asleep with no patrol timeout (they fell asleep while every worker was idle, rule 9):
+    /// only while one exists must a worker leaving the idle count publish its first push at once
+    /// (rule 8, [`Sleep::leave_idle`]).
+    untimed_sleepers: CachePadded<AtomicUsize>,
+    /// Ticks at the pool's last patrol, or [`NO_PATROL_YET`]: patrols are rate-limited pool-wide
+    /// ([`Sleep::claim_patrol`]).
+    last_patrol: CachePadded<AtomicU64>,
+    /// [`PATROL_FIRST`] in ticks.
+    patrol_gap: u64,
 }
+
+/// `last_patrol` before the first patrol.
+const NO_PATROL_YET: u64 = u64::MAX;
 
 /// A worker's progress through one idle period; create with [`Sleep::start_looking_as`].
 #[derive(Debug)]
@@ -158,6 +170,9 @@ impl Sleep {
                 .map(|_| CachePadded::new(Slot::new()))
                 .collect(),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
+            untimed_sleepers: CachePadded::new(AtomicUsize::new(0)),
+            last_patrol: CachePadded::new(AtomicU64::new(NO_PATROL_YET)),
+            patrol_gap: crate::clock::ticks_in(PATROL_FIRST),
         }
     }
 
@@ -192,6 +207,45 @@ impl Sleep {
     #[inline(always)]
     pub fn idle_workers(&self) -> &AtomicUsize {
         &self.idle_workers
+    }
+
+    /// A worker leaves the idle count (it found a job, or the latch it waited on was set). True if
+    /// some worker sleeps with no patrol timeout: then this worker's first push must be published at
+    /// once (README rule 8), because that sleeper will not come to heavy-steal it.
+    ///
+    /// Otherwise every sleeper patrols, so the worker keeps its sharing heartbeat: in a pool of many
+    /// workers, a worker that waited on a stolen job or stole a small one would otherwise publish
+    /// half of its next call at once, every time, and the work would break up into hand-offs of a
+    /// microsecond (skynet on 16 threads: one steal per 0.5 µs of work).
+    #[inline]
+    pub fn leave_idle(&self) -> bool {
+        // Decrement, SeqCst fence, load: pairs with the sleeper's increment of `untimed_sleepers`,
+        // fence and load of `idle_workers` in `sleep` (a store-load handshake: either it sees us
+        // leave and sleeps with a patrol timeout, or we see it and publish at once).
+        self.idle_workers.fetch_sub(1, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        self.untimed_sleepers.load(Ordering::Relaxed) != 0
+    }
+
+    /// A worker's patrol is due (its timed sleep ran out): true if it should run its heavy steal,
+    /// false if another worker of the pool patrolled less than [`PATROL_FIRST`] ago.
+    ///
+    /// A heavy steal's barrier interrupts every CPU that runs a thread of the process, so each
+    /// sleeper patrolling on its own timer would cost the busy workers one interrupt per patrol
+    /// interval per sleeper: with 15 sleepers and one busy worker, one every 7 µs. One patrol scans
+    /// every worker's private stack, so one per interval pool-wide finds what all of them would; a
+    /// patrol that loses sleeps again (twice as long) and a later one takes the next hidden job.
+    pub fn claim_patrol(&self) -> bool {
+        let now = crate::clock::ticks();
+        // Relaxed: a rate limit, not a protocol step; a job hidden on a private stack stays there
+        // until some patrol's own barrier (see `crate::jobstack`), whoever runs it.
+        let last = self.last_patrol.load(Ordering::Relaxed);
+        if last != NO_PATROL_YET && now.wrapping_sub(last) < self.patrol_gap {
+            return false;
+        }
+        self.last_patrol
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// Called by an idle worker after a search that found nothing.
@@ -331,9 +385,17 @@ impl Sleep {
         }
         // While another worker is busy it may hold private jobs that nobody will publish (its owner
         // publishes on a heartbeat and may block in user code): sleep only until the next patrol.
-        // Relaxed: a worker that becomes busy after this load publishes its first job at once
-        // (`WorkerThread::wait_until_cold`), which `new_jobs` announces to us.
+        // Count ourselves as a candidate untimed sleeper first. Increment, SeqCst fence, load:
+        // pairs with `leave_idle` (its decrement, fence and load of this count): a worker that
+        // leaves the idle count after our load sees us and publishes its first push at once, which
+        // `new_jobs` announces to us.
+        self.untimed_sleepers.fetch_add(1, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
         let timed = self.idle_workers.load(Ordering::Relaxed) < self.num_threads();
+        if timed {
+            // Relaxed: only `leave_idle`'s decision reads it; a stale count only publishes early.
+            self.untimed_sleepers.fetch_sub(1, Ordering::Relaxed);
+        }
         let asleep_at = crate::clock::ticks();
         // Acquire: pairs with the waker's CAS out of `mark`, so whatever it published before waking us
         // is visible once we leave.
@@ -347,6 +409,10 @@ impl Sleep {
             }
         }
         idle.slept = (asleep_at, crate::clock::ticks());
+        if !timed {
+            // Relaxed: as above.
+            self.untimed_sleepers.fetch_sub(1, Ordering::Relaxed);
+        }
         let timed_out = give_up(idle);
         // Relaxed: the count is only a hint for wakers; each sleeper removes exactly its own increment.
         self.counters.remove_sleeper(Ordering::Relaxed);
