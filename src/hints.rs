@@ -80,9 +80,9 @@ pub(crate) enum StartAs {
     /// A join made now only to offer work would not offer it: no worker of the pool is idle
     /// (nobody could take it; the leaf splits later if one asks), several older jobs of this
     /// worker are pending and this join would be one of the deep joins that run inline (see
-    /// `crate::join`), or its job would stay private and nobody is looking for it (the sharing
-    /// heartbeat is not due, or an earlier publication still waits for a thief, and the idle
-    /// workers sleep or this worker already holds an older private job to give them). One leaf,
+    /// `crate::join`), or its job would stay private and few are looking for it (the sharing
+    /// heartbeat is not due, or an earlier publication still waits for a thief, and fewer than two
+    /// idle workers are awake or this worker already holds an older private job to give them). One leaf,
     /// which still splits on request, and publishes the half it offers at once.
     OneLeaf,
     /// Split up front, so that every worker has a piece at once (also outside a pool, where the
@@ -94,12 +94,14 @@ pub(crate) enum StartAs {
 /// of the pool's idle count; while some worker idles, counts as a join for the depth rule and
 /// asks the sharing heartbeat (a clock read, skipped while calls come fast) and the sleep counters.
 ///
-/// While an idle worker is awake and this worker has no private job to give it, a nested call
-/// splits up front although its half stays private for now: the half is then the oldest job this
-/// worker holds, which the next request (a leaf's [`share_pending_work`]) or heartbeat publishes.
-/// Without it, only the innermost leaf that polls answers a request, and in a pool of many idle
-/// workers the work breaks up into the smallest pieces worth a hand-off (nqueens on 16 threads:
-/// 10 000 steals a run, 20 ms; with it 900 steals, 15 ms).
+/// While several idle workers are awake and this worker has no private job to give them, a nested
+/// call splits up front although its half stays private for now: the half is then the oldest job
+/// this worker holds, which the next request (a leaf's [`share_pending_work`]) or heartbeat
+/// publishes. Without it, only the innermost leaf that polls answers a request, and with many
+/// workers asking at once the work breaks up into the smallest pieces worth a hand-off (nqueens on
+/// 16 threads: 10 000 steals a run, 20 ms; with it 900 steals, 15 ms). One asker is served well
+/// enough by the innermost leaf, and splitting every call for it cost a small call on 2 threads
+/// about 7 %.
 ///
 /// Checking for an idle worker before splitting is what makes nested calls cheap on a busy pool:
 /// nqueens on 2 threads made an up-front split (a push, a pop, two leaves of batches instead of
@@ -120,7 +122,7 @@ pub(crate) fn start_as() -> StartAs {
         StartAs::Whole
     } else if !wt.some_worker_idles()
         || wt.would_keep_split_private()
-        || !(wt.push_would_publish() || (wt.some_worker_searching() && !wt.has_private_jobs()))
+        || !(wt.push_would_publish() || (wt.several_workers_searching() && !wt.has_private_jobs()))
     {
         StartAs::OneLeaf
     } else {

@@ -270,6 +270,12 @@ impl WorkerThread {
         self.some_worker_idles() && self.registry.sleep().some_worker_searching()
     }
 
+    /// True if several idle workers of this pool are awake at once, all asking for work.
+    #[inline]
+    pub(crate) fn several_workers_searching(&self) -> bool {
+        self.some_worker_idles() && self.registry.sleep().searching_workers() >= 2
+    }
+
     /// True if this is the only worker of its pool (then no job of its can ever be stolen).
     #[inline(always)]
     pub(crate) fn is_alone(&self) -> bool {

@@ -516,9 +516,16 @@ impl Sleep {
     /// its stack guard (counted as sleeping, not as idle) can hide an awake worker.
     #[inline]
     pub(crate) fn some_worker_searching(&self) -> bool {
+        self.searching_workers() > 0
+    }
+
+    /// How many idle workers are awake (see [`some_worker_searching`](Self::some_worker_searching),
+    /// the same hint).
+    #[inline]
+    pub(crate) fn searching_workers(&self) -> usize {
         // Relaxed: see `idle_workers`; only steers how eagerly a loop answers.
         let idle = self.idle_workers.load(Ordering::Relaxed);
-        idle > self.counters.load(Ordering::Relaxed).sleeping_threads() as usize
+        idle.saturating_sub(self.counters.load(Ordering::Relaxed).sleeping_threads() as usize)
     }
 
     /// Futex wakes issued to worker `index` so far.
