@@ -27,7 +27,7 @@ const MARGIN: f64 = 44.0;
 const COLUMNS: usize = 3;
 
 /// `speedup[workload][runtime]`: (threads, seq median / runtime median), in CSV order.
-type Series = BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>>;
+pub type Series = BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>>;
 
 /// One CSV line: `key,workload,unit,threads,runtime,median,rounds,cpus`.
 struct Line<'a> {
@@ -57,7 +57,7 @@ fn parse_line(line: &str) -> Result<Line<'_>, String> {
     })
 }
 
-fn speedups(csv: &str) -> Result<(Series, f64), String> {
+pub fn speedups(csv: &str) -> Result<(Series, f64), String> {
     let lines: Vec<Line<'_>> = csv
         .lines()
         .skip(1)
@@ -95,7 +95,7 @@ fn speedups(csv: &str) -> Result<(Series, f64), String> {
     Ok((series, max_threads))
 }
 
-fn svg(series: &Series, max_threads: f64, title: &str) -> String {
+pub fn svg(series: &Series, max_threads: f64, title: &str) -> String {
     let panels = series.len();
     let rows = panels.div_ceil(COLUMNS);
     let width = COLUMNS as f64 * (PANEL_W + MARGIN) + MARGIN;

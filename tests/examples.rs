@@ -145,3 +145,43 @@ fn the_timeline_example_draws_both_pictures() {
     assert!(skewed.contains("adaptive") && skewed.contains("with_min_len(250)"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[path = "../examples/scaling_plot.rs"]
+#[allow(dead_code)] // the example's `main` is not called here
+mod scaling_plot;
+
+#[test]
+fn the_scaling_plot_divides_by_the_sequential_median_of_the_same_thread_count() {
+    let csv = "key,workload,unit,threads,runtime,median,rounds,cpus
+fib,fib(36),ms,1,seq,40,7,16
+fib,fib(36),ms,1,forkjoin,80,7,16
+fib,fib(36),ms,4,seq,44,7,16
+fib,fib(36),ms,4,forkjoin,11,7,16
+fib,fib(36),ms,4,rayon,22,7,16
+joins,flat loop of tiny joins,ns/join,4,forkjoin,9.5,7,16
+";
+    let (series, max_threads) = scaling_plot::speedups(csv).unwrap();
+    assert_eq!(max_threads, 4.0);
+    // Only `ms` rows are drawn: the per-call row is left out.
+    assert_eq!(series.keys().collect::<Vec<_>>(), ["fib(36)"]);
+    assert_eq!(series["fib(36)"]["forkjoin"], [(1.0, 0.5), (4.0, 4.0)]);
+    assert_eq!(series["fib(36)"]["rayon"], [(4.0, 2.0)]);
+    let svg = scaling_plot::svg(&series, max_threads, "a <title> & more");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("a &lt;title&gt; &amp; more"), "{svg}");
+    assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+}
+
+#[test]
+fn the_scaling_plot_rejects_a_row_without_its_sequential_median_or_with_bad_fields() {
+    let header = "key,workload,unit,threads,runtime,median,rounds,cpus\n";
+    let no_seq = format!("{header}fib,fib(36),ms,2,forkjoin,20,7,16\n");
+    let e = scaling_plot::speedups(&no_seq).unwrap_err();
+    assert!(e.contains("no sequential median"), "{e}");
+    let bad = format!("{header}fib,fib(36),ms,two,forkjoin,20,7,16\n");
+    let e = scaling_plot::speedups(&bad).unwrap_err();
+    assert!(e.contains("not a number"), "{e}");
+    let short = format!("{header}fib,fib(36),ms,2\n");
+    assert!(scaling_plot::speedups(&short).is_err());
+    assert!(scaling_plot::speedups(header).is_err(), "nothing to draw");
+}
