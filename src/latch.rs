@@ -347,8 +347,11 @@ impl LockLatch {
     pub(crate) fn yield_until_set(&self) {
         #[cfg(not(forkjoin_loom))]
         {
-            let start = std::time::Instant::now();
-            while !self.probe() && start.elapsed() < CALLER_AWAKE_WINDOW {
+            let (start, window) = (
+                crate::clock::ticks(),
+                crate::clock::ticks_in(CALLER_AWAKE_WINDOW),
+            );
+            while !self.probe() && crate::clock::ticks().wrapping_sub(start) < window {
                 crate::sync::yield_now();
             }
         }
