@@ -361,6 +361,10 @@ impl Sleep {
     /// that can steal, if needed. Returns the index of the worker it woke, if any (for the trace).
     #[inline]
     pub fn new_jobs(&self) -> Option<usize> {
+        // A deliberately broken variant for the simulation's self-check (docs/testing.md).
+        if cfg!(forkjoin_sim_bug = "no_wake_on_publish") {
+            return None;
+        }
         self.announce_jobs(false)
     }
 
