@@ -362,9 +362,6 @@ impl Sleep {
     #[inline]
     pub fn new_jobs(&self) -> Option<usize> {
         // A deliberately broken variant for the simulation's self-check (docs/testing.md).
-        if cfg!(forkjoin_sim_bug = "no_wake_on_publish") {
-            return None;
-        }
         self.announce_jobs(false)
     }
 
