@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use shuttle::scheduler::{PctScheduler, RandomScheduler};
+use shuttle::sync::{Condvar, Mutex};
 use shuttle::{Config, MaxSteps, Runner};
 
 /// The schedules to run: `FORKJOIN_SIM_SCHEDULES`, or `default`.
@@ -91,29 +92,78 @@ where
     println!("sim: {name} workers={workers} schedules={ran} ok");
 }
 
-/// A pool of `workers` simulated workers whose exit handlers count into `exits`.
-pub fn pool(workers: usize, exits: &Arc<AtomicUsize>) -> forkjoin::ThreadPool {
+/// A count that a virtual thread can wait on (shuttle's `Mutex` + `Condvar`, so a wait that can
+/// never end is a deadlock shuttle reports).
+#[derive(Default)]
+pub struct Counter {
+    count: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl Counter {
+    /// Adds one and wakes the waiters.
+    pub fn bump(&self) {
+        *self.count.lock().unwrap() += 1;
+        self.changed.notify_all();
+    }
+
+    /// The count now.
+    pub fn get(&self) -> usize {
+        *self.count.lock().unwrap()
+    }
+
+    /// Blocks until the count reaches `n`.
+    pub fn wait_for(&self, n: usize) {
+        let mut count = self.count.lock().unwrap();
+        while *count < n {
+            count = self.changed.wait(count).unwrap();
+        }
+    }
+}
+
+/// A pool of `workers` simulated workers whose exit handlers bump `exits`.
+pub fn pool(workers: usize, exits: &Arc<Counter>) -> forkjoin::ThreadPool {
     let exits = exits.clone();
     forkjoin::ThreadPoolBuilder::new()
         .num_threads(workers)
         .stack_size(WORKER_STACK)
-        .exit_handler(move |_| {
-            exits.fetch_add(1, Ordering::Relaxed);
-        })
+        .exit_handler(move |_| exits.bump())
         .build()
         .expect("pool")
 }
 
 /// Drops `pool` while it is idle and checks that the drop joined every worker: each one ran its
 /// exit handler before `drop` returned.
-pub fn drop_and_check_joined(pool: forkjoin::ThreadPool, exits: &Arc<AtomicUsize>) {
+pub fn drop_and_check_joined(pool: forkjoin::ThreadPool, exits: &Counter) {
     let workers = pool.current_num_threads();
     drop(pool);
     assert_eq!(
-        exits.load(Ordering::Relaxed),
+        exits.get(),
         workers,
         "dropping an idle pool must join every worker"
     );
+}
+
+/// The payload of the panics the tests raise on purpose.
+pub struct Intended;
+
+/// Raises an [`Intended`] panic.
+pub fn intended_panic() -> ! {
+    std::panic::panic_any(Intended)
+}
+
+/// Keeps [`Intended`] panics quiet: shuttle's panic hook would print a "failing" schedule for each.
+/// Call inside an execution (after shuttle installed its hook); other panics reach shuttle's hook.
+pub fn quiet_intended_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<Intended>() {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// `fib(n)` with a `join` at every call; counts every call in `calls`.
@@ -134,4 +184,34 @@ pub fn fib_seq(n: u64) -> (u64, usize) {
     let (a, ca) = fib_seq(n - 1);
     let (b, cb) = fib_seq(n - 2);
     (a + b, ca + cb + 1)
+}
+
+/// A complete binary tree of boxed nodes.
+pub struct Node {
+    /// This node's value.
+    pub value: u64,
+    /// Its two subtrees (none at the leaves).
+    pub children: Option<Box<(Node, Node)>>,
+}
+
+/// A tree of the given depth whose values number the nodes in preorder from `first`.
+pub fn tree(depth: u32, first: &mut u64) -> Node {
+    let value = *first;
+    *first += 1;
+    let children = (depth > 0).then(|| Box::new((tree(depth - 1, first), tree(depth - 1, first))));
+    Node { value, children }
+}
+
+/// The sum of a tree's values with a `join` at every node; counts the nodes visited in `visits`.
+pub fn tree_sum(node: &Node, visits: &AtomicUsize) -> u64 {
+    visits.fetch_add(1, Ordering::Relaxed);
+    match &node.children {
+        None => node.value,
+        Some(children) => {
+            let (a, b) = forkjoin::join(|| tree_sum(&children.0, visits), || {
+                tree_sum(&children.1, visits)
+            });
+            node.value + a + b
+        }
+    }
 }
