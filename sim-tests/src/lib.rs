@@ -56,7 +56,7 @@ pub fn config() -> Config {
 pub const WORKER_STACK: usize = 1 << 20;
 
 /// Runs `body` under `schedules` schedules, half from shuttle's random scheduler and half from its
-/// PCT scheduler (preemption depth 3), and prints `sim: NAME workers=P schedules=N ok`. A failing
+/// PCT scheduler (preemption depth 3), and prints `sim: NAME workers=P schedules=N ok (T s)`. A failing
 /// schedule panics after shuttle printed it (replay it with `FORKJOIN_SIM_REPLAY`).
 pub fn explore<F>(name: &str, workers: usize, schedules: usize, body: F)
 where
@@ -72,6 +72,7 @@ where
         println!("sim: {name} workers={workers} replayed ok");
         return;
     }
+    let started = std::time::Instant::now();
     let seed = seed() ^ (workers as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let random = schedules.div_ceil(2);
     let pct = schedules - random;
@@ -89,7 +90,10 @@ where
     }
     let ran = ran.load(Ordering::Relaxed);
     assert_eq!(ran, schedules, "{name}: every schedule must run to the end");
-    println!("sim: {name} workers={workers} schedules={ran} ok");
+    println!(
+        "sim: {name} workers={workers} schedules={ran} ok ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
 }
 
 /// A count that a virtual thread can wait on (shuttle's `Mutex` + `Condvar`, so a wait that can
@@ -214,4 +218,116 @@ pub fn tree_sum(node: &Node, visits: &AtomicUsize) -> u64 {
             node.value + a + b
         }
     }
+}
+
+/// A number below `n` drawn from the schedule's randomness (so a replay draws the same).
+pub fn draw(n: u64) -> u64 {
+    use shuttle::rand::RngCore;
+    shuttle::rand::thread_rng().next_u64() % n.max(1)
+}
+
+/// Gives the scheduler `steps` chances to run other threads (idle workers then tend to fall asleep).
+/// Not synchronisation: a test passes whatever the others did meanwhile.
+pub fn pause(steps: usize) {
+    for _ in 0..steps {
+        shuttle::thread::yield_now();
+    }
+}
+
+/// One level of a skynet-shaped sum: `k` parallel children per level, `depth` levels, leaves
+/// numbered `0..k^depth` from `base`; counts the leaves in `leaves`.
+pub fn skynet(base: u64, depth: u32, k: u64, leaves: &AtomicUsize) -> u64 {
+    use forkjoin::prelude::*;
+    if depth == 0 {
+        leaves.fetch_add(1, Ordering::Relaxed);
+        return base;
+    }
+    (0..k)
+        .into_par_iter()
+        .map(|i| skynet(base * k + i, depth - 1, k, leaves))
+        .sum()
+}
+
+/// Solutions of the `n`-queens problem with the first `placed.len()` rows fixed, one parallel
+/// iterator (over a `Vec` of candidate columns) per row; counts the boards examined in `boards`.
+pub fn nqueens(n: usize, placed: Vec<usize>, boards: &AtomicUsize) -> usize {
+    use forkjoin::prelude::*;
+    boards.fetch_add(1, Ordering::Relaxed);
+    if placed.len() == n {
+        return 1;
+    }
+    let row = placed.len();
+    let candidates: Vec<usize> = (0..n)
+        .filter(|&c| {
+            placed
+                .iter()
+                .enumerate()
+                .all(|(r, &q)| q != c && q.abs_diff(c) != row - r)
+        })
+        .collect();
+    candidates
+        .into_par_iter()
+        .map(|c| {
+            let mut next = placed.clone();
+            next.push(c);
+            nqueens(n, next, boards)
+        })
+        .sum()
+}
+
+/// `a × b` for `n × n` matrices with one scope job per block of `block` rows and, nested in it,
+/// one per row; counts the jobs in `jobs`.
+pub fn matmul(a: &[u64], b: &[u64], n: usize, block: usize, jobs: &AtomicUsize) -> Vec<u64> {
+    let mut c = vec![0; n * n];
+    forkjoin::scope(|s| {
+        for (bi, rows) in c.chunks_mut(block * n).enumerate() {
+            s.spawn(move |s| {
+                jobs.fetch_add(1, Ordering::Relaxed);
+                for (ri, row) in rows.chunks_mut(n).enumerate() {
+                    s.spawn(move |_| {
+                        jobs.fetch_add(1, Ordering::Relaxed);
+                        let i = bi * block + ri;
+                        for (j, cell) in row.iter_mut().enumerate() {
+                            *cell = (0..n).map(|k| a[i * n + k] * b[k * n + j]).sum();
+                        }
+                    });
+                }
+            });
+        }
+    });
+    c
+}
+
+/// `a × b`, sequentially.
+pub fn matmul_seq(a: &[u64], b: &[u64], n: usize) -> Vec<u64> {
+    let mut c = vec![0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            c[i * n + j] = (0..n).map(|k| a[i * n + k] * b[k * n + j]).sum();
+        }
+    }
+    c
+}
+
+/// `n`-queens solutions and boards examined from `placed`, sequentially.
+pub fn nqueens_seq(n: usize, placed: &mut Vec<usize>) -> (usize, usize) {
+    if placed.len() == n {
+        return (1, 1);
+    }
+    let row = placed.len();
+    let (mut solutions, mut boards) = (0, 1);
+    for c in 0..n {
+        if placed
+            .iter()
+            .enumerate()
+            .all(|(r, &q)| q != c && q.abs_diff(c) != row - r)
+        {
+            placed.push(c);
+            let (s, b) = nqueens_seq(n, placed);
+            placed.pop();
+            solutions += s;
+            boards += b;
+        }
+    }
+    (solutions, boards)
 }
