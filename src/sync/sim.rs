@@ -14,10 +14,12 @@
 //!   counts as [`NS_PER_TICK`] nanoseconds. Heartbeats, patrols and timeouts therefore happen after
 //!   a number of steps, and a schedule replays with the same times.
 //! * **Futex.** A waiter registers in the futex's waiter list, re-checks the word and parks its
-//!   virtual thread; a waker that changed the word unparks up to `n` registered waiters. The check
-//!   and the registration form one step, so a wake cannot slip between them. A virtual thread
-//!   parked with no timeout can only be unparked by a waker: when every thread is parked, shuttle
-//!   reports a deadlock, which is how a lost wake-up shows.
+//!   virtual thread; a waker that changed the word unparks up to `n` registered waiters. The
+//!   registration comes before the check, so a wake cannot slip between them. Parking is a
+//!   [`Parker`] per virtual thread (shuttle's `Mutex` + `Condvar`, which wake only when notified:
+//!   shuttle's own `thread::park` may wake spuriously at any step, and a pool of parked workers
+//!   would then spin). A virtual thread parked with no timeout can only be unparked by a waker:
+//!   when every thread is parked, shuttle reports a deadlock, which is how a lost wake-up shows.
 //! * **Timeouts.** A timed waiter also registers a timer. Of all timed waiters, the one with the
 //!   earliest deadline, the *timekeeper*, stays runnable: it yields in a loop and returns once the
 //!   virtual clock passes its deadline. When the scheduler runs it twice in a row (no other thread
@@ -27,11 +29,12 @@
 //!   else to run, time jumps to the next deadline, as an idle machine's timer interrupt would.
 
 use std::cell::Cell;
-use std::sync::Mutex as StdMutex;
+use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use shuttle::sync::atomic::{AtomicU32, Ordering};
-use shuttle::thread::{self, Thread};
+use shuttle::sync::{Condvar, Mutex};
+use shuttle::thread;
 
 /// Nanoseconds one scheduling step stands for on the virtual clock. A step is one atomic
 /// operation, lock, yield or park; counting it as a microsecond makes the 100 µs sharing heartbeat
@@ -43,8 +46,8 @@ pub(crate) const NS_PER_TICK: u64 = 1000;
 struct Execution {
     /// Virtual time skipped by timekeepers (see the module docs), in ticks.
     skew: u64,
-    /// Pending timed waits: (deadline, unique id, the waiting thread).
-    timers: Vec<(u64, u64, Thread)>,
+    /// Pending timed waits: (deadline, unique id, the waiting thread's parker).
+    timers: Vec<(u64, u64, Arc<Parker>)>,
     /// The next timer id.
     next_timer: u64,
 }
@@ -67,6 +70,41 @@ pub(crate) fn now() -> u64 {
 /// `d` in ticks, at least 1.
 fn ticks_in(d: Duration) -> u64 {
     ((d.as_nanos() / NS_PER_TICK as u128) as u64).max(1)
+}
+
+/// Parks and unparks one virtual thread, with no spurious wake-ups (see the module docs).
+pub(crate) struct Parker {
+    /// The token: set by `unpark`, taken by `park`.
+    token: Mutex<bool>,
+    unparked: Condvar,
+}
+
+impl Parker {
+    /// Blocks until the token is available, and takes it.
+    fn park(&self) {
+        let mut token = self.token.lock().unwrap_or_else(|e| e.into_inner());
+        while !*token {
+            token = self.unparked.wait(token).unwrap_or_else(|e| e.into_inner());
+        }
+        *token = false;
+    }
+
+    /// Makes the token available, waking the thread if it is parked.
+    fn unpark(&self) {
+        *self.token.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.unparked.notify_one();
+    }
+
+    /// The calling virtual thread's parker.
+    fn current() -> Arc<Parker> {
+        shuttle::thread_local! {
+            static PARKER: Arc<Parker> = Arc::new(Parker {
+                token: Mutex::new(false),
+                unparked: Condvar::new(),
+            });
+        }
+        PARKER.with(Arc::clone)
+    }
 }
 
 /// A thread-local of the virtual thread: `std`'s `LocalKey` API over `shuttle::thread_local!`.
@@ -112,7 +150,7 @@ pub(crate) use sim_thread_local;
 pub(crate) struct Futex {
     word: AtomicU32,
     /// Registered waiters. A `std` lock: never held across a scheduling point, so never contended.
-    waiters: StdMutex<Vec<Thread>>,
+    waiters: StdMutex<Vec<Arc<Parker>>>,
 }
 
 impl Futex {
@@ -129,22 +167,22 @@ impl Futex {
         &self.word
     }
 
-    fn waiters(&self) -> std::sync::MutexGuard<'_, Vec<Thread>> {
+    fn waiters(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Parker>>> {
         self.waiters.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn unregister(&self, me: &Thread) {
-        self.waiters().retain(|t| t.id() != me.id());
+    fn unregister(&self, me: &Arc<Parker>) {
+        self.waiters().retain(|p| !Arc::ptr_eq(p, me));
     }
 
     /// Parks while the word equals `expected` (may return spuriously).
     pub(crate) fn wait(&self, expected: u32) {
-        let me = thread::current();
+        let me = Parker::current();
         self.waiters().push(me.clone());
         // SeqCst: shuttle runs sequentially consistent; the load is the step after registering, so a
         // waker that changes the word later finds us registered.
         if self.word.load(Ordering::SeqCst) == expected {
-            thread::park();
+            me.park();
         }
         self.unregister(&me);
     }
@@ -152,7 +190,7 @@ impl Futex {
     /// Waits while the word equals `expected`, until the virtual clock passes `timeout` from now
     /// (may return earlier, spuriously). See the module docs for how time passes meanwhile.
     pub(crate) fn wait_timeout(&self, expected: u32, timeout: Duration) {
-        let me = thread::current();
+        let me = Parker::current();
         let deadline = now() + ticks_in(timeout);
         let id = with_execution(|e| {
             e.next_timer += 1;
@@ -183,7 +221,7 @@ impl Futex {
                     with_execution(|e| e.skew += deadline.saturating_sub(now));
                 }
             } else {
-                thread::park();
+                me.park();
             }
         }
         self.unregister(&me);
@@ -202,13 +240,13 @@ impl Futex {
 
     /// Unparks up to `n` waiters; call after changing the word.
     pub(crate) fn wake(&self, n: i32) {
-        let woken: Vec<Thread> = {
+        let woken: Vec<Arc<Parker>> = {
             let mut waiters = self.waiters();
             let n = (n.max(0) as usize).min(waiters.len());
             waiters.drain(..n).collect()
         };
-        for t in woken {
-            t.unpark();
+        for p in woken {
+            p.unpark();
         }
     }
 }
