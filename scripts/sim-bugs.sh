@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 cases=(
   "no_wake_on_inject install install_asleep_8"  # every worker asleep, injected work: a deadlock
   "no_wake_on_latch join fib_2"                 # the outside caller never woken: a deadlock
-  "steal_without_cas join tree_8"               # two thieves take one job: a count or result differs
+  "steal_without_cas deque deque_4"             # two takers win one item: the count differs
 )
 
 export CARGO_TARGET_DIR=target/shuttle-bugs
@@ -26,7 +26,7 @@ for case in "${cases[@]}"; do
     echo "sim-bugs: $bug: $name PASSED, the simulation missed the bug"
     failed=1
   elif grep -q "failing schedule" "$log"; then
-    why=$(grep -m1 -E "deadlock|assertion|panicked at|exceeded" "$log" | cut -c1-150 || true)
+    why=$(grep -m1 -E "deadlocked|assertion|panicked at|exceeded" "$log" | cut -c1-90 || true)
     echo "sim-bugs: $bug: $name failed as required in $((SECONDS - start)) s (${why})"
   else
     echo "sim-bugs: $bug: $name failed without a replayable schedule:"

@@ -196,6 +196,9 @@ pub struct Node {
     pub value: u64,
     /// Its two subtrees (none at the leaves).
     pub children: Option<Box<(Node, Node)>>,
+    /// Set by the first visit: a second one fails at once, in the job that ran twice (before a
+    /// job executed twice can corrupt its waiter's frame).
+    pub visited: std::sync::atomic::AtomicBool,
 }
 
 /// A tree of the given depth whose values number the nodes in preorder from `first`.
@@ -203,12 +206,21 @@ pub fn tree(depth: u32, first: &mut u64) -> Node {
     let value = *first;
     *first += 1;
     let children = (depth > 0).then(|| Box::new((tree(depth - 1, first), tree(depth - 1, first))));
-    Node { value, children }
+    Node {
+        value,
+        children,
+        visited: std::sync::atomic::AtomicBool::new(false),
+    }
 }
 
 /// The sum of a tree's values with a `join` at every node; counts the nodes visited in `visits`.
 pub fn tree_sum(node: &Node, visits: &AtomicUsize) -> u64 {
     visits.fetch_add(1, Ordering::Relaxed);
+    assert!(
+        !node.visited.swap(true, Ordering::Relaxed),
+        "tree node {} visited twice",
+        node.value
+    );
     match &node.children {
         None => node.value,
         Some(children) => {
