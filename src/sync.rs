@@ -4,7 +4,7 @@
 //! source: every module imports its atomics, cells, fences, threads and thread-locals from here.
 //! `--cfg forkjoin_loom` swaps them for loom's model types; `--cfg forkjoin_shuttle` swaps them for
 //! shuttle's (a deterministic scheduler that runs whole pools on virtual threads), with the stand-ins
-//! of [`sim`] for what shuttle does not model (futex waits, timeouts, time). Nothing else in the crate
+//! of `sync/sim.rs` for what shuttle does not model (futex waits, timeouts, time). Nothing else in the crate
 //! may name `std::sync::atomic`, `std::cell::UnsafeCell`, `std::thread` or `thread_local!` directly.
 #![allow(dead_code, unused_imports)] // a facade: not every build configuration uses every item
 #[cfg(all(forkjoin_loom, forkjoin_shuttle))]
@@ -12,12 +12,12 @@ compile_error!("`--cfg forkjoin_loom` and `--cfg forkjoin_shuttle` exclude each 
 
 #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 mod imp {
+    pub(crate) use super::StdUnsafeCell as UnsafeCell;
     pub(crate) use std::sync::atomic::{
         fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
     };
     pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
     pub(crate) use std::thread;
-    pub(crate) use super::StdUnsafeCell as UnsafeCell;
     pub(crate) use std::thread_local;
 
     /// A busy-wait hint; under loom and shuttle it yields so the model can schedule another thread.
@@ -107,7 +107,7 @@ pub(crate) use imp::*;
 /// after changing the word, and the waiter re-checks the word under the lock, so a wake cannot slip
 /// between the waiter's check and its wait.
 ///
-/// Under shuttle, [`sim::Futex`] stands in: virtual threads park, and a timed wait ends on the
+/// Under shuttle, `sim::Futex` stands in: virtual threads park, and a timed wait ends on the
 /// virtual clock.
 ///
 /// `wait` may return spuriously; callers re-check the word in a loop.

@@ -224,9 +224,10 @@ pub fn tree_sum(node: &Node, visits: &AtomicUsize) -> u64 {
     match &node.children {
         None => node.value,
         Some(children) => {
-            let (a, b) = forkjoin::join(|| tree_sum(&children.0, visits), || {
-                tree_sum(&children.1, visits)
-            });
+            let (a, b) = forkjoin::join(
+                || tree_sum(&children.0, visits),
+                || tree_sum(&children.1, visits),
+            );
             node.value + a + b
         }
     }

@@ -184,7 +184,11 @@ fn sim_counts() {
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for shape in ["fib", "skynet", "nqueens", "matmul"] {
         for workers in [2, 8, 64, 256] {
-            let n = if workers == 256 { schedules.min(3) } else { schedules };
+            let n = if workers == 256 {
+                schedules.min(3)
+            } else {
+                schedules
+            };
             let samples = measure(shape, workers, n);
             let mean = |f: fn(&Sample) -> f64| samples.iter().map(f).sum::<f64>() / n as f64;
             let jobs = mean(|s| s.jobs);

@@ -7,10 +7,15 @@ use std::sync::Arc;
 use sim_tests::{drop_and_check_joined, explore, pool, schedules, Counter};
 
 fn idle_on(workers: usize, default_schedules: usize) {
-    explore("drop-idle", workers, schedules(default_schedules), move || {
-        let exits = Arc::new(Counter::default());
-        drop_and_check_joined(pool(workers, &exits), &exits);
-    });
+    explore(
+        "drop-idle",
+        workers,
+        schedules(default_schedules),
+        move || {
+            let exits = Arc::new(Counter::default());
+            drop_and_check_joined(pool(workers, &exits), &exits);
+        },
+    );
 }
 
 #[test]
@@ -29,20 +34,29 @@ fn drop_idle_256() {
 }
 
 fn busy_on(workers: usize, default_schedules: usize) {
-    explore("drop-busy", workers, schedules(default_schedules), move || {
-        let exits = Arc::new(Counter::default());
-        let pool = pool(workers, &exits);
-        let spawned = Arc::new(Counter::default());
-        let jobs = 24;
-        for _ in 0..jobs {
-            let spawned = spawned.clone();
-            pool.spawn(move || spawned.bump());
-        }
-        drop(pool);
-        // Every worker exits, and only after every spawn ran.
-        exits.wait_for(workers);
-        assert_eq!(spawned.get(), jobs, "every spawn ran once before the workers exited");
-    });
+    explore(
+        "drop-busy",
+        workers,
+        schedules(default_schedules),
+        move || {
+            let exits = Arc::new(Counter::default());
+            let pool = pool(workers, &exits);
+            let spawned = Arc::new(Counter::default());
+            let jobs = 24;
+            for _ in 0..jobs {
+                let spawned = spawned.clone();
+                pool.spawn(move || spawned.bump());
+            }
+            drop(pool);
+            // Every worker exits, and only after every spawn ran.
+            exits.wait_for(workers);
+            assert_eq!(
+                spawned.get(),
+                jobs,
+                "every spawn ran once before the workers exited"
+            );
+        },
+    );
 }
 
 #[test]

@@ -18,7 +18,11 @@ fn skynet_on(workers: usize, depth: u32, k: u64, default_schedules: usize) {
         let got = pool.install(|| skynet(0, depth, k, &leaves));
         let n = k.pow(depth);
         assert_eq!(got, n * (n - 1) / 2, "the leaves 0..n, each summed once");
-        assert_eq!(leaves.load(Ordering::Relaxed) as u64, n, "every leaf runs once");
+        assert_eq!(
+            leaves.load(Ordering::Relaxed) as u64,
+            n,
+            "every leaf runs once"
+        );
         drop_and_check_joined(pool, &exits);
     });
 }
@@ -52,7 +56,11 @@ fn nqueens_8() {
         let got = pool.install(|| nqueens(5, Vec::new(), &boards));
         let (solutions, examined) = nqueens_seq(5, &mut Vec::new());
         assert_eq!((got, solutions), (10, 10), "5-queens has 10 solutions");
-        assert_eq!(boards.load(Ordering::Relaxed), examined, "every board examined once");
+        assert_eq!(
+            boards.load(Ordering::Relaxed),
+            examined,
+            "every board examined once"
+        );
         drop_and_check_joined(pool, &exits);
     });
 }
@@ -61,7 +69,9 @@ fn sorts_on(workers: usize, default_schedules: usize) {
     explore("sort", workers, schedules(default_schedules), move || {
         let exits = Arc::new(Counter::default());
         let pool = pool(workers, &exits);
-        let input: Vec<u32> = (0..4096u32).map(|i| i.wrapping_mul(2_654_435_761) % 1000).collect();
+        let input: Vec<u32> = (0..4096u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) % 1000)
+            .collect();
         let mut want = input.clone();
         want.sort();
         let (unstable, stable) = pool.install(|| {

@@ -4,7 +4,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use sim_tests::{drop_and_check_joined, explore, fib, fib_seq, pool, schedules, tree, tree_sum, Counter};
+use sim_tests::{
+    drop_and_check_joined, explore, fib, fib_seq, pool, schedules, tree, tree_sum, Counter,
+};
 
 fn fib_on(workers: usize, n: u64, default_schedules: usize) {
     explore("fib", workers, schedules(default_schedules), move || {
@@ -14,7 +16,11 @@ fn fib_on(workers: usize, n: u64, default_schedules: usize) {
         let got = pool.install(|| fib(n, &calls));
         let (want, want_calls) = fib_seq(n);
         assert_eq!(got, want);
-        assert_eq!(calls.load(Ordering::Relaxed), want_calls, "every call runs exactly once");
+        assert_eq!(
+            calls.load(Ordering::Relaxed),
+            want_calls,
+            "every call runs exactly once"
+        );
         drop_and_check_joined(pool, &exits);
     });
 }
@@ -47,8 +53,16 @@ fn tree_on(workers: usize, depth: u32, default_schedules: usize) {
         let root = tree(depth, &mut next);
         let visits = AtomicUsize::new(0);
         let got = pool.install(|| tree_sum(&root, &visits));
-        assert_eq!(got, next * (next - 1) / 2, "the values 0..nodes, each summed once");
-        assert_eq!(visits.load(Ordering::Relaxed) as u64, next, "every node visited once");
+        assert_eq!(
+            got,
+            next * (next - 1) / 2,
+            "the values 0..nodes, each summed once"
+        );
+        assert_eq!(
+            visits.load(Ordering::Relaxed) as u64,
+            next,
+            "every node visited once"
+        );
         drop_and_check_joined(pool, &exits);
     });
 }

@@ -30,9 +30,16 @@ fn matmul_on(workers: usize, n: usize, default_schedules: usize) {
             c
         });
         assert_eq!(got, matmul_seq(&a, &b, n));
-        assert_eq!(jobs.load(Ordering::Relaxed), n / 2 + n, "every scope job runs once");
+        assert_eq!(
+            jobs.load(Ordering::Relaxed),
+            n / 2 + n,
+            "every scope job runs once"
+        );
         drop_and_check_joined(pool, &exits);
-        assert!(!late.load(Ordering::SeqCst), "a scope job ran after its scope returned");
+        assert!(
+            !late.load(Ordering::SeqCst),
+            "a scope job ran after its scope returned"
+        );
     });
 }
 
@@ -72,7 +79,11 @@ fn bursts_on(workers: usize, burst: usize, default_schedules: usize) {
                 });
             }
         });
-        assert_eq!(hoarded.load(Ordering::Relaxed), burst, "every scope spawn ran once");
+        assert_eq!(
+            hoarded.load(Ordering::Relaxed),
+            burst,
+            "every scope spawn ran once"
+        );
         pause(400);
         let spawned = Arc::new(Counter::default());
         for _ in 0..burst {
