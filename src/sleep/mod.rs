@@ -367,7 +367,6 @@ impl Sleep {
     /// that can steal, if needed. Returns the index of the worker it woke, if any (for the trace).
     #[inline]
     pub fn new_jobs(&self) -> Option<usize> {
-        // A deliberately broken variant for the simulation's self-check (docs/testing.md).
         self.announce_jobs(false)
     }
 
