@@ -8,7 +8,9 @@
 //! hints (when to publish, how large a batch is, whether a split pays), so a skew between cores
 //! costs at most a badly sized batch, never a wrong result.
 //!
-//! Under loom the clock stands still.
+//! Under loom the clock stands still. Under shuttle a tick is one scheduling step of the virtual
+//! clock, counted as a microsecond (see `crate::sync::sim`): heartbeats, patrols and timeouts come
+//! after a number of steps, and a replayed schedule sees the same times.
 
 use std::time::Duration;
 
@@ -19,12 +21,16 @@ pub(crate) fn ticks() -> u64 {
     {
         0
     }
-    #[cfg(all(not(forkjoin_loom), target_arch = "x86_64"))]
+    #[cfg(forkjoin_shuttle)]
+    {
+        crate::sync::sim::now()
+    }
+    #[cfg(all(not(forkjoin_loom), not(forkjoin_shuttle), target_arch = "x86_64"))]
     {
         // SAFETY: `rdtsc` exists on every x86-64 CPU and has no preconditions.
         unsafe { core::arch::x86_64::_rdtsc() }
     }
-    #[cfg(all(not(forkjoin_loom), not(target_arch = "x86_64")))]
+    #[cfg(all(not(forkjoin_loom), not(forkjoin_shuttle), not(target_arch = "x86_64")))]
     {
         use std::sync::OnceLock;
         use std::time::Instant;
@@ -44,7 +50,9 @@ pub(crate) fn ticks_to_ns(ticks: u64) -> u64 {
 }
 
 /// What a tick is, in words (for the trace file's metadata).
-pub(crate) const DESCRIPTION: &str = if cfg!(all(not(forkjoin_loom), target_arch = "x86_64")) {
+pub(crate) const DESCRIPTION: &str = if cfg!(forkjoin_shuttle) {
+    "shuttle scheduling steps, one counted as a microsecond"
+} else if cfg!(all(not(forkjoin_loom), target_arch = "x86_64")) {
     "x86-64 time-stamp counter, calibrated against std::time::Instant"
 } else {
     "std::time::Instant (nanoseconds)"
@@ -53,13 +61,17 @@ pub(crate) const DESCRIPTION: &str = if cfg!(all(not(forkjoin_loom), target_arch
 /// Nanoseconds per tick as a 32.32 fixed-point number.
 #[inline]
 fn ns_per_tick_q32() -> u64 {
-    #[cfg(all(not(forkjoin_loom), target_arch = "x86_64"))]
+    #[cfg(forkjoin_shuttle)]
+    {
+        crate::sync::sim::NS_PER_TICK << 32
+    }
+    #[cfg(all(not(forkjoin_loom), not(forkjoin_shuttle), target_arch = "x86_64"))]
     {
         use std::sync::OnceLock;
         static FACTOR: OnceLock<u64> = OnceLock::new();
         *FACTOR.get_or_init(calibrate)
     }
-    #[cfg(any(forkjoin_loom, not(target_arch = "x86_64")))]
+    #[cfg(all(not(forkjoin_shuttle), any(forkjoin_loom, not(target_arch = "x86_64"))))]
     {
         1 << 32
     }
@@ -70,7 +82,7 @@ fn ns_per_tick_q32() -> u64 {
 /// Each end of a window reads the tick counter on both sides of its `Instant` read; a window whose
 /// brackets are wide (the thread was preempted between the reads) is thrown away and measured again,
 /// since one bad factor would skew every rate limit and batch size for the life of the process.
-#[cfg(all(not(forkjoin_loom), target_arch = "x86_64"))]
+#[cfg(all(not(forkjoin_loom), not(forkjoin_shuttle), target_arch = "x86_64"))]
 #[cold]
 fn calibrate() -> u64 {
     use std::time::Instant;
@@ -107,7 +119,7 @@ fn calibrate() -> u64 {
     factors[factors.len() / 2]
 }
 
-#[cfg(all(test, not(forkjoin_loom)))]
+#[cfg(all(test, not(forkjoin_loom), not(forkjoin_shuttle)))]
 mod tests {
     use super::*;
 

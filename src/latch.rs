@@ -347,8 +347,11 @@ impl LockLatch {
     pub(crate) fn yield_until_set(&self) {
         #[cfg(not(forkjoin_loom))]
         {
-            let start = std::time::Instant::now();
-            while !self.probe() && start.elapsed() < CALLER_AWAKE_WINDOW {
+            let (start, window) = (
+                crate::clock::ticks(),
+                crate::clock::ticks_in(CALLER_AWAKE_WINDOW),
+            );
+            while !self.probe() && crate::clock::ticks().wrapping_sub(start) < window {
                 crate::sync::yield_now();
             }
         }
@@ -376,7 +379,10 @@ impl Latch for Arc<LockLatch> {
         let latch = unsafe { (*this).clone() };
         // Release: pairs with the Acquire load in `wait`.
         latch.futex.word().store(1, Ordering::Release);
-        latch.futex.wake(i32::MAX);
+        // A deliberately broken variant for the simulation's self-check (docs/testing.md).
+        if !cfg!(forkjoin_sim_bug = "no_wake_on_latch") {
+            latch.futex.wake(i32::MAX);
+        }
     }
 }
 

@@ -398,7 +398,10 @@ impl Registry {
     /// Makes a job from outside the pool visible and wakes a worker for it.
     pub(crate) fn inject(&self, job: JobRef) {
         self.injector.push(job);
-        self.sleep.new_injected_jobs();
+        // A deliberately broken variant for the simulation's self-check (docs/testing.md).
+        if !cfg!(forkjoin_sim_bug = "no_wake_on_inject") {
+            self.sleep.new_injected_jobs();
+        }
     }
 
     pub(crate) fn pop_injected(&self) -> Option<JobRef> {

@@ -1,50 +1,81 @@
-//! The one place that names std's or loom's synchronisation primitives.
+//! The one place that names std's, loom's or shuttle's synchronisation primitives.
 //!
-//! Production code and the loom models in `loom-tests/` run the same source: every module imports its
-//! atomics, cells, fences and threads from here, and `--cfg forkjoin_loom` swaps them for loom's model
-//! types. Nothing else in the crate may name `std::sync::atomic`, `std::cell::UnsafeCell` or
-//! `std::thread` directly.
+//! Production code, the loom models in `loom-tests/` and the simulations in `sim-tests/` run the same
+//! source: every module imports its atomics, cells, fences, threads and thread-locals from here.
+//! `--cfg forkjoin_loom` swaps them for loom's model types; `--cfg forkjoin_shuttle` swaps them for
+//! shuttle's (a deterministic scheduler that runs whole pools on virtual threads), with the stand-ins
+//! of `sync/sim.rs` for what shuttle does not model (futex waits, timeouts, time). Nothing else in the crate
+//! may name `std::sync::atomic`, `std::cell::UnsafeCell`, `std::thread` or `thread_local!` directly.
 #![allow(dead_code, unused_imports)] // a facade: not every build configuration uses every item
+#[cfg(all(forkjoin_loom, forkjoin_shuttle))]
+compile_error!("`--cfg forkjoin_loom` and `--cfg forkjoin_shuttle` exclude each other");
 
-#[cfg(not(forkjoin_loom))]
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 mod imp {
+    pub(crate) use super::StdUnsafeCell as UnsafeCell;
     pub(crate) use std::sync::atomic::{
         fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
     };
     pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
     pub(crate) use std::thread;
+    pub(crate) use std::thread_local;
 
-    /// `UnsafeCell` with loom's closure-based access API, so call sites are identical in both builds.
-    #[derive(Debug, Default)]
-    #[repr(transparent)]
-    pub(crate) struct UnsafeCell<T: ?Sized>(std::cell::UnsafeCell<T>);
-
-    impl<T> UnsafeCell<T> {
-        pub(crate) const fn new(value: T) -> Self {
-            UnsafeCell(std::cell::UnsafeCell::new(value))
-        }
-
-        pub(crate) fn into_inner(self) -> T {
-            self.0.into_inner()
-        }
-    }
-
-    impl<T: ?Sized> UnsafeCell<T> {
-        #[inline(always)]
-        pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
-            f(self.0.get())
-        }
-
-        #[inline(always)]
-        pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
-            f(self.0.get())
-        }
-    }
-
-    /// A busy-wait hint; under loom it yields so the model can schedule another thread.
+    /// A busy-wait hint; under loom and shuttle it yields so the model can schedule another thread.
     #[inline(always)]
     pub(crate) fn spin_loop() {
         std::hint::spin_loop();
+    }
+}
+
+/// `UnsafeCell` with loom's closure-based access API, so call sites are identical in every build
+/// (std and shuttle use this one; loom has its own).
+#[cfg(not(forkjoin_loom))]
+#[derive(Debug, Default)]
+#[repr(transparent)]
+pub(crate) struct StdUnsafeCell<T: ?Sized>(std::cell::UnsafeCell<T>);
+
+#[cfg(not(forkjoin_loom))]
+impl<T> StdUnsafeCell<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        StdUnsafeCell(std::cell::UnsafeCell::new(value))
+    }
+
+    pub(crate) fn into_inner(self) -> T {
+        self.0.into_inner()
+    }
+}
+
+#[cfg(not(forkjoin_loom))]
+impl<T: ?Sized> StdUnsafeCell<T> {
+    #[inline(always)]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        f(self.0.get())
+    }
+
+    #[inline(always)]
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
+
+#[cfg(forkjoin_shuttle)]
+pub(crate) mod sim;
+
+#[cfg(forkjoin_shuttle)]
+mod imp {
+    pub(crate) use super::sim::{sim_thread_local as thread_local, LocalKey};
+    pub(crate) use super::StdUnsafeCell as UnsafeCell;
+    pub(crate) use shuttle::sync::atomic::{
+        fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+    };
+    pub(crate) use shuttle::sync::{Condvar, Mutex, MutexGuard};
+    pub(crate) use shuttle::thread;
+    pub(crate) use std::sync::Arc;
+
+    /// Under shuttle a spin yields to the scheduler (a scheduling point).
+    #[inline(always)]
+    pub(crate) fn spin_loop() {
+        shuttle::hint::spin_loop();
     }
 }
 
@@ -56,6 +87,7 @@ mod imp {
     };
     pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
     pub(crate) use loom::thread;
+    pub(crate) use std::thread_local;
 
     /// Under loom a spin must yield, or the model would explore an unbounded busy loop.
     #[inline(always)]
@@ -75,7 +107,11 @@ pub(crate) use imp::*;
 /// after changing the word, and the waiter re-checks the word under the lock, so a wake cannot slip
 /// between the waiter's check and its wait.
 ///
+/// Under shuttle, `sim::Futex` stands in: virtual threads park, and a timed wait ends on the
+/// virtual clock.
+///
 /// `wait` may return spuriously; callers re-check the word in a loop.
+#[cfg(not(forkjoin_shuttle))]
 pub(crate) struct Futex {
     word: AtomicU32,
     #[cfg(any(forkjoin_loom, not(target_os = "linux")))]
@@ -84,6 +120,7 @@ pub(crate) struct Futex {
     cond: Condvar,
 }
 
+#[cfg(not(forkjoin_shuttle))]
 impl Futex {
     pub(crate) fn new(value: u32) -> Self {
         Futex {
@@ -196,6 +233,9 @@ impl Futex {
     }
 }
 
+#[cfg(forkjoin_shuttle)]
+pub(crate) use sim::Futex;
+
 /// The calling OS thread's id and name: how the trace tells outside callers apart (the OS thread in
 /// both builds; loom's model threads do not trace).
 pub(crate) fn current_thread_identity() -> (std::thread::ThreadId, Option<String>) {
@@ -216,8 +256,9 @@ pub(crate) fn yield_now() {
 /// a pair of SeqCst fences would. On other systems and under loom both sides are `fence(SeqCst)`. On a
 /// Linux whose `membarrier` registration fails (old kernels, valgrind) the light barrier would be
 /// unsound, so the private stacks are not used at all ([`light_barrier_is_sound`]): every job goes to
-/// the public deque, and the owner never reaches a light barrier.
-#[cfg(all(target_os = "linux", not(forkjoin_loom)))]
+/// the public deque, and the owner never reaches a light barrier. Under shuttle, which runs every
+/// virtual thread sequentially consistent, both sides are `fence(SeqCst)` too: each a scheduling point.
+#[cfg(all(target_os = "linux", not(forkjoin_loom), not(forkjoin_shuttle)))]
 mod asym {
     use super::{fence, AtomicBool, Ordering};
     use std::sync::Once;
@@ -287,7 +328,7 @@ mod asym {
     }
 }
 
-#[cfg(not(all(target_os = "linux", not(forkjoin_loom))))]
+#[cfg(not(all(target_os = "linux", not(forkjoin_loom), not(forkjoin_shuttle))))]
 mod asym {
     use super::{fence, Ordering};
 

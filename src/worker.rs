@@ -51,7 +51,7 @@ use crate::latch::CoreLatch;
 use crate::registry::{bump, Registry, WorkerCounters, WorkerQueues};
 use crate::sleep::slot::Slot;
 use crate::sleep::{IdleState, Idled};
-use crate::sync::{heavy_barrier, Arc, AtomicUsize, Ordering};
+use crate::sync::{heavy_barrier, thread_local, Arc, AtomicUsize, Ordering};
 use crate::trace::{Event, JobKind, RingWriter, Source, WakeReason};
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some

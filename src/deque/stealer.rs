@@ -81,6 +81,10 @@ impl<T> Stealer<T> {
         if inner.buffer.load(Ordering::Relaxed) != buffer {
             return Steal::Retry;
         }
+        // A deliberately broken variant for the simulation's self-check (docs/testing.md): the CAS
+        // compares against a fresh `top`, so it no longer decides who took the item read above.
+        #[cfg(forkjoin_sim_bug = "steal_without_cas")]
+        let t = inner.top.load(Ordering::SeqCst);
         // SeqCst CAS (loom models it as AcqRel; the fence above carries the SeqCst argument). Its
         // Release half pairs with the owner's Acquire loads of `top`: our read of the slot happens
         // before the owner reuses it.

@@ -38,11 +38,17 @@ use crate::sync::{fence, yield_now, AtomicU64, AtomicUsize, Ordering};
 use crate::util::CachePadded;
 
 /// Rounds of `spin_loop` hints before yielding.
-#[cfg(not(forkjoin_loom))]
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 const SPIN_ROUNDS: u32 = 8;
 /// Round at which the worker announces it is sleepy (after spinning and yielding).
-#[cfg(not(forkjoin_loom))]
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 const ROUNDS_UNTIL_SLEEPY: u32 = 32;
+// Under shuttle each round of a 64-worker pool is ~130 scheduling steps of searching: keep a
+// spin and a yield phase (so both paths run) but few rounds, or idle workers dominate every schedule.
+#[cfg(forkjoin_shuttle)]
+const SPIN_ROUNDS: u32 = 2;
+#[cfg(forkjoin_shuttle)]
+const ROUNDS_UNTIL_SLEEPY: u32 = 4;
 // Under loom the rounds only multiply interleavings: go straight to the protocol.
 #[cfg(forkjoin_loom)]
 const SPIN_ROUNDS: u32 = 0;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The simulation's self-check: builds sim-tests once per deliberately broken variant of the runtime
+# (`--cfg forkjoin_sim_bug="..."`, see docs/testing.md) and requires the named simulation to fail
+# with a schedule shuttle can replay. Exits non-zero if a variant passes (the simulation would have
+# missed a real bug) or does not build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# variant   test target   test name   what the simulation sees
+cases=(
+  "no_wake_on_inject install install_asleep_8"  # every worker asleep, injected work: a deadlock
+  "no_wake_on_latch join fib_2"                 # the outside caller never woken: a deadlock
+  "steal_without_cas deque deque_4"             # two takers win one item: the count differs
+)
+
+export CARGO_TARGET_DIR=target/shuttle-bugs
+failed=0
+for case in "${cases[@]}"; do
+  read -r bug target name <<<"$case"
+  export RUSTFLAGS="--cfg forkjoin_shuttle --cfg forkjoin_sim_bug=\"$bug\""
+  cargo test --release -p sim-tests --test "$target" --no-run 2>/dev/null ||
+    { echo "sim-bugs: $bug does not build"; exit 1; }
+  log=$(mktemp)
+  start=$SECONDS
+  if cargo test --release -p sim-tests --test "$target" -- --exact "$name" >"$log" 2>&1; then
+    echo "sim-bugs: $bug: $name PASSED, the simulation missed the bug"
+    failed=1
+  elif grep -q "failing schedule" "$log"; then
+    why=$(grep -m1 -E "deadlocked|assertion|panicked at|exceeded" "$log" | cut -c1-90 || true)
+    echo "sim-bugs: $bug: $name failed as required in $((SECONDS - start)) s (${why})"
+  else
+    echo "sim-bugs: $bug: $name failed without a replayable schedule:"
+    tail -20 "$log"
+    failed=1
+  fi
+  rm -f "$log"
+done
+exit "$failed"
