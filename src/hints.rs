@@ -143,7 +143,8 @@ where
 }
 
 /// The number of workers in the calling thread's pool (the global pool's outside one).
-#[inline]
+#[cold]
+#[inline(never)]
 pub(crate) fn pool_size() -> usize {
     crate::current_num_threads()
 }
