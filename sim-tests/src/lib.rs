@@ -68,7 +68,9 @@ where
     let body = Arc::new(body);
     if let Ok(schedule) = std::env::var("FORKJOIN_SIM_REPLAY") {
         let body = body.clone();
-        shuttle::replay(move || body(), schedule.trim());
+        // The schedule as shuttle prints it, line breaks and all.
+        let schedule: String = schedule.split_whitespace().collect();
+        shuttle::replay(move || body(), &schedule);
         println!("sim: {name} workers={workers} replayed ok");
         return;
     }

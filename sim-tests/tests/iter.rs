@@ -92,5 +92,5 @@ fn sort_8() {
 
 #[test]
 fn sort_64() {
-    sorts_on(64, 100);
+    sorts_on(64, 1000);
 }
