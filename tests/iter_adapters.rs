@@ -389,8 +389,18 @@ fn a_call_made_while_every_other_worker_is_busy_runs_as_one_piece() {
         assert_eq!(piece_count(&pool, n), 1, "n = {n}");
     }
     release_tx.send(()).unwrap();
-    // With the other worker back, a long enough call is shared (up front, or when it asks).
-    let shared = (0..100).any(|_| piece_count(&pool, 1 << 24) > 1);
+    // With the other worker back, a long enough call is shared (up front, or when it asks). Its
+    // items must cost something: a closed-form fold is rightly folded whole while the other worker
+    // sleeps (see `a_closed_form_loop_folds_its_free_rest_correctly`).
+    let shared = (0..100).any(|_| {
+        pool.install(|| {
+            (0..1u64 << 24)
+                .into_par_iter()
+                .fold(|| 0u64, |c, x| c + 1 + (std::hint::black_box(x) & 0))
+                .filter(|&c| c > 0)
+                .count()
+        }) > 1
+    });
     assert!(shared, "a free worker never got a piece");
 }
 
