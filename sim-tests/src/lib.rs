@@ -264,10 +264,10 @@ pub fn skynet(base: u64, depth: u32, k: u64, leaves: &AtomicUsize) -> u64 {
 }
 
 /// Solutions of the `n`-queens problem with the first `placed.len()` rows fixed, one parallel
-/// iterator (over a `Vec` of candidate columns) per row; counts the boards examined in `boards`.
-pub fn nqueens(n: usize, placed: Vec<usize>, boards: &AtomicUsize) -> usize {
+/// iterator (over a `Vec` of candidate columns) per row; calls `visit` once per board examined.
+pub fn nqueens<V: Fn() + Sync>(n: usize, placed: Vec<usize>, visit: &V) -> usize {
     use forkjoin::prelude::*;
-    boards.fetch_add(1, Ordering::Relaxed);
+    visit();
     if placed.len() == n {
         return 1;
     }
@@ -285,7 +285,7 @@ pub fn nqueens(n: usize, placed: Vec<usize>, boards: &AtomicUsize) -> usize {
         .map(|c| {
             let mut next = placed.clone();
             next.push(c);
-            nqueens(n, next, boards)
+            nqueens(n, next, visit)
         })
         .sum()
 }

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use forkjoin::prelude::*;
 use shuttle::scheduler::RandomScheduler;
 use shuttle::Runner;
-use sim_tests::{config, pool, Counter};
+use sim_tests::{config, nqueens, pool, Counter};
 
 /// Notes, at the start of each job of the call, which worker runs it and when (in scheduler steps).
 struct Tracker {
@@ -77,30 +77,6 @@ fn skynet(base: u64, depth: u32, k: u64, t: &Tracker) -> u64 {
         .sum()
 }
 
-fn nqueens(n: usize, placed: Vec<usize>, t: &Tracker) -> usize {
-    t.touch();
-    if placed.len() == n {
-        return 1;
-    }
-    let row = placed.len();
-    let candidates: Vec<usize> = (0..n)
-        .filter(|&c| {
-            placed
-                .iter()
-                .enumerate()
-                .all(|(r, &q)| q != c && q.abs_diff(c) != row - r)
-        })
-        .collect();
-    candidates
-        .into_par_iter()
-        .map(|c| {
-            let mut next = placed.clone();
-            next.push(c);
-            nqueens(n, next, t)
-        })
-        .sum()
-}
-
 fn matmul(n: usize, block: usize, t: &Tracker) -> u64 {
     let a: Vec<u64> = (0..n * n).map(|i| (i % 7) as u64).collect();
     let mut c = vec![0u64; n * n];
@@ -148,7 +124,7 @@ fn measure(shape: &'static str, workers: usize, schedules: usize) -> Vec<Sample>
         let result = pool.install(|| match shape {
             "fib" => fib(14, &t),
             "skynet" => skynet(0, 3, 8, &t),
-            "nqueens" => nqueens(6, Vec::new(), &t) as u64,
+            "nqueens" => nqueens(6, Vec::new(), &|| t.touch()) as u64,
             _ => matmul(64, 4, &t),
         });
         let steps = (shuttle::current::context_switches() - start) as f64;

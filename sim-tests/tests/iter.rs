@@ -53,7 +53,11 @@ fn nqueens_8() {
         let exits = Arc::new(Counter::default());
         let pool = pool(8, &exits);
         let boards = AtomicUsize::new(0);
-        let got = pool.install(|| nqueens(5, Vec::new(), &boards));
+        let got = pool.install(|| {
+            nqueens(5, Vec::new(), &|| {
+                boards.fetch_add(1, Ordering::Relaxed);
+            })
+        });
         let (solutions, examined) = nqueens_seq(5, &mut Vec::new());
         assert_eq!((got, solutions), (10, 10), "5-queens has 10 solutions");
         assert_eq!(
