@@ -39,7 +39,7 @@ pub(crate) fn is_work_requested() -> bool {
 pub(crate) fn some_worker_searching() -> bool {
     let wt = WorkerThread::current();
     // SAFETY: a non-null current worker is valid while this thread runs a job.
-    !wt.is_null() && unsafe { (*wt).some_worker_searching() }
+    !wt.is_null() && unsafe { (*wt).searching_workers() } > 0
 }
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
@@ -82,8 +82,8 @@ pub(crate) enum StartAs {
     /// worker are pending and this join would be one of the deep joins that run inline (see
     /// `crate::join`), or its job would stay private and few are looking for it (the sharing
     /// heartbeat is not due, or an earlier publication still waits for a thief, and fewer than two
-    /// idle workers are awake or this worker already holds an older private job to give them). One leaf,
-    /// which still splits on request, and publishes the half it offers at once.
+    /// idle workers are awake or this worker already holds an older private job to give them). One
+    /// leaf, which still splits on request, and publishes the half it offers at once.
     OneLeaf,
     /// Split up front, so that every worker has a piece at once (also outside a pool, where the
     /// split's `join` moves the call into the global pool).
@@ -122,7 +122,7 @@ pub(crate) fn start_as() -> StartAs {
         StartAs::Whole
     } else if !wt.some_worker_idles()
         || wt.would_keep_split_private()
-        || !(wt.push_would_publish() || (wt.several_workers_searching() && !wt.has_private_jobs()))
+        || !(wt.push_would_publish() || (wt.searching_workers() >= 2 && !wt.has_private_jobs()))
     {
         StartAs::OneLeaf
     } else {

@@ -3,9 +3,10 @@
 //! Production code, the loom models in `loom-tests/` and the simulations in `sim-tests/` run the same
 //! source: every module imports its atomics, cells, fences, threads and thread-locals from here.
 //! `--cfg forkjoin_loom` swaps them for loom's model types; `--cfg forkjoin_shuttle` swaps them for
-//! shuttle's (a deterministic scheduler that runs whole pools on virtual threads), with the stand-ins
-//! of `sync/sim.rs` for what shuttle does not model (futex waits, timeouts, time). Nothing else in the crate
-//! may name `std::sync::atomic`, `std::cell::UnsafeCell`, `std::thread` or `thread_local!` directly.
+//! shuttle's (a deterministic scheduler that runs whole pools on virtual threads), with the
+//! stand-ins of `sync/sim.rs` for what shuttle does not model (futex waits, timeouts, time). Nothing
+//! else in the crate may name `std::sync::atomic`, `std::cell::UnsafeCell`, `std::thread` or
+//! `thread_local!` directly.
 #![allow(dead_code, unused_imports)] // a facade: not every build configuration uses every item
 #[cfg(all(forkjoin_loom, forkjoin_shuttle))]
 compile_error!("`--cfg forkjoin_loom` and `--cfg forkjoin_shuttle` exclude each other");

@@ -263,17 +263,15 @@ impl WorkerThread {
         unsafe { (*self.idle_workers).load(Ordering::Relaxed) != 0 }
     }
 
-    /// True if some idle worker of this pool is awake, not asleep (see
-    /// [`Sleep::some_worker_searching`](crate::sleep::Sleep::some_worker_searching)).
+    /// How many idle workers of this pool are awake, not asleep: 0 while nobody idles (see
+    /// [`Sleep::searching_workers`](crate::sleep::Sleep::searching_workers), a hint).
     #[inline]
-    pub(crate) fn some_worker_searching(&self) -> bool {
-        self.some_worker_idles() && self.registry.sleep().some_worker_searching()
-    }
-
-    /// True if several idle workers of this pool are awake at once, all asking for work.
-    #[inline]
-    pub(crate) fn several_workers_searching(&self) -> bool {
-        self.some_worker_idles() && self.registry.sleep().searching_workers() >= 2
+    pub(crate) fn searching_workers(&self) -> usize {
+        if self.some_worker_idles() {
+            self.registry.sleep().searching_workers()
+        } else {
+            0
+        }
     }
 
     /// True if this is the only worker of its pool (then no job of its can ever be stolen).

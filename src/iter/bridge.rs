@@ -14,18 +14,19 @@
 //!    therefore pays for about `threads` joins in total, while a skewed loop keeps splitting exactly
 //!    where the work is left. The only worker of a pool cannot be asked, so it folds its whole piece
 //!    in one go ([`nobody_can_ask`](crate::hints::nobody_can_ask)).
-//! 3. **Batch sizes adapt to item cost.** The first batches are not timed and grow fourfold from one
-//!    item (a small call of ten items runs three batches and reads no clock at all). From
-//!    [`TIMED_FROM`] items on, or as soon as an idle worker asks, every batch is timed: the size grows
-//!    while a batch takes less than [`BATCH_TARGET`] and halves when one takes much longer. Cheap items run in long
-//!    vectorisable batches (polling cost is amortised); expensive items are polled often, so a request
-//!    is answered within about one batch time whatever the item cost.
+//! 3. **Batch sizes adapt to item cost.** The first batches are not timed and grow fourfold from
+//!    one item (a small call of ten items runs three batches and reads no clock at all). From
+//!    [`TIMED_FROM`] items on, or as soon as an idle worker asks, every batch is timed: the size
+//!    grows while a batch takes less than [`BATCH_TARGET`] and halves when one takes much longer.
+//!    Cheap items run in long vectorisable batches (polling cost is amortised); expensive items
+//!    are polled often, so a request is answered within about one batch time whatever the item
+//!    cost.
 //! 4. **Only a remainder worth a hand-off is split** ([`worth_sharing`]): at the last timed batch's
 //!    rate it must take at least [`MIN_SHARED_WORK`] × log2(threads) (many idle workers ask all the
 //!    time, and the innermost leaf answers first). And a timed batch never takes more than half of
 //!    what is left, so a batch sized on cheap items that runs into expensive ones leaves a boundary
-//!    behind it at which the rest can still be shared. Except in a piece whose items turned out to be free
-//!    ([`FREE_BATCH`]): while no idle worker is awake, it folds its rest in one go.
+//!    behind it at which the rest can still be shared. Except in a piece whose items turned out to
+//!    be free ([`FREE_BATCH`]): while no idle worker is awake, it folds its rest in one go.
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
 //!    [`share_pending_work`](crate::hints::share_pending_work) publishes the oldest one now.

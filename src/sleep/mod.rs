@@ -514,19 +514,12 @@ impl Sleep {
         &self.slots[index]
     }
 
-    /// True if some idle worker that can steal is awake (spinning, yielding or searching), not
-    /// asleep: it would take work offered now within microseconds, while a sleeper first needs a
+    /// How many idle workers that can steal are awake (spinning, yielding or searching), not
+    /// asleep: they would take work offered now within microseconds, while a sleeper first needs a
     /// futex wake.
     ///
     /// Two relaxed loads, a hint: the two counts are not read at one instant, and a sleeper past
     /// its stack guard (counted as sleeping, not as idle) can hide an awake worker.
-    #[inline]
-    pub(crate) fn some_worker_searching(&self) -> bool {
-        self.searching_workers() > 0
-    }
-
-    /// How many idle workers are awake (see [`some_worker_searching`](Self::some_worker_searching),
-    /// the same hint).
     #[inline]
     pub(crate) fn searching_workers(&self) -> usize {
         // Relaxed: see `idle_workers`; only steers how eagerly a loop answers.
@@ -604,19 +597,19 @@ mod tests {
                 break;
             }
         };
-        assert!(!sleep.some_worker_searching(), "nobody idle");
+        assert_eq!(sleep.searching_workers(), 0, "nobody idle");
         sleep.idle_workers().fetch_add(2, Ordering::Relaxed);
-        assert!(sleep.some_worker_searching(), "two idle, none asleep");
+        assert_eq!(sleep.searching_workers(), 2, "two idle, none asleep");
         add_sleeper();
-        assert!(sleep.some_worker_searching(), "two idle, one of them awake");
+        assert_eq!(sleep.searching_workers(), 1, "two idle, one of them awake");
         add_sleeper();
-        assert!(!sleep.some_worker_searching(), "both idle ones asleep");
+        assert_eq!(sleep.searching_workers(), 0, "both idle ones asleep");
         sleep.counters.remove_sleeper(Ordering::SeqCst);
-        assert!(sleep.some_worker_searching(), "one woke up");
+        assert_eq!(sleep.searching_workers(), 1, "one woke up");
         // A sleeper past its stack guard is counted asleep but not idle: it hides an awake one
         // (documented: a hint).
         sleep.idle_workers().fetch_sub(1, Ordering::Relaxed);
-        assert!(!sleep.some_worker_searching());
+        assert_eq!(sleep.searching_workers(), 0);
     }
 
     #[test]
