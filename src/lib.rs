@@ -32,6 +32,7 @@ mod job;
 mod jobstack;
 mod latch;
 mod sleep;
+mod work_map;
 
 mod entry;
 mod fifo;
@@ -231,5 +232,6 @@ pub mod __loom {
     pub use crate::latch::{CoreLatch, Latch, SpinLatch};
     pub use crate::sleep::{IdleState, Idled, Sleep};
     pub use crate::sync::heavy_barrier;
+    pub use crate::work_map::WorkMap;
     pub use crossbeam_epoch::Collector;
 }

@@ -65,8 +65,11 @@ pub struct PoolStats {
     pub sleeps: u64,
     /// Times a sleeping worker was woken.
     pub wakeups: u64,
-    /// Searches that visited every other worker without stealing anything.
+    /// Searches that probed every deque the work map marked without stealing anything.
     pub failed_steals: u64,
+    /// Probes of another worker's public deque that found it empty (a search probes only the
+    /// deques marked as possibly holding jobs, and unmarks those it finds empty).
+    pub empty_probes: u64,
     /// Jobs moved from a worker's private stack to its public deque because a thief asked.
     pub jobs_published: u64,
     /// Heavy steals: patrols that ran a process-wide barrier (`membarrier`, which interrupts every
@@ -104,8 +107,10 @@ pub struct WorkerStats {
     pub stolen_by_others: u64,
     /// Jobs it took from the injector.
     pub injector_pops: u64,
-    /// Its searches that visited every other worker without stealing anything.
+    /// Its searches that probed every marked deque without stealing anything.
     pub failed_steals: u64,
+    /// Its probes of other workers' deques that found them empty.
+    pub empty_probes: u64,
     /// Jobs it moved from its private stack to its public deque.
     pub jobs_published: u64,
     /// Heavy steals it ran (see [`PoolStats::heavy_steals`]).
@@ -896,6 +901,7 @@ impl ThreadPool {
                 stolen_by_others: counters.iter().map(|thief| thief.stolen_from[index]).sum(),
                 injector_pops: c.injector_pops,
                 failed_steals: c.failed_steals,
+                empty_probes: c.empty_probes,
                 jobs_published: c.published,
                 heavy_steals: c.heavy_steals,
                 sleeps: c.sleeps,
@@ -910,6 +916,7 @@ impl ThreadPool {
             s.sleeps += w.sleeps;
             s.wakeups += w.wakeups;
             s.failed_steals += w.failed_steals;
+            s.empty_probes += w.empty_probes;
             s.jobs_published += w.jobs_published;
             s.heavy_steals += w.heavy_steals;
             s.workers.push(w);

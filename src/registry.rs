@@ -26,6 +26,7 @@ use crate::sync::{fence, thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex,
 use crate::trace::{PoolTrace, RingWriter, TraceConfig};
 use crate::unwind::{self, Payload};
 use crate::util::CachePadded;
+use crate::work_map::WorkMap;
 
 /// User callback receiving a panic payload.
 pub(crate) type PanicHandler = dyn Fn(Payload) + Send + Sync;
@@ -62,6 +63,8 @@ pub(crate) struct WorkerCounters {
     /// job stack counts).
     pub(crate) local_pops: AtomicU64,
     pub(crate) failed_steals: AtomicU64,
+    /// Probes of another worker's deque that found it empty.
+    pub(crate) empty_probes: AtomicU64,
     pub(crate) injector_pops: AtomicU64,
     pub(crate) sleeps: AtomicU64,
     pub(crate) published: AtomicU64,
@@ -88,6 +91,7 @@ impl WorkerCounters {
         WorkerCounters {
             local_pops: AtomicU64::new(0),
             failed_steals: AtomicU64::new(0),
+            empty_probes: AtomicU64::new(0),
             injector_pops: AtomicU64::new(0),
             sleeps: AtomicU64::new(0),
             published: AtomicU64::new(0),
@@ -138,6 +142,7 @@ pub(crate) struct CounterSnapshot {
     pub(crate) private_pops: u64,
     pub(crate) deque_pops: u64,
     pub(crate) failed_steals: u64,
+    pub(crate) empty_probes: u64,
     pub(crate) injector_pops: u64,
     pub(crate) sleeps: u64,
     pub(crate) published: u64,
@@ -219,6 +224,8 @@ impl Injector {
 pub(crate) struct Registry {
     thread_infos: Box<[ThreadInfo]>,
     sleep: Arc<Sleep>,
+    /// Which workers' public deques may hold jobs (searches probe only those).
+    work_map: WorkMap,
     injector: Injector,
     terminate_count: AtomicUsize,
     panic_handler: Option<Box<PanicHandler>>,
@@ -324,6 +331,7 @@ impl Registry {
                 })
                 .collect(),
             sleep: Arc::new(Sleep::new(n)),
+            work_map: WorkMap::new(n),
             injector: Injector::new(),
             terminate_count: AtomicUsize::new(1),
             panic_handler: config.panic_handler.take(),
@@ -393,6 +401,11 @@ impl Registry {
     #[inline]
     pub(crate) fn sleep(&self) -> &Arc<Sleep> {
         &self.sleep
+    }
+
+    #[inline]
+    pub(crate) fn work_map(&self) -> &WorkMap {
+        &self.work_map
     }
 
     /// Makes a job from outside the pool visible and wakes a worker for it.
@@ -534,6 +547,7 @@ impl Registry {
                     private_pops: info.jobs.popped(),
                     deque_pops: load(&s.local_pops),
                     failed_steals: load(&s.failed_steals),
+                    empty_probes: load(&s.empty_probes),
                     injector_pops: load(&s.injector_pops),
                     sleeps: load(&s.sleeps),
                     published: load(&s.published),

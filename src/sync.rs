@@ -237,6 +237,23 @@ impl Futex {
 #[cfg(forkjoin_shuttle)]
 pub(crate) use sim::Futex;
 
+/// Marks a pool worker's thread as running for as long as it is held (`main_loop` holds one). The
+/// simulation's virtual clock divides each scheduling step among the running threads
+/// (`sim::RunningThread`); every other build has no use for it.
+#[cfg(not(forkjoin_shuttle))]
+pub(crate) struct RunningThread;
+
+#[cfg(not(forkjoin_shuttle))]
+impl RunningThread {
+    #[inline(always)]
+    pub(crate) fn enter() -> Self {
+        RunningThread
+    }
+}
+
+#[cfg(forkjoin_shuttle)]
+pub(crate) use sim::RunningThread;
+
 /// The calling OS thread's id and name: how the trace tells outside callers apart (the OS thread in
 /// both builds; loom's model threads do not trace).
 pub(crate) fn current_thread_identity() -> (std::thread::ThreadId, Option<String>) {

@@ -24,10 +24,11 @@
 //! every job `join` might be waiting for is either still on top of the private stack or already taken
 //! (see `join.rs`). A pool of one worker pushes nothing at all: nobody could take it.
 //!
-//! **Search order** (idle or waiting): own public deque (LIFO, hot in cache) → injector (work from outside
-//! the pool) → random victims (FIFO end, the oldest and largest jobs). Finding nothing, the worker joins
-//! the idle count, then spins, yields and finally sleeps through [`crate::sleep`]; after a patrol
-//! timeout it heavy-steals once and sleeps again, twice as long.
+//! **Search order** (idle or waiting): own public deque (LIFO, hot in cache) → injector (work from
+//! outside the pool) → the other workers whose deques the work map marks as possibly holding jobs
+//! (`crate::work_map`), from a random one on (FIFO end, the oldest and largest jobs). Finding
+//! nothing, the worker joins the idle count, then spins, yields and finally sleeps through
+//! [`crate::sleep`]; after a patrol timeout it heavy-steals once and sleeps again, twice as long.
 //!
 //! **Stack guard** (rayon #854). A worker that waits for a stolen job executes other jobs on top of its
 //! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each
@@ -44,7 +45,7 @@ use std::time::Duration;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::deque::{Steal, Worker};
+use crate::deque::Worker;
 use crate::job::JobRef;
 use crate::jobstack::{JobStackOwner, Pushed, StealTicket};
 use crate::latch::CoreLatch;
@@ -388,8 +389,7 @@ impl WorkerThread {
     /// do). True if it published (and announced) one.
     fn share_now(&self) -> bool {
         if self.deque.is_empty() && self.publish(1) > 0 {
-            let woken = self.registry.sleep().new_jobs();
-            self.trace_wake(woken);
+            self.announce_public();
             return true;
         }
         false
@@ -420,15 +420,22 @@ impl WorkerThread {
     /// Makes every private job stealable (before this worker waits and runs other work).
     fn publish_all_private(&self) {
         if self.publish(usize::MAX) > 0 {
-            let woken = self.registry.sleep().new_jobs();
-            self.trace_wake(woken);
+            self.announce_public();
         }
     }
 
     /// Pushes a job straight onto the public deque (`spawn`, `Scope::spawn`) and announces it.
     pub(crate) fn push_public(&self, job: JobRef) {
         self.deque.push(job);
-        let woken = self.registry.sleep().new_jobs();
+        self.announce_public();
+    }
+
+    /// Announces jobs just pushed onto this worker's public deque: marks the deque in the work map
+    /// and wakes a sleeper if one waits (sleep README rule 1, `crate::work_map`).
+    #[inline]
+    fn announce_public(&self) {
+        let registry = &*self.registry;
+        let woken = registry.work_map().publish(self.index, registry.sleep());
         self.trace_wake(woken);
     }
 
@@ -718,7 +725,7 @@ impl WorkerThread {
         self.share_clock.read_next_time();
     }
 
-    /// One search: own deque → injector → random victims (not past the stack guard).
+    /// One search: own deque → injector → marked victims (not past the stack guard).
     fn find_work(&self, guarded: bool) -> Option<(JobRef, Source)> {
         if let Some(job) = self.pop_public() {
             return Some((job, Source::OwnDeque));
@@ -739,41 +746,42 @@ impl WorkerThread {
         self.steal()
     }
 
-    /// Tries every other worker once, starting at a random one, until a steal succeeds or all are empty.
+    /// Tries every other worker whose deque the work map marks once, starting at a random one,
+    /// until a steal succeeds or all are empty.
     fn steal(&self) -> Option<(JobRef, Source)> {
-        let infos = self.registry.thread_infos();
+        let registry = &*self.registry;
+        let infos = registry.thread_infos();
         let n = infos.len();
         if n <= 1 {
             return None;
         }
         let start = (self.rng.borrow_mut().next_u64() % n as u64) as usize;
-        loop {
-            let mut retry = false;
-            for offset in 0..n {
-                let victim = (start + offset) % n;
-                if victim == self.index {
-                    continue;
+        let stats = self.stats();
+        let found = registry.work_map().steal(
+            self.index,
+            start,
+            registry.sleep(),
+            |victim| {
+                let stolen = infos[victim].stealer.steal();
+                if stolen.is_empty() {
+                    bump(&stats.empty_probes);
                 }
-                match infos[victim].stealer.steal() {
-                    Steal::Success(job) => {
-                        self.stats().count_steal(victim);
-                        if let Some(trace) = &self.trace {
-                            let now = trace.now();
-                            let victim = victim as u32;
-                            let job = job.id() as u64;
-                            trace.push(now, now, Event::Stolen { victim, job });
-                        }
-                        return Some((job, Source::Stolen(victim as u32)));
-                    }
-                    Steal::Retry => retry = true,
-                    Steal::Empty => {}
-                }
-            }
-            if !retry {
-                bump(&self.stats().failed_steals);
-                return None;
-            }
+                stolen
+            },
+            |victim| infos[victim].stealer.is_empty(),
+        );
+        let Some((victim, job)) = found else {
+            bump(&stats.failed_steals);
+            return None;
+        };
+        stats.count_steal(victim);
+        if let Some(trace) = &self.trace {
+            let now = trace.now();
+            let victim = victim as u32;
+            let job = job.id() as u64;
+            trace.push(now, now, Event::Stolen { victim, job });
         }
+        Some((job, Source::Stolen(victim as u32)))
     }
 
     /// A patrol: a heavy steal from the private stacks (see `crate::jobstack`), recorded as a span
@@ -910,6 +918,7 @@ pub(crate) fn main_loop(
     queues: WorkerQueues,
     stack_size: usize,
 ) {
+    let _running = crate::sync::RunningThread::enter();
     let worker = WorkerThread::new(&registry, index, queues, stack_size);
     worker.enter();
     registry.run_start_handler(index);

@@ -6,8 +6,9 @@
 //!   **announces it is sleepy** by moving the global *jobs event counter* (JEC) from even ("active") to odd
 //!   ("sleepy") and remembers the value, searches once more, and finally **falls asleep** only if the JEC still
 //!   holds the remembered value (one CAS that also counts it as a sleeper).
-//! * Whoever makes new work visible (publishes to a deque, injects) then calls [`Sleep::new_jobs`]: a SeqCst
-//!   fence and a load of the counters; only if the JEC is odd does it bump it to even (so no sleepy thread can
+//! * Whoever makes new work visible (publishes to a deque, injects) then announces it: a SeqCst fence
+//!   and a load of the counters (`new_jobs`; a deque push goes through `crate::work_map`, which also
+//!   marks the deque and then calls [`Sleep::new_jobs_fenced`]); only if the JEC is odd does it bump it to even (so no sleepy thread can
 //!   complete its fall-asleep CAS), and only if some thread sleeps does it wake one. A busy pool therefore pays
 //!   one fence and one shared load per publication, and no read-modify-write.
 //! * A latch set for a specific sleeping worker wakes exactly that worker
@@ -431,22 +432,35 @@ impl Sleep {
 
     /// Announces that new stealable work became visible (call *after* publishing it); wakes one sleeper
     /// that can steal, if needed. Returns the index of the worker it woke, if any (for the trace).
+    /// The pool's deques announce through `WorkMap::publish`, which fences itself and calls
+    /// [`new_jobs_fenced`](Self::new_jobs_fenced); the models and unit tests use this.
+    #[cfg(any(test, forkjoin_loom))]
     #[inline]
     pub fn new_jobs(&self) -> Option<usize> {
+        // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a
+        // sleepy thread's search sees our job, or we see its odd JEC / its sleeper count below.
+        fence(Ordering::SeqCst);
+        self.announce_jobs(false)
+    }
+
+    /// [`new_jobs`](Self::new_jobs) for a caller that issued the `fence(SeqCst)` itself after
+    /// making the job visible (`WorkMap::publish`, whose fences follow its last write).
+    #[inline]
+    pub fn new_jobs_fenced(&self) -> Option<usize> {
         self.announce_jobs(false)
     }
 
     /// Announces a job pushed into the injector; may also wake a worker past its stack guard (which
     /// still takes injected work).
     pub(crate) fn new_injected_jobs(&self) {
+        // SeqCst fence: as in `new_jobs`.
+        fence(Ordering::SeqCst);
         self.announce_jobs(true);
     }
 
+    /// Rule 2 after the publisher's fence: moves a sleepy JEC on and wakes one sleeper if any.
     #[inline]
     fn announce_jobs(&self, include_guarded: bool) -> Option<usize> {
-        // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a sleepy
-        // thread's search sees our job, or we see its odd JEC / its sleeper count below.
-        fence(Ordering::SeqCst);
         let mut current = self.counters.load(Ordering::SeqCst);
         loop {
             if !current.jobs_counter().is_sleepy() {

@@ -9,10 +9,14 @@
 //! * **Thread-locals.** [`sim_thread_local!`] declares a `shuttle::thread_local!` (one value per
 //!   virtual thread) behind [`LocalKey`], which has the `get`/`set` of `std`'s `LocalKey<Cell<_>>`,
 //!   so the declaring module reads the same in every build.
-//! * **Time.** The virtual clock ([`now`]) is the execution's count of scheduling steps
-//!   (`shuttle::current::context_switches`) plus the time skipped by timed waits (below); a step
-//!   counts as [`NS_PER_TICK`] nanoseconds. Heartbeats, patrols and timeouts therefore happen after
-//!   a number of steps, and a schedule replays with the same times.
+//! * **Time.** The virtual clock ([`now`]) advances with the execution's scheduling steps
+//!   (`shuttle::current::context_switches`), plus the time skipped by timed waits (below). A step
+//!   counts as [`NS_PER_TICK`] nanoseconds divided by the number of *running* virtual threads: the
+//!   pool's workers (each counted while in [`RunningThread`]) and the test's main thread, less
+//!   those parked on a futex. On a machine each core advances on its own, so P busy workers take
+//!   P steps in the time one step takes; a clock counting every step in full would make
+//!   heartbeats, patrols and timeouts come P times too often at P workers. Heartbeats, patrols and
+//!   timeouts happen after a number of steps, and a schedule replays with the same times.
 //! * **Futex.** A waiter registers in the futex's waiter list, re-checks the word and parks its
 //!   virtual thread; a waker that changed the word unparks up to `n` registered waiters. The
 //!   registration comes before the check, so a wake cannot slip between them. Parking is a
@@ -41,11 +45,22 @@ use shuttle::thread;
 /// and the first patrol come every hundred steps, so small simulated problems reach them.
 pub(crate) const NS_PER_TICK: u64 = 1000;
 
+/// Fixed-point fraction bits of [`Execution::steps_time`].
+const FRACTION_BITS: u32 = 16;
+
 /// What one execution keeps besides the threads' own state.
 #[derive(Default)]
 struct Execution {
     /// Virtual time skipped by timekeepers (see the module docs), in ticks.
     skew: u64,
+    /// Virtual time the scheduling steps stand for, in ticks << [`FRACTION_BITS`].
+    steps_time: u64,
+    /// `context_switches` when `steps_time` was last brought up to date.
+    steps_seen: u64,
+    /// Pool workers running ([`RunningThread`]), besides the test's main thread.
+    workers: usize,
+    /// Virtual threads parked on a futex (not taking steps).
+    parked: usize,
     /// Pending timed waits: (deadline, unique id, the waiting thread's parker).
     timers: Vec<(u64, u64, Arc<Parker>)>,
     /// The next timer id.
@@ -62,9 +77,49 @@ fn with_execution<R>(f: impl FnOnce(&mut Execution) -> R) -> R {
     f(&mut EXECUTION.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
+impl Execution {
+    /// Brings the time of the steps up to date: each step since the last update counts as one tick
+    /// shared by the running threads. Call before the number of running threads changes.
+    fn advance(&mut self) {
+        let steps = shuttle::current::context_switches() as u64;
+        let running = (1 + self.workers).saturating_sub(self.parked).max(1) as u64;
+        self.steps_time += ((steps - self.steps_seen.min(steps)) << FRACTION_BITS) / running;
+        self.steps_seen = steps;
+    }
+
+    /// The virtual clock, in ticks.
+    fn now(&mut self) -> u64 {
+        self.advance();
+        (self.steps_time >> FRACTION_BITS) + self.skew
+    }
+}
+
 /// The virtual clock, in ticks of [`NS_PER_TICK`] nanoseconds (see the module docs).
 pub(crate) fn now() -> u64 {
-    shuttle::current::context_switches() as u64 + with_execution(|e| e.skew)
+    with_execution(Execution::now)
+}
+
+/// Counts the calling virtual thread among the running pool workers until dropped (the pool's
+/// `main_loop` holds one), for the clock's rate (see the module docs).
+pub(crate) struct RunningThread(());
+
+impl RunningThread {
+    pub(crate) fn enter() -> Self {
+        with_execution(|e| {
+            e.advance();
+            e.workers += 1;
+        });
+        RunningThread(())
+    }
+}
+
+impl Drop for RunningThread {
+    fn drop(&mut self) {
+        with_execution(|e| {
+            e.advance();
+            e.workers -= 1;
+        });
+    }
 }
 
 /// `d` in ticks, at least 1.
@@ -83,9 +138,17 @@ impl Parker {
     /// Blocks until the token is available, and takes it.
     fn park(&self) {
         let mut token = self.token.lock().unwrap_or_else(|e| e.into_inner());
+        with_execution(|e| {
+            e.advance();
+            e.parked += 1;
+        });
         while !*token {
             token = self.unparked.wait(token).unwrap_or_else(|e| e.into_inner());
         }
+        with_execution(|e| {
+            e.advance();
+            e.parked -= 1;
+        });
         *token = false;
     }
 
@@ -205,10 +268,7 @@ impl Futex {
             }
             let (now, keeper) = with_execution(|e| {
                 let first = e.timers.iter().min_by_key(|t| (t.0, t.1)).map(|t| t.1);
-                (
-                    shuttle::current::context_switches() as u64 + e.skew,
-                    first == Some(id),
-                )
+                (e.now(), first == Some(id))
             });
             if now >= deadline {
                 break;
