@@ -7,7 +7,7 @@
 //! ```
 //!
 //! For fib, skynet, n-queens and matmul shapes on 2, 8, 64 and 256 simulated workers it averages
-//! `ThreadPool::stats()` over `FORKJOIN_SIM_COUNT_SCHEDULES` random schedules (default 8; 3 at 256
+//! `ThreadPool::stats()` over `FORKJOIN_SIM_COUNT_SCHEDULES` random schedules (default 4; 2 at 256
 //! workers) and prints a markdown table: the counters per 1,000 jobs executed, the scheduler steps
 //! the call took, and the steps from the first job until every worker had run a job of the call
 //! (with how many schedules got there: a small problem may never reach every worker).
@@ -39,7 +39,10 @@ impl Tracker {
         }
     }
 
+    /// A job of the call starts on this worker. Each job also stands for one step of work (a yield:
+    /// plain computation takes no scheduling step, so without it jobs would cost nothing).
     fn touch(&self) {
+        shuttle::thread::yield_now();
         let now = shuttle::current::context_switches() as u64;
         self.first.fetch_min(now, Ordering::Relaxed);
         let index = forkjoin::current_thread_index().expect("jobs run on workers");
@@ -56,6 +59,12 @@ impl Tracker {
         (all != u64::MAX).then(|| all - self.first.load(Ordering::Relaxed))
     }
 }
+
+/// The shapes: big enough that 256 workers all find work.
+const FIB: u64 = 21;
+const SKYNET_DEPTH: u32 = 5;
+const QUEENS: usize = 8;
+const MATMUL: usize = 256;
 
 fn fib(n: u64, t: &Tracker) -> u64 {
     t.touch();
@@ -88,6 +97,10 @@ fn matmul(n: usize, block: usize, t: &Tracker) -> u64 {
                 for (ri, row) in rows.chunks_mut(n).enumerate() {
                     s.spawn(move |_| {
                         t.touch();
+                        // A row is n² multiply-adds: give it n / 8 steps of work.
+                        for _ in 0..n / 8 {
+                            shuttle::thread::yield_now();
+                        }
                         let i = bi * block + ri;
                         for (j, cell) in row.iter_mut().enumerate() {
                             *cell = (0..n).map(|k| a[i * n + k] * a[k * n + j]).sum();
@@ -105,6 +118,7 @@ struct Sample {
     jobs: f64,
     steals: f64,
     failed: f64,
+    empty_probes: f64,
     published: f64,
     heavy: f64,
     sleeps: f64,
@@ -122,10 +136,10 @@ fn measure(shape: &'static str, workers: usize, schedules: usize) -> Vec<Sample>
         let t = Tracker::new(workers);
         let start = shuttle::current::context_switches();
         let result = pool.install(|| match shape {
-            "fib" => fib(14, &t),
-            "skynet" => skynet(0, 3, 8, &t),
-            "nqueens" => nqueens(6, Vec::new(), &|| t.touch()) as u64,
-            _ => matmul(64, 4, &t),
+            "fib" => fib(FIB, &t),
+            "skynet" => skynet(0, SKYNET_DEPTH, 8, &t),
+            "nqueens" => nqueens(QUEENS, Vec::new(), &|| t.touch()) as u64,
+            _ => matmul(MATMUL, 4, &t),
         });
         let steps = (shuttle::current::context_switches() - start) as f64;
         std::hint::black_box(result);
@@ -134,6 +148,7 @@ fn measure(shape: &'static str, workers: usize, schedules: usize) -> Vec<Sample>
             jobs: s.jobs_executed as f64,
             steals: s.steals as f64,
             failed: s.failed_steals as f64,
+            empty_probes: s.empty_probes as f64,
             published: s.jobs_published as f64,
             heavy: s.heavy_steals as f64,
             sleeps: s.sleeps as f64,
@@ -153,15 +168,15 @@ fn sim_counts() {
     let schedules: usize = std::env::var("FORKJOIN_SIM_COUNT_SCHEDULES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(8);
-    println!("shapes: fib(14) join; skynet 8^3 nested range iterators; 6-queens nested Vec iterators; 64x64 matmul, scope jobs per 4 rows and per row");
+        .unwrap_or(4);
+    println!("shapes: fib({FIB}) join; skynet 8^{SKYNET_DEPTH} nested range iterators; {QUEENS}-queens nested Vec iterators; {MATMUL}x{MATMUL} matmul, scope jobs per 4 rows and per row");
     println!();
-    println!("| shape | workers | schedules | jobs | steals /1k | failed steals /1k | published /1k | heavy steals /1k | sleeps /1k | wake-ups /1k | steps of the call | steps until every worker ran a job (schedules) |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| shape | workers | schedules | jobs | steals /1k | empty probes /steal | failed searches /1k | published /1k | heavy steals /1k | sleeps /1k | wake-ups /publication | steps of the call | steps until every worker ran a job (schedules) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for shape in ["fib", "skynet", "nqueens", "matmul"] {
         for workers in [2, 8, 64, 256] {
             let n = if workers == 256 {
-                schedules.min(3)
+                schedules.min(2)
             } else {
                 schedules
             };
@@ -180,13 +195,14 @@ fn sim_counts() {
                 )
             };
             println!(
-                "| {shape} | {workers} | {n} | {jobs:.0} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {to_all} |",
+                "| {shape} | {workers} | {n} | {jobs:.0} | {:.0} | {:.1} | {:.0} | {:.0} | {:.1} | {:.1} | {:.2} | {:.0} | {to_all} |",
                 per_k(|s| s.steals),
+                mean(|s| s.empty_probes) / mean(|s| s.steals).max(1.0),
                 per_k(|s| s.failed),
                 per_k(|s| s.published),
                 per_k(|s| s.heavy),
                 per_k(|s| s.sleeps),
-                per_k(|s| s.wakeups),
+                mean(|s| s.wakeups) / mean(|s| s.published).max(1.0),
                 mean(|s| s.steps),
             );
         }
