@@ -86,9 +86,19 @@ where
             ran.fetch_add(1, Ordering::Relaxed);
         }
     };
+    // The two halves run on two OS threads at once (each shuttle execution lives on the thread
+    // that runs it), so a long test keeps both of CI's cores busy; a panic in either fails the test.
+    let pct_half = (pct > 0).then(|| {
+        let body = counted(&body);
+        std::thread::spawn(move || {
+            Runner::new(PctScheduler::new_from_seed(seed, 3, pct), config()).run(body)
+        })
+    });
     Runner::new(RandomScheduler::new_from_seed(seed, random), config()).run(counted(&body));
-    if pct > 0 {
-        Runner::new(PctScheduler::new_from_seed(seed, 3, pct), config()).run(counted(&body));
+    if let Some(pct_half) = pct_half {
+        if let Err(panic) = pct_half.join() {
+            std::panic::resume_unwind(panic);
+        }
     }
     let ran = ran.load(Ordering::Relaxed);
     assert_eq!(ran, schedules, "{name}: every schedule must run to the end");

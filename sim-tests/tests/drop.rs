@@ -30,7 +30,7 @@ fn drop_idle_64() {
 
 #[test]
 fn drop_idle_256() {
-    idle_on(256, 20);
+    idle_on(256, 1000);
 }
 
 fn busy_on(workers: usize, default_schedules: usize) {
