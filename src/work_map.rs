@@ -121,6 +121,18 @@ impl WorkMap {
         }
     }
 
+    /// True if some worker other than `me` is marked: a hint (no fence) that jobs may wait in
+    /// another deque, for deciding whether waking one more sleeper could pay off.
+    #[inline]
+    pub fn others_marked(&self, me: usize) -> bool {
+        let (mine, bit) = (me / BITS, 1u64 << (me % BITS));
+        self.words.iter().enumerate().any(|(w, word)| {
+            // Relaxed: a hint (see above).
+            let bits = word.load(Ordering::Relaxed);
+            (if w == mine { bits & !bit } else { bits }) != 0
+        })
+    }
+
     /// Clears `index`'s bit after a probe found its deque empty; true if the deque holds jobs
     /// again (the caller must mark and announce it).
     #[cold]
@@ -224,6 +236,8 @@ mod tests {
         assert_eq!(marked(&map, 0), [0, 2]);
         assert_eq!(search(0, 3), None);
         assert_eq!(marked(&map, 0), [0]);
+        assert!(!map.others_marked(0), "only its own bit");
+        assert!(map.others_marked(1));
     }
 
     #[test]

@@ -629,9 +629,9 @@ impl WorkerThread {
                 if let Some(since) = idle_since.take() {
                     self.end_idle(since);
                 }
-                if idle.has_idled() || owe_wake {
-                    // Back to work after idling: if others sleep, wake one to look for more, so
-                    // parallelism spreads one thread at a time.
+                if (idle.has_idled() || owe_wake) && self.more_work_visible() {
+                    // Back to work after idling, and more is there to take: if others sleep, wake
+                    // one to look for it, so parallelism spreads one thread at a time (rule 6).
                     let woken = sleep.wake_one_if_sleeping();
                     self.trace_wake(woken);
                 }
@@ -681,6 +681,18 @@ impl WorkerThread {
             let woken = sleep.wake_one_if_sleeping();
             self.trace_wake(woken);
         }
+    }
+
+    /// True if jobs may wait besides the one this worker just found (another worker's deque is
+    /// marked in the work map, its own deque holds jobs, or the injector does) and no idle worker
+    /// is awake to take them. A hint; jobs published later announce themselves (sleep README
+    /// rules 1 and 6).
+    fn more_work_visible(&self) -> bool {
+        let registry = &*self.registry;
+        registry.sleep().searching_workers() == 0
+            && (registry.work_map().others_marked(self.index)
+                || !self.deque.is_empty()
+                || registry.has_injected_jobs())
     }
 
     /// An idle period begins (a search failed): returns its start, in ticks, for [`end_idle`](Self::end_idle).
