@@ -376,3 +376,29 @@ fn elements_need_not_be_sync() {
         assert!(v.iter().map(Cell::get).eq(expected.iter().copied()));
     });
 }
+
+#[test]
+fn sort_by_cached_key_matches_std_and_computes_each_key_once() {
+    let mut rng = Rng(23);
+    for threads in [1, 2, 4] {
+        pool(threads).install(|| {
+            for len in [0, 1, 2, 3, 17, 1000, 50_000] {
+                for (shape, keys) in shapes(len, &mut rng) {
+                    // (key, original index): equal keys must keep their index order.
+                    let input: Vec<(u64, usize)> = keys.into_iter().zip(0..).collect();
+                    let mut expected = input.clone();
+                    expected.sort_by_cached_key(|p| p.0 % 1000);
+                    let mut got = input;
+                    let calls = AtomicUsize::new(0);
+                    got.par_sort_by_cached_key(|p| {
+                        calls.fetch_add(1, AtOrd::Relaxed);
+                        p.0 % 1000
+                    });
+                    assert_eq!(got, expected, "{shape}, len {len}, {threads} threads");
+                    let calls = calls.into_inner();
+                    assert_eq!(calls, if len < 2 { 0 } else { len }, "{shape}, len {len}");
+                }
+            }
+        });
+    }
+}

@@ -77,7 +77,7 @@ mod walk_tree;
 mod blocks;
 mod chain;
 mod chunks_adaptor;
-mod either;
+mod either_par;
 mod enumerate;
 mod filter;
 mod filter_map;
@@ -122,13 +122,13 @@ mod unzip;
 // rayon's `iter` items (and the sealed `Try`). The sources' types are public under rayon's module
 // paths (`forkjoin::slice::Iter`, ...; see `lib.rs`); producers, consumers and other helpers stay
 // inside the crate.
+pub use ::either::Either;
 pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
 pub use chunks_adaptor::Chunks;
 pub use collect::FromParallelIterator;
 pub use drain::ParallelDrainRange;
 pub use drain_full::ParallelDrainFull;
-pub use either::Either;
 pub use enumerate::Enumerate;
 pub use extend::ParallelExtend;
 pub use filter::Filter;

@@ -13,7 +13,9 @@ use super::slice_chunks::{
     ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
 };
 use super::slice_split;
-use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::{
+    IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator,
+};
 use crate::sort::{par_merge_sort, par_quicksort};
 
 /// A borrowed slice, shared (`&[T]`) or exclusive (`&mut [T]`): what the slice and chunk iterators
@@ -595,6 +597,36 @@ pub trait ParallelSliceMut<T: Send> {
         });
     }
 
+    /// Sorts the slice in parallel by a key, stably, calling the key function once per element
+    /// (in parallel) and caching the keys, like [`slice::sort_by_cached_key`]: for keys that are
+    /// expensive to compute.
+    ///
+    /// Allocates the keys with one index each (a `u32` where the length fits, as std does), sorts
+    /// them in parallel, then moves the elements into place in one pass.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    ///
+    /// let mut v = vec![-5i32, 4, 32, -3, 2];
+    /// v.par_sort_by_cached_key(|k| k.to_string());
+    /// assert_eq!(v, [-3, -5, 2, 32, 4]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        K: Ord + Send,
+        F: Fn(&T) -> K + Sync,
+    {
+        let slice = self.as_parallel_slice_mut();
+        if slice.len() < 2 {
+            return;
+        }
+        if u32::try_from(slice.len()).is_ok() {
+            sort_by_cached_key::<T, K, u32>(slice, &f);
+        } else {
+            sort_by_cached_key::<T, K, usize>(slice, &f);
+        }
+    }
+
     /// Sorts the slice in parallel, without preserving the order of equal elements.
     ///
     /// In place (no allocation), O(n log n) comparisons in the worst case; usually faster than
@@ -647,6 +679,59 @@ pub trait ParallelSliceMut<T: Send> {
         par_quicksort(self.as_parallel_slice_mut(), &|a: &T, b: &T| {
             f(a).cmp(&f(b))
         });
+    }
+}
+
+/// An element's position in [`ParallelSliceMut::par_sort_by_cached_key`]'s key list: `u32` where
+/// the slice's length fits, to keep the list small.
+trait CachedIndex: Copy + Ord + Send {
+    /// `i`, which the caller checked fits.
+    fn from_usize(i: usize) -> Self;
+    fn get(self) -> usize;
+}
+
+impl CachedIndex for u32 {
+    fn from_usize(i: usize) -> Self {
+        i as u32
+    }
+    fn get(self) -> usize {
+        self as usize
+    }
+}
+
+impl CachedIndex for usize {
+    fn from_usize(i: usize) -> Self {
+        i
+    }
+    fn get(self) -> usize {
+        self
+    }
+}
+
+/// Computes every key in parallel, sorts (key, index) pairs in parallel (the indices are unique,
+/// so an unstable sort keeps equal keys in slice order), then moves each element to its place.
+fn sort_by_cached_key<T, K, I>(slice: &mut [T], f: &(impl Fn(&T) -> K + Sync))
+where
+    T: Send,
+    K: Ord + Send,
+    I: CachedIndex,
+{
+    let mut keyed: Vec<(K, I)> = slice
+        .par_iter_mut()
+        .enumerate()
+        .map(|(i, x)| (f(x), I::from_usize(i)))
+        .collect();
+    keyed.par_sort_unstable();
+    // Position i receives the element that was at `keyed[i].1` originally. Earlier swaps moved it:
+    // positions below i were filled in order, and each records where the element it displaced
+    // went, so follow those links until the index is at or past i.
+    for i in 0..keyed.len() {
+        let mut index = keyed[i].1.get();
+        while index < i {
+            index = keyed[index].1.get();
+        }
+        keyed[i].1 = I::from_usize(index);
+        slice.swap(i, index);
     }
 }
 
