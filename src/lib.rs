@@ -43,6 +43,7 @@ mod worker;
 mod hints;
 
 mod broadcast;
+mod configuration;
 mod error;
 mod join;
 mod pool;
@@ -200,6 +201,8 @@ pub mod string {
 }
 
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
+#[allow(deprecated)]
+pub use configuration::{initialize, Configuration};
 pub use error::ThreadPoolBuildError;
 pub use join::{join, join_context, FnContext};
 pub use pool::{

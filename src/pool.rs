@@ -171,6 +171,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("panic_handler", &self.config.panic_handler.is_some())
             .field("start_handler", &self.config.start_handler.is_some())
             .field("exit_handler", &self.config.exit_handler.is_some())
+            .field("breadth_first", &self.config.breadth_first)
             .field("pin_threads", &self.pin_threads)
             .field("trace_file", &self.trace_file)
             .field("trace_capacity", &self.trace_capacity)
@@ -410,6 +411,30 @@ impl<S> ThreadPoolBuilder<S> {
         H: Fn(usize) + Send + Sync + 'static,
     {
         self.config.exit_handler = Some(Box::new(exit_handler));
+        self
+    }
+
+    /// rayon's deprecated execution hint: each worker takes the jobs of its own deque (the ones it
+    /// spawned, and the `join` jobs it published) oldest first instead of newest first, a loosely
+    /// breadth-first order. Thieves take the oldest jobs either way.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).breadth_first().build().unwrap();
+    /// let order = std::sync::Mutex::new(Vec::new());
+    /// pool.scope(|s| {
+    ///     s.spawn(|s| {
+    ///         for i in 0..3 {
+    ///             let order = &order;
+    ///             s.spawn(move |_| order.lock().unwrap().push(i));
+    ///         }
+    ///     });
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
+    /// ```
+    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    pub fn breadth_first(mut self) -> Self {
+        self.config.breadth_first = true;
         self
     }
 

@@ -51,6 +51,8 @@ pub(crate) struct RegistryConfig {
     pub(crate) trace: Option<TraceConfig>,
     /// Worker 0 is the building thread (`ThreadPoolBuilder::use_current_thread`).
     pub(crate) use_current_thread: bool,
+    /// Workers take their own public deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).
+    pub(crate) breadth_first: bool,
 }
 
 /// Per-worker event counters and busy/idle clock. Written only by their worker (load + store, no
@@ -240,6 +242,8 @@ pub(crate) struct Registry {
     /// A plain thread is yielding while it waits for its injected job. Only one may: many threads
     /// calling `install` at once then block at once instead of taking CPU time from the workers.
     caller_yielding: AtomicBool,
+    /// Workers take their own public deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).
+    breadth_first: bool,
     /// What the pool records for its trace file, if it traces; the file is written when the
     /// registry is dropped (its threads have exited).
     trace: Option<Arc<PoolTrace>>,
@@ -331,6 +335,7 @@ impl Registry {
                 })
                 .collect(),
             sleep: Arc::new(Sleep::new(n)),
+            breadth_first: config.breadth_first,
             work_map: WorkMap::new(n),
             injector: Injector::new(),
             terminate_count: AtomicUsize::new(1),
@@ -401,6 +406,11 @@ impl Registry {
     #[inline]
     pub(crate) fn sleep(&self) -> &Arc<Sleep> {
         &self.sleep
+    }
+
+    /// True if workers take their own deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).
+    pub(crate) fn breadth_first(&self) -> bool {
+        self.breadth_first
     }
 
     #[inline]

@@ -45,7 +45,7 @@ use std::time::Duration;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::deque::Worker;
+use crate::deque::{Steal, Worker};
 use crate::job::JobRef;
 use crate::jobstack::{JobStackOwner, Pushed, StealTicket};
 use crate::latch::CoreLatch;
@@ -224,6 +224,8 @@ pub(crate) struct WorkerThread {
     share_clock: ShareClock,
     /// The pool has this worker only: nothing it pushes can be stolen.
     alone: bool,
+    /// Take this worker's own public jobs oldest first (`ThreadPoolBuilder::breadth_first`).
+    breadth_first: bool,
     rng: RefCell<Xoshiro256PlusPlus>,
     /// Below this stack address a waiting worker stops stealing (stack guard).
     stack_limit: usize,
@@ -462,14 +464,31 @@ impl WorkerThread {
         !self.jobs.is_empty()
     }
 
-    /// Pops the newest job of the public deque.
+    /// Pops the newest job of the public deque (the oldest, in a `breadth_first` pool).
     #[inline]
     pub(crate) fn pop_public(&self) -> Option<JobRef> {
-        let job = self.deque.pop();
+        let job = if self.breadth_first {
+            self.take_oldest_public()
+        } else {
+            self.deque.pop()
+        };
         if job.is_some() {
             bump(&self.stats().local_pops);
         }
         job
+    }
+
+    /// Takes the oldest job of this worker's own public deque, from the thieves' end.
+    #[cold]
+    fn take_oldest_public(&self) -> Option<JobRef> {
+        let own = &self.registry.thread_info(self.index).stealer;
+        loop {
+            match own.steal() {
+                Steal::Success(job) => return Some(job),
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
+        }
     }
 
     /// Like [`take_inline_join`], for a caller that would `join` only to
@@ -903,6 +922,7 @@ impl WorkerThread {
             deque,
             index,
             alone: registry.num_threads() == 1,
+            breadth_first: registry.breadth_first(),
             last_share: Cell::new(0),
             share_clock: ShareClock::new(),
             share_interval: crate::clock::ticks_in(SHARE_INTERVAL),

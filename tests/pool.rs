@@ -213,3 +213,28 @@ fn build_error_is_an_error_with_a_message() {
     fn check<E: std::error::Error + std::fmt::Display + Send + Sync + 'static>() {}
     check::<forkjoin::ThreadPoolBuildError>();
 }
+
+/// The order in which a one-thread pool runs three jobs one spawned job spawns.
+fn spawn_order(builder: forkjoin::ThreadPoolBuilder) -> Vec<u32> {
+    let pool = builder.num_threads(1).build().unwrap();
+    let order = std::sync::Mutex::new(Vec::new());
+    pool.scope(|s| {
+        s.spawn(|s| {
+            for i in 0..3 {
+                let order = &order;
+                s.spawn(move |_| order.lock().unwrap().push(i));
+            }
+        });
+    });
+    order.into_inner().unwrap()
+}
+
+#[test]
+#[allow(deprecated)]
+fn breadth_first_takes_own_jobs_oldest_first() {
+    assert_eq!(spawn_order(forkjoin::ThreadPoolBuilder::new()), [2, 1, 0]);
+    assert_eq!(
+        spawn_order(forkjoin::ThreadPoolBuilder::new().breadth_first()),
+        [0, 1, 2]
+    );
+}

@@ -453,7 +453,7 @@ impl Sleep {
         self.announce_jobs(false)
     }
 
-    /// [`new_jobs`](Self::new_jobs) for a caller that issued the `fence(SeqCst)` itself after
+    /// `new_jobs` for a caller that issued the `fence(SeqCst)` itself after
     /// making the job visible (`WorkMap::publish`, whose fences follow its last write).
     #[inline]
     pub fn new_jobs_fenced(&self) -> Option<usize> {

@@ -13,6 +13,8 @@
 //! Every item is forkjoin's (`forkjoin::join` is `rayon_core::join`); see forkjoin's
 //! `docs/rayon-compatibility.md` for the few differences.
 
+#[allow(deprecated)]
+pub use forkjoin::{initialize, Configuration};
 pub use forkjoin::{
     broadcast, current_num_threads, current_thread_has_pending_tasks, current_thread_index,
     in_place_scope, in_place_scope_fifo, join, join_context, max_num_threads, scope, scope_fifo,

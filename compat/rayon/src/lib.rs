@@ -18,6 +18,8 @@ pub use forkjoin::{
     array, collections, iter, option, prelude, range, range_inclusive, result, slice, str, string,
     vec,
 };
+#[allow(deprecated)]
+pub use rayon_core::{initialize, Configuration};
 pub use rayon_core::{
     broadcast, current_num_threads, current_thread_index, in_place_scope, in_place_scope_fifo,
     join, join_context, max_num_threads, scope, scope_fifo, spawn, spawn_broadcast, spawn_fifo,
