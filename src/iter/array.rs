@@ -1,6 +1,6 @@
 //! Arrays by value: `[T; N]::into_par_iter()` moves the items out.
 
-use super::plumbing::{Consumer, ProducerCallback};
+use super::plumbing::{LazyConsumer, ProducerCallback};
 use super::vec::VecIntoIter;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -33,8 +33,8 @@ impl<T: Send, const N: usize> IntoParallelIterator for [T; N] {
 impl<T: Send, const N: usize> ParallelIterator for ArrayIntoIter<T, N> {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        self.items.drive_unindexed(consumer)
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        self.items.drive_lazy(consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

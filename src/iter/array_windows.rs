@@ -1,8 +1,8 @@
 //! `par_array_windows`: the overlapping windows of a slice as `&[T; N]`, indexed: the windows of
 //! `par_windows(N)` converted to arrays.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, ProducerCallback};
 use super::slice::ParallelSlice;
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -29,8 +29,8 @@ impl<T: Sync, const N: usize> Clone for ArrayWindows<'_, T, N> {
 impl<'a, T: Sync, const N: usize> ParallelIterator for ArrayWindows<'a, T, N> {
     type Item = &'a [T; N];
 
-    fn drive_unindexed<C: Consumer<&'a [T; N]>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<&'a [T; N]>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

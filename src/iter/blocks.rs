@@ -7,8 +7,8 @@
 
 use std::fmt;
 
-use super::bridge::bridge_producer_consumer;
-use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use super::bridge::bridge_producer_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::by_exponential_blocks`]: blocks of
@@ -61,7 +61,7 @@ impl<I: fmt::Debug> fmt::Debug for UniformBlocks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let first = crate::current_num_threads().max(1);
         let sizes = std::iter::successors(Some(first), |&n| Some(n.saturating_mul(2)));
         let len = self.base.len();
@@ -76,7 +76,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let sizes = std::iter::repeat(self.block_size);
         let len = self.base.len();
         self.base.with_producer(BlocksCallback {
@@ -98,7 +98,7 @@ struct BlocksCallback<S, C> {
 impl<T, S, C> ProducerCallback<T> for BlocksCallback<S, C>
 where
     S: Iterator<Item = usize>,
-    C: Consumer<T>,
+    C: LazyConsumer<T>,
 {
     type Output = C::Result;
 
@@ -111,7 +111,7 @@ where
             left -= size;
             let (block, rest) = producer.split_at(size);
             let (here, there, reducer) = consumer.split_off(size);
-            let result = bridge_producer_consumer(size, block, here);
+            let result = bridge_producer_lazy(size, block, here);
             done = Some(match done {
                 None => result,
                 Some(before) => reducer.reduce(before, result),

@@ -42,7 +42,8 @@ use std::time::Duration;
 use crate::clock::{self, ticks};
 
 use super::plumbing::{
-    Consumer, Producer, ProducerCallback, Reducer, UnindexedConsumer, UnindexedProducer,
+    Consumer, FromConsumer, LazyConsumer, Producer, ProducerCallback, Reducer, UnindexedConsumer,
+    UnindexedProducer,
 };
 use super::IndexedParallelIterator;
 use crate::hints::{self, StartAs};
@@ -66,7 +67,7 @@ const NEGLIGIBLE: Duration = Duration::from_nanos(125);
 const FREE_BATCH: usize = 1 << 16;
 /// Batches of fewer items run untimed (see [`Pace`]).
 const TIMED_FROM: usize = 16;
-/// How many batches a piece whose consumer [prefers the end](Consumer::prefers_end) cuts off its
+/// How many batches a piece whose consumer [prefers the end](LazyConsumer::prefers_end) cuts off its
 /// end before it runs the rest forward. Each one splits the consumer, and a `find_last` consumer
 /// can tell apart only 64 levels of splits (see `find_first_last.rs`): an unbounded walk from the
 /// end would use them all up on a long piece, and pieces sharing a boundary cannot stop each other.
@@ -147,7 +148,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    bridge_pieces(Counted { producer, len }, consumer)
+    bridge_producer_lazy(len, producer, FromConsumer::indexed(consumer))
 }
 
 /// Runs an indexed iterator into `consumer` through its producer: rayon's `bridge`, what an
@@ -158,8 +159,7 @@ where
     I: IndexedParallelIterator,
     C: Consumer<I::Item>,
 {
-    let len = par_iter.len();
-    par_iter.with_producer(BridgeCallback { len, consumer })
+    bridge_lazy(par_iter, FromConsumer::indexed(consumer))
 }
 
 /// Runs an [`UnindexedProducer`] into `consumer`: rayon's `bridge_unindexed`.
@@ -172,6 +172,36 @@ pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
+{
+    bridge_unindexed_lazy(producer, FromConsumer::unindexed(consumer))
+}
+
+/// [`bridge_producer_consumer`] for forkjoin's own consumers.
+#[inline]
+pub(crate) fn bridge_producer_lazy<P, C>(len: usize, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: LazyConsumer<P::Item>,
+{
+    bridge_pieces(Counted { producer, len }, consumer)
+}
+
+/// [`bridge`] for forkjoin's own consumers.
+#[inline]
+pub(crate) fn bridge_lazy<I, C>(par_iter: I, consumer: C) -> C::Result
+where
+    I: IndexedParallelIterator,
+    C: LazyConsumer<I::Item>,
+{
+    let len = par_iter.len();
+    par_iter.with_producer(BridgeCallback { len, consumer })
+}
+
+/// [`bridge_unindexed`] for forkjoin's own consumers.
+pub(crate) fn bridge_unindexed_lazy<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: LazyConsumer<P::Item>,
 {
     super::unindexed::drive_pieces(Unindexed(Some(producer)), consumer)
 }
@@ -188,7 +218,7 @@ impl<P: UnindexedProducer> super::unindexed::SplitPiece for Unindexed<P> {
         right.map(|right| Unindexed(Some(right)))
     }
 
-    fn fold_into<C: Consumer<P::Item>>(self, consumer: C) -> C {
+    fn fold_into<C: LazyConsumer<P::Item>>(self, consumer: C) -> C {
         match self.0 {
             Some(producer) => producer.fold_with(consumer.into_folder()).into_consumer(),
             None => consumer,
@@ -200,7 +230,7 @@ impl<P: UnindexedProducer> super::unindexed::SplitPiece for Unindexed<P> {
 pub(crate) fn bridge_pieces<P, C>(piece: P, consumer: C) -> C::Result
 where
     P: Piece,
-    C: Consumer<P::Item>,
+    C: LazyConsumer<P::Item>,
 {
     let len = piece.len();
     if len <= 1 || (len / 2 < piece.min_len() && len <= piece.max_len()) {
@@ -232,10 +262,10 @@ struct BridgeCallback<C> {
     consumer: C,
 }
 
-impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
+impl<T, C: LazyConsumer<T>> ProducerCallback<T> for BridgeCallback<C> {
     type Output = C::Result;
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
-        bridge_producer_consumer(self.len, producer, self.consumer)
+        bridge_producer_lazy(self.len, producer, self.consumer)
     }
 }
 
@@ -243,7 +273,7 @@ impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
 fn split_up_front<P, C>(producer: P, consumer: C, pieces: usize) -> C::Result
 where
     P: Piece,
-    C: Consumer<P::Item>,
+    C: LazyConsumer<P::Item>,
 {
     let len = producer.len();
     let min = producer.min_len().max(1);
@@ -265,7 +295,7 @@ where
         let (left_p, right_p) = producer.split_at(mid);
         let (left_c, right_c, reducer) = consumer.split_off(mid);
         let (left, right) = if from_end {
-            // The right half here, the left one offered (see `Consumer::prefers_end`).
+            // The right half here, the left one offered (see `LazyConsumer::prefers_end`).
             let (right, left) = hints::join_for_split(
                 move || split_up_front(right_p, right_c, right_pieces),
                 move || split_up_front(left_p, left_c, left_pieces),
@@ -289,7 +319,7 @@ where
 fn run_leaf<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
 where
     P: Piece,
-    C: Consumer<P::Item>,
+    C: LazyConsumer<P::Item>,
 {
     if consumer.prefers_end() && pace.tails > 0 {
         return run_leaf_from_end(producer, consumer, pace);
@@ -351,7 +381,7 @@ where
 fn fold_whole<P, C>(piece: P, consumer: C) -> C::Result
 where
     P: Piece,
-    C: Consumer<P::Item>,
+    C: LazyConsumer<P::Item>,
 {
     if consumer.full() {
         return consumer.complete();
@@ -367,7 +397,7 @@ where
 fn split_leaf<P, C>(producer: P, consumer: C, pace: Pace) -> C::Result
 where
     P: Piece,
-    C: Consumer<P::Item>,
+    C: LazyConsumer<P::Item>,
 {
     let mid = producer.len() / 2;
     let (left_p, right_p) = producer.split_at(mid);
@@ -379,7 +409,7 @@ where
     reducer.reduce(left, right)
 }
 
-/// [`run_leaf`] for a consumer that [prefers the end](Consumer::prefers_end): up to
+/// [`run_leaf`] for a consumer that [prefers the end](LazyConsumer::prefers_end): up to
 /// [`TAIL_BATCHES`] batches are cut off the *end* of the piece, each fed to a consumer split off
 /// for it, before the rest runs forward. So a `find_last` meets the last items of a piece first,
 /// whatever the cost of the items before them (each of which may hold a whole nested search), and
@@ -390,7 +420,7 @@ where
 fn run_leaf_from_end<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
 where
     P: Piece,
-    C: Consumer<P::Item>,
+    C: LazyConsumer<P::Item>,
 {
     let alone = hints::nobody_can_ask();
     pace.restart_clock();

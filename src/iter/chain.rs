@@ -4,7 +4,7 @@
 //! both iterators are driven at once with `join`, the second one offered to another thread.
 //! Indexed, one producer holds both producers and cuts the one the index falls in.
 
-use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::chain`].
@@ -28,13 +28,13 @@ where
 {
     type Item = A::Item;
 
-    fn drive_unindexed<C: Consumer<A::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<A::Item>>(self, consumer: C) -> C::Result {
         // An exact split where the first length is known (an indexed `collect` writes by
         // position); otherwise the consumers of unindexed streams ignore `keep`.
         let keep = self.a.opt_len().unwrap_or(0);
         let (left, right, reducer) = consumer.split_off(keep);
         let Chain { a, b } = self;
-        let (ra, rb) = crate::join(|| a.drive_unindexed(left), || b.drive_unindexed(right));
+        let (ra, rb) = crate::join(|| a.drive_lazy(left), || b.drive_lazy(right));
         reducer.reduce(ra, rb)
     }
 

@@ -9,7 +9,7 @@
 use std::fmt;
 
 use super::bridge::{bridge_pieces, Piece};
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelSlice::par_chunk_by`](crate::slice::ParallelSlice::par_chunk_by).
@@ -49,7 +49,7 @@ where
 {
     type Item = &'a [T];
 
-    fn drive_unindexed<C: Consumer<&'a [T]>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'a [T]>>(self, consumer: C) -> C::Result {
         bridge_pieces(ChunkByProducer::new(self.slice, &self.pred), consumer)
     }
 }
@@ -83,7 +83,7 @@ where
 {
     type Item = &'a mut [T];
 
-    fn drive_unindexed<C: Consumer<&'a mut [T]>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'a mut [T]>>(self, consumer: C) -> C::Result {
         bridge_pieces(ChunkByProducer::new(self.slice, &self.pred), consumer)
     }
 }

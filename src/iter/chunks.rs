@@ -1,7 +1,7 @@
 //! Parallel iteration over fixed-size chunks of a slice: `par_chunks(n)` and `par_chunks_mut(n)`.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::slice::SliceRef;
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -30,8 +30,8 @@ impl<S: SliceRef> ChunksOf<S> {
 
 impl<S: SliceRef> ParallelIterator for ChunksOf<S> {
     type Item = S::Chunk;
-    fn drive_unindexed<C: Consumer<S::Chunk>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<S::Chunk>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())

@@ -1,8 +1,8 @@
 //! `chunks` on indexed iterators: the items gathered into `Vec`s of `chunk_size` (the last one
 //! may be shorter).
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::chunks`].
@@ -23,8 +23,8 @@ impl<I> Chunks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
     type Item = Vec<I::Item>;
 
-    fn drive_unindexed<C: Consumer<Vec<I::Item>>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<Vec<I::Item>>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

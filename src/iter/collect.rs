@@ -13,7 +13,7 @@
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
-use super::plumbing::{Consumer, Reducer};
+use super::plumbing::{LazyConsumer, Reducer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 
 /// Building a collection from a parallel iterator (the parallel [`FromIterator`]), used by
@@ -42,7 +42,7 @@ impl<T: Send> FromParallelIterator<T> for Vec<T> {
 /// Appends the items of an iterator of unknown length to `target`: every piece collects into its own
 /// `Vec`, and the pieces are appended in order.
 pub(super) fn append_pieces<I: ParallelIterator>(par_iter: I, target: &mut Vec<I::Item>) {
-    let pieces = par_iter.drive_unindexed(ListVecConsumer { vec: Vec::new() });
+    let pieces = par_iter.drive_lazy(ListVecConsumer { vec: Vec::new() });
     target.reserve(pieces.iter().map(Vec::len).sum());
     for mut piece in pieces {
         target.append(&mut piece);
@@ -231,7 +231,7 @@ pub(super) fn append_with_len<I: ParallelIterator>(
     let old_len = target.len();
     let written = {
         let slots = &mut target.spare_capacity_mut()[..len];
-        let result = par_iter.drive_unindexed(CollectConsumer::new(slots));
+        let result = par_iter.drive_lazy(CollectConsumer::new(slots));
         let written = result.initialized;
         if written != len {
             // Dropping `result` drops the items written so far; nothing is leaked.
@@ -247,9 +247,9 @@ pub(super) fn append_with_len<I: ParallelIterator>(
     unsafe { target.set_len(old_len + written) };
 }
 
-/// Consumer that writes items, in order, into a run of uninitialised destination slots.
+/// LazyConsumer that writes items, in order, into a run of uninitialised destination slots.
 ///
-/// It is also its own result: after [`complete`](Consumer::complete) it still owns the items it wrote
+/// It is also its own result: after [`complete`](LazyConsumer::complete) it still owns the items it wrote
 /// until they are merged into the left neighbour or released to the destination `Vec`.
 #[derive(Debug)]
 pub(crate) struct CollectConsumer<'a, T> {
@@ -282,7 +282,7 @@ impl<'a, T> CollectConsumer<'a, T> {
     }
 }
 
-impl<T: Send> Consumer<T> for CollectConsumer<'_, T> {
+impl<T: Send> LazyConsumer<T> for CollectConsumer<'_, T> {
     type Result = Self;
     type Reducer = CollectReducer;
 
@@ -381,7 +381,7 @@ impl<'a, T> Reducer<CollectConsumer<'a, T>> for CollectReducer {
     }
 }
 
-/// Consumer for iterators of unknown length: every piece collects into its own `Vec`.
+/// LazyConsumer for iterators of unknown length: every piece collects into its own `Vec`.
 #[derive(Debug)]
 pub(crate) struct ListVecConsumer<T> {
     vec: Vec<T>,
@@ -393,7 +393,7 @@ impl<T> ListVecConsumer<T> {
     }
 }
 
-impl<T: Send> Consumer<T> for ListVecConsumer<T> {
+impl<T: Send> LazyConsumer<T> for ListVecConsumer<T> {
     type Result = Vec<Vec<T>>;
     type Reducer = ListReducer;
 

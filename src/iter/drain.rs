@@ -11,8 +11,8 @@
 use std::collections::VecDeque;
 use std::ops::{Bound, Range, RangeBounds};
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, ProducerCallback};
 use super::vec::{DrainProducer, VecIntoIter};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -96,8 +96,8 @@ pub struct VecDrain<'a, T: Send> {
 
 impl<T: Send> ParallelIterator for VecDrain<'_, T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.range.len())
@@ -186,11 +186,11 @@ pub struct StringDrain<'a> {
 
 impl ParallelIterator for StringDrain<'_> {
     type Item = char;
-    fn drive_unindexed<C: Consumer<char>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<char>>(self, consumer: C) -> C::Result {
         use crate::str::ParallelString;
         self.string[self.range.clone()]
             .par_chars()
-            .drive_unindexed(consumer)
+            .drive_lazy(consumer)
     }
 }
 

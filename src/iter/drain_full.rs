@@ -5,8 +5,8 @@
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::marker::PhantomData;
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, ProducerCallback};
 use super::vec::VecIntoIter;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelDrainRange, ParallelIterator};
 
@@ -54,8 +54,8 @@ impl<'a, T: Ord + Send> ParallelDrainFull for &'a mut BinaryHeap<T> {
 
 impl<T: Ord + Send> ParallelIterator for HeapDrain<'_, T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -122,8 +122,8 @@ impl<'a, T: Send, S> ParallelDrainFull for &'a mut HashSet<T, S> {
 
 impl<T: Send> ParallelIterator for HashDrain<'_, T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        self.items.drive_unindexed(consumer)
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        self.items.drive_lazy(consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         self.items.opt_len()

@@ -19,7 +19,7 @@
 
 use either::Either;
 
-use super::plumbing::{Consumer, ProducerCallback};
+use super::plumbing::{LazyConsumer, ProducerCallback};
 use super::unzip::split_eithers;
 use super::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend,
@@ -34,10 +34,10 @@ where
 {
     type Item = L::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         match self {
-            Either::Left(l) => l.drive_unindexed(consumer),
-            Either::Right(r) => r.drive_unindexed(consumer),
+            Either::Left(l) => l.drive_lazy(consumer),
+            Either::Right(r) => r.drive_lazy(consumer),
         }
     }
 

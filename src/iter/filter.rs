@@ -2,7 +2,7 @@
 
 use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{FilterOp, OpConsumer};
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::filter`].
@@ -28,8 +28,8 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let op = FilterOp(&self.filter_op);
-        self.base.drive_unindexed(OpConsumer::new(consumer, op))
+        self.base.drive_lazy(OpConsumer::new(consumer, op))
     }
 }

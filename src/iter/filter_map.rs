@@ -2,7 +2,7 @@
 
 use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{FilterMapOp, OpConsumer};
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::filter_map`].
@@ -29,8 +29,8 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let op = FilterMapOp(&self.filter_op);
-        self.base.drive_unindexed(OpConsumer::new(consumer, op))
+        self.base.drive_lazy(OpConsumer::new(consumer, op))
     }
 }

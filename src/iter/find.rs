@@ -4,10 +4,10 @@
 //! once it sees the flag. Relaxed suffices: the flag is only an early-exit hint, and the result itself
 //! travels back through `join`, which synchronises.
 
-use super::plumbing::{Consumer, Reducer};
+use super::plumbing::{LazyConsumer, Reducer};
 use crate::sync::{AtomicBool, Ordering};
 
-/// Consumer behind [`ParallelIterator::any`](super::ParallelIterator::any).
+/// LazyConsumer behind [`ParallelIterator::any`](super::ParallelIterator::any).
 #[derive(Debug)]
 pub(crate) struct AnyConsumer<'f, P> {
     found: &'f AtomicBool,
@@ -25,7 +25,7 @@ impl<'f, P> AnyConsumer<'f, P> {
     }
 }
 
-impl<'f, T, P: Fn(T) -> bool + Sync> Consumer<T> for AnyConsumer<'f, P> {
+impl<'f, T, P: Fn(T) -> bool + Sync> LazyConsumer<T> for AnyConsumer<'f, P> {
     type Result = bool;
     type Reducer = OrReducer;
 
@@ -60,7 +60,7 @@ impl Reducer<bool> for OrReducer {
     }
 }
 
-/// Consumer behind [`ParallelIterator::find_any`](super::ParallelIterator::find_any).
+/// LazyConsumer behind [`ParallelIterator::find_any`](super::ParallelIterator::find_any).
 #[derive(Debug)]
 pub(crate) struct FindAnyConsumer<'f, T, P> {
     found: &'f AtomicBool,
@@ -78,7 +78,7 @@ impl<'f, T, P> FindAnyConsumer<'f, T, P> {
     }
 }
 
-impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindAnyConsumer<'f, T, P> {
+impl<'f, T: Send, P: Fn(&T) -> bool + Sync> LazyConsumer<T> for FindAnyConsumer<'f, T, P> {
     type Result = Option<T>;
     type Reducer = FirstSomeReducer;
 

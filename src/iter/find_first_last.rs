@@ -29,7 +29,7 @@
 //! word is read and written with relaxed ordering: it is only a hint to stop, and the results
 //! travel back through `join`, which synchronises.
 
-use super::plumbing::{Consumer, Reducer};
+use super::plumbing::{LazyConsumer, Reducer};
 use super::ParallelIterator;
 use crate::sync::{AtomicUsize, Ordering};
 
@@ -64,7 +64,7 @@ where
         Direction::First => usize::MAX,
         Direction::Last => 0,
     });
-    iter.drive_unindexed(FindConsumer {
+    iter.drive_lazy(FindConsumer {
         predicate: &predicate,
         best: &best,
         direction,
@@ -97,7 +97,7 @@ impl<T, P> FindConsumer<'_, T, P> {
     }
 }
 
-impl<T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindConsumer<'_, T, P> {
+impl<T: Send, P: Fn(&T) -> bool + Sync> LazyConsumer<T> for FindConsumer<'_, T, P> {
     type Result = Option<T>;
     type Reducer = FindReducer;
 

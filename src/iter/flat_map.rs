@@ -7,7 +7,7 @@
 //! the inner iterators before it; the consumer left over after the last one is never fed.
 
 use super::debug_impl::debug_skipping_closures;
-use super::plumbing::{Consumer, Reducer};
+use super::plumbing::{LazyConsumer, Reducer};
 use super::{IntoParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::flat_map`].
@@ -34,9 +34,9 @@ where
 {
     type Item = PI::Item;
 
-    fn drive_unindexed<C: Consumer<PI::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<PI::Item>>(self, consumer: C) -> C::Result {
         self.base
-            .drive_unindexed(FlatMapConsumer::new(consumer, &self.map_op))
+            .drive_lazy(FlatMapConsumer::new(consumer, &self.map_op))
     }
 }
 
@@ -59,15 +59,15 @@ where
 {
     type Item = <I::Item as IntoParallelIterator>::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         // A function item: zero-sized, `Sync`, and called like `flat_map`'s closure.
         let into_par_iter = <I::Item as IntoParallelIterator>::into_par_iter;
         self.base
-            .drive_unindexed(FlatMapConsumer::new(consumer, &into_par_iter))
+            .drive_lazy(FlatMapConsumer::new(consumer, &into_par_iter))
     }
 }
 
-/// Consumer of the outer items of [`FlatMap`] and [`Flatten`]. `base` is never fed directly: every
+/// LazyConsumer of the outer items of [`FlatMap`] and [`Flatten`]. `base` is never fed directly: every
 /// inner iterator gets a consumer split off from it, and `base` keeps the rest.
 struct FlatMapConsumer<'f, C, R, F> {
     base: C,
@@ -86,11 +86,11 @@ impl<'f, C, R, F> FlatMapConsumer<'f, C, R, F> {
     }
 }
 
-impl<T, C, F, PI> Consumer<T> for FlatMapConsumer<'_, C, C::Result, F>
+impl<T, C, F, PI> LazyConsumer<T> for FlatMapConsumer<'_, C, C::Result, F>
 where
     F: Fn(T) -> PI + Sync,
     PI: IntoParallelIterator,
-    C: Consumer<PI::Item>,
+    C: LazyConsumer<PI::Item>,
 {
     type Result = C::Result;
     type Reducer = C::Reducer;
@@ -104,7 +104,7 @@ where
             // How many positions the inner iterator has is not known (the output is not
             // indexed), and the consumers of unindexed streams ignore `keep`.
             let (here, rest, reducer) = self.base.split_off(0);
-            let result = inner.drive_unindexed(here);
+            let result = inner.drive_lazy(here);
             self.previous = Some(match self.previous.take() {
                 None => result,
                 Some(previous) => reducer.reduce(previous, result),

@@ -7,7 +7,7 @@
 
 use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{FlatMapIterOp, ItemOp, OpConsumer};
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::flat_map_iter`].
@@ -34,9 +34,9 @@ where
 {
     type Item = SI::Item;
 
-    fn drive_unindexed<C: Consumer<SI::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<SI::Item>>(self, consumer: C) -> C::Result {
         let op = FlatMapIterOp(&self.map_op);
-        self.base.drive_unindexed(OpConsumer::new(consumer, op))
+        self.base.drive_lazy(OpConsumer::new(consumer, op))
     }
 }
 
@@ -59,9 +59,9 @@ where
 {
     type Item = <I::Item as IntoIterator>::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.base
-            .drive_unindexed(OpConsumer::new(consumer, FlattenIterOp))
+            .drive_lazy(OpConsumer::new(consumer, FlattenIterOp))
     }
 }
 

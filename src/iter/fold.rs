@@ -1,7 +1,7 @@
 //! `fold`: one sequential accumulator per piece, yielded as a (not indexed) parallel iterator.
 
 use super::debug_impl::debug_skipping_closures;
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::fold`]: yields one accumulator per piece.
@@ -34,18 +34,18 @@ where
 {
     type Item = U;
 
-    fn drive_unindexed<C: Consumer<U>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<U>>(self, consumer: C) -> C::Result {
         let consumer = FoldConsumer {
             base: consumer,
             acc: (self.identity)(),
             identity: &self.identity,
             fold_op: &self.fold_op,
         };
-        self.base.drive_unindexed(consumer)
+        self.base.drive_lazy(consumer)
     }
 }
 
-/// Consumer that folds its items into `acc` and, when complete, passes `acc` on as one item.
+/// LazyConsumer that folds its items into `acc` and, when complete, passes `acc` on as one item.
 #[derive(Debug)]
 pub(crate) struct FoldConsumer<'f, C, U, ID, F> {
     base: C,
@@ -54,9 +54,9 @@ pub(crate) struct FoldConsumer<'f, C, U, ID, F> {
     fold_op: &'f F,
 }
 
-impl<'f, T, U, C, ID, F> Consumer<T> for FoldConsumer<'f, C, U, ID, F>
+impl<'f, T, U, C, ID, F> LazyConsumer<T> for FoldConsumer<'f, C, U, ID, F>
 where
-    C: Consumer<U>,
+    C: LazyConsumer<U>,
     F: Fn(U, T) -> U + Sync,
     ID: Fn() -> U + Sync,
     U: Send,

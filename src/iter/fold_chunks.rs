@@ -7,8 +7,8 @@
 
 use std::fmt;
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::try_fold::{FromClone, FromIdentity, Seed};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -51,8 +51,8 @@ where
 {
     type Item = U;
 
-    fn drive_unindexed<C: Consumer<U>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<U>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -122,8 +122,8 @@ where
 {
     type Item = U;
 
-    fn drive_unindexed<C: Consumer<U>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<U>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::fold_with`]: yields one accumulator per piece.
@@ -45,14 +45,14 @@ where
 {
     type Item = U;
 
-    fn drive_unindexed<C: Consumer<U>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<U>>(self, consumer: C) -> C::Result {
         let consumer = FoldWithConsumer {
             base: consumer,
             acc: None,
             init: self.item,
             fold_op: &self.fold_op,
         };
-        self.base.drive_unindexed(consumer)
+        self.base.drive_lazy(consumer)
     }
 }
 
@@ -65,9 +65,9 @@ struct FoldWithConsumer<'f, C, U, F> {
     fold_op: &'f F,
 }
 
-impl<T, U, C, F> Consumer<T> for FoldWithConsumer<'_, C, U, F>
+impl<T, U, C, F> LazyConsumer<T> for FoldWithConsumer<'_, C, U, F>
 where
-    C: Consumer<U>,
+    C: LazyConsumer<U>,
     F: Fn(U, T) -> U + Sync,
     U: Send + Clone,
 {

@@ -1,14 +1,14 @@
 //! `for_each`: calls a function on every item.
 
-use super::plumbing::{Consumer, NoopReducer};
+use super::plumbing::{LazyConsumer, NoopReducer};
 
-/// Consumer behind [`ParallelIterator::for_each`](super::ParallelIterator::for_each).
+/// LazyConsumer behind [`ParallelIterator::for_each`](super::ParallelIterator::for_each).
 #[derive(Debug)]
 pub(crate) struct ForEachConsumer<'f, F> {
     pub(super) op: &'f F,
 }
 
-impl<'f, T, F: Fn(T) + Sync> Consumer<T> for ForEachConsumer<'f, F> {
+impl<'f, T, F: Fn(T) + Sync> LazyConsumer<T> for ForEachConsumer<'f, F> {
     type Result = ();
     type Reducer = NoopReducer;
 

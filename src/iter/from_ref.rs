@@ -7,7 +7,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// A [`FromRef`] kind: a zero-sized marker naming one way to turn references into values.
@@ -107,9 +107,8 @@ where
 {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        self.base
-            .drive_unindexed(FromRefConsumer::<C, K>::new(consumer))
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        self.base.drive_lazy(FromRefConsumer::<C, K>::new(consumer))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -191,7 +190,7 @@ where
     }
 }
 
-/// Consumer of a [`FromRef`]: converts referenced items before passing them on.
+/// LazyConsumer of a [`FromRef`]: converts referenced items before passing them on.
 pub(crate) struct FromRefConsumer<C, K> {
     base: C,
     kind: PhantomData<K>,
@@ -206,9 +205,9 @@ impl<C, K> FromRefConsumer<C, K> {
     }
 }
 
-impl<'a, T, C, K> Consumer<&'a T> for FromRefConsumer<C, K>
+impl<'a, T, C, K> LazyConsumer<&'a T> for FromRefConsumer<C, K>
 where
-    C: Consumer<T>,
+    C: LazyConsumer<T>,
     T: 'a,
     K: RefToOwned<'a, T>,
 {
@@ -247,4 +246,4 @@ macro_rules! debug_as {
 }
 debug_as!(FromRef, "");
 debug_as!(FromRefProducer, "Producer");
-debug_as!(FromRefConsumer, "Consumer");
+debug_as!(FromRefConsumer, "LazyConsumer");

@@ -3,7 +3,7 @@
 //! stay indexed when their input is.
 
 use super::debug_impl::debug_skipping_closures;
-use super::plumbing::{Consumer, ProducerCallback};
+use super::plumbing::{LazyConsumer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::inspect`].
@@ -29,14 +29,14 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let op = &self.inspect_op;
         self.base
             .map(move |x| {
                 op(&x);
                 x
             })
-            .drive_unindexed(consumer)
+            .drive_lazy(consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -87,14 +87,14 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let op = &self.update_op;
         self.base
             .map(move |mut x| {
                 op(&mut x);
                 x
             })
-            .drive_unindexed(consumer)
+            .drive_lazy(consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

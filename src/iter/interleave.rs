@@ -6,8 +6,8 @@
 //! rayon). A producer position `i` of the interleaving is known to come from the first or the
 //! second iterator by arithmetic on the two lengths, so a split cuts both base producers.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::skip_take::Take;
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -32,8 +32,8 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -273,8 +273,8 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.interleave.drive_unindexed(consumer)
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        self.interleave.drive_lazy(consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

@@ -9,7 +9,7 @@
 
 use std::iter::once;
 
-use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::intersperse`].
@@ -40,10 +40,10 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let exact = self.base.opt_len().is_some();
         let consumer = IntersperseConsumer::new(consumer, self.item, false, exact);
-        self.base.drive_unindexed(consumer).0
+        self.base.drive_lazy(consumer).0
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -87,7 +87,7 @@ where
     }
 }
 
-/// Consumer of [`Intersperse`] driven by the base's items: puts a separator before every item
+/// LazyConsumer of [`Intersperse`] driven by the base's items: puts a separator before every item
 /// but the very first. Its result also tells whether the piece passed any item on.
 ///
 /// Where a piece splits off its right part before it has passed any item, and the base is not
@@ -117,7 +117,7 @@ impl<C, T> IntersperseConsumer<C, T> {
     }
 }
 
-impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> {
+impl<T: Clone + Send, C: LazyConsumer<T>> LazyConsumer<T> for IntersperseConsumer<C, T> {
     type Result = (C::Result, bool);
     type Reducer = IntersperseReducer<C, T>;
 
@@ -175,13 +175,13 @@ impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> 
 
 /// Reducer of [`IntersperseConsumer`]: joins the results and, after an uncertain split, puts the
 /// separator between two parts that both passed items on.
-struct IntersperseReducer<C: Consumer<T>, T> {
+struct IntersperseReducer<C: LazyConsumer<T>, T> {
     outer: C::Reducer,
     /// The middle consumer of an uncertain split, the separator, and the reducer of middle and right.
     middle: Option<(C, T, C::Reducer)>,
 }
 
-impl<T, C: Consumer<T>> Reducer<(C::Result, bool)> for IntersperseReducer<C, T> {
+impl<T, C: LazyConsumer<T>> Reducer<(C::Result, bool)> for IntersperseReducer<C, T> {
     fn reduce(
         self,
         (left, left_passed): (C::Result, bool),

@@ -1,7 +1,7 @@
 //! `with_min_len` / `with_max_len`: bounds on the size of the pieces the splitter hands out.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::with_min_len`].
@@ -47,8 +47,8 @@ macro_rules! bounded_iter {
         impl<I: IndexedParallelIterator> ParallelIterator for $ty<I> {
             type Item = I::Item;
 
-            fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
+            fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+                bridge_lazy(self, consumer)
             }
 
             fn opt_len(&self) -> Option<usize> {

@@ -2,7 +2,7 @@
 
 use super::debug_impl::debug_skipping_closures;
 use super::op_consumer::{MapOp, OpConsumer};
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`ParallelIterator::map`].
@@ -29,9 +29,9 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let op = MapOp(&self.map_op);
-        self.base.drive_unindexed(OpConsumer::new(consumer, op))
+        self.base.drive_lazy(OpConsumer::new(consumer, op))
     }
 
     fn opt_len(&self) -> Option<usize> {

@@ -18,7 +18,7 @@
 use std::mem::ManuallyDrop;
 
 use super::debug_impl::debug_skipping_closures;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 use crate::sync::thread::{self, ThreadId};
 
@@ -131,7 +131,7 @@ impl<T> std::fmt::Debug for ThreadBound<T> {
     }
 }
 
-/// Consumer behind [`MapWith`] and [`MapInit`]: maps every item with `map_op(&mut state, item)`.
+/// LazyConsumer behind [`MapWith`] and [`MapInit`]: maps every item with `map_op(&mut state, item)`.
 #[derive(Debug)]
 pub(crate) struct MapStateConsumer<'f, C, S, F> {
     base: C,
@@ -139,9 +139,9 @@ pub(crate) struct MapStateConsumer<'f, C, S, F> {
     map_op: &'f F,
 }
 
-impl<T, R, C, S, F> Consumer<T> for MapStateConsumer<'_, C, S, F>
+impl<T, R, C, S, F> LazyConsumer<T> for MapStateConsumer<'_, C, S, F>
 where
-    C: Consumer<R>,
+    C: LazyConsumer<R>,
     S: PieceState,
     F: Fn(&mut S::State, T) -> R + Sync,
 {
@@ -215,7 +215,7 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let source = CloneState {
             template: self.init,
             state: None,
@@ -256,9 +256,9 @@ where
     S: PieceState,
     F: Fn(&mut S::State, I::Item) -> R + Sync + Send,
     R: Send,
-    C: Consumer<R>,
+    C: LazyConsumer<R>,
 {
-    base.drive_unindexed(MapStateConsumer {
+    base.drive_lazy(MapStateConsumer {
         base: consumer,
         source,
         map_op,
@@ -291,7 +291,7 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let source = InitState {
             init: &self.init,
             state: None,

@@ -48,6 +48,7 @@
 #![warn(unreachable_pub)]
 
 mod bridge;
+mod consumer_adapters;
 mod debug_impl;
 pub mod plumbing;
 

@@ -4,8 +4,8 @@
 //! Built on the binary [`zip`](super::IndexedParallelIterator::zip): the components are zipped
 //! left to right into nested pairs, which a `map` flattens into the item tuple.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, ProducerCallback};
 use super::{
     IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
     IntoParallelRefMutIterator, ParallelIterator,
@@ -98,8 +98,8 @@ macro_rules! multizip {
         {
             type Item = ($first_t::Item, $($t::Item,)*);
 
-            fn drive_unindexed<CONS: Consumer<Self::Item>>(self, consumer: CONS) -> CONS::Result {
-                bridge(self, consumer)
+            fn drive_lazy<CONS: LazyConsumer<Self::Item>>(self, consumer: CONS) -> CONS::Result {
+                bridge_lazy(self, consumer)
             }
 
             fn opt_len(&self) -> Option<usize> {

@@ -1,7 +1,7 @@
 //! The consumer shared by the adaptors that only rewrite the stream of items (`map`, `filter`,
 //! `filter_map`): it applies an [`ItemOp`] to every sequential run it is fed and passes the result on.
 
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 
 /// An operation on a sequential run of items, applied by an [`OpConsumer`] before the items go on.
 ///
@@ -19,7 +19,7 @@ pub(crate) trait ItemOp<T>: Copy + Send {
     }
 }
 
-/// Consumer that applies `op` to the items before passing them on to `base`
+/// LazyConsumer that applies `op` to the items before passing them on to `base`
 /// (the consumers of `map`, `filter`, `filter_map`, `flat_map_iter` and `flatten_iter`).
 #[derive(Debug)]
 pub(crate) struct OpConsumer<C, O> {
@@ -33,10 +33,10 @@ impl<C, O> OpConsumer<C, O> {
     }
 }
 
-impl<T, C, O> Consumer<T> for OpConsumer<C, O>
+impl<T, C, O> LazyConsumer<T> for OpConsumer<C, O>
 where
     O: ItemOp<T>,
-    C: Consumer<O::Out>,
+    C: LazyConsumer<O::Out>,
 {
     type Result = C::Result;
     type Reducer = C::Reducer;

@@ -2,8 +2,8 @@
 //! value), [`once`] and [`empty`]. All are an [`OptionIter`], indexed, with a producer of length 0
 //! or 1.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// Parallel iterator over the zero or one item of an `Option` (rayon's `option::IntoIter`,
@@ -113,8 +113,8 @@ impl<'a, T: Send, E> IntoParallelIterator for &'a mut Result<T, E> {
 impl<T: Send> ParallelIterator for OptionIter<T> {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

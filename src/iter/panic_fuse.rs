@@ -5,7 +5,7 @@
 //! dropped during unwinding: a panic anywhere downstream or upstream of the adaptor unwinds through
 //! the piece that holds it. Every piece checks the flag before it pulls each item.
 
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 use crate::sync::{thread, AtomicBool, Ordering};
 
@@ -59,9 +59,9 @@ impl Drop for FuseGuard<'_> {
 impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let blown = AtomicBool::new(false);
-        self.base.drive_unindexed(PanicFuseConsumer {
+        self.base.drive_lazy(PanicFuseConsumer {
             base: consumer,
             fuse: FuseGuard(Fuse(&blown)),
         })
@@ -97,13 +97,13 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
     }
 }
 
-/// Consumer of [`PanicFuse`].
+/// LazyConsumer of [`PanicFuse`].
 struct PanicFuseConsumer<'f, C> {
     base: C,
     fuse: FuseGuard<'f>,
 }
 
-impl<T, C: Consumer<T>> Consumer<T> for PanicFuseConsumer<'_, C> {
+impl<T, C: LazyConsumer<T>> LazyConsumer<T> for PanicFuseConsumer<'_, C> {
     type Result = C::Result;
     type Reducer = C::Reducer;
 

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use super::bridge::{bridge_pieces, Piece};
 use super::parallel_iterator::ParallelIterator;
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 
 /// Turns a sequential iterator into a parallel one: `iter.par_bridge()`.
 ///
@@ -55,7 +55,7 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let pieces = crate::current_num_threads().max(1);
         let shared = Shared {
             iter: Mutex::new(self.iter.fuse()),

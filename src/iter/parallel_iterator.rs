@@ -19,7 +19,7 @@ use super::intersperse::Intersperse;
 use super::map::Map;
 use super::map_with::{MapInit, MapWith};
 use super::panic_fuse::PanicFuse;
-use super::plumbing::Consumer;
+use super::plumbing::{AsConsumer, FromConsumer, LazyConsumer, UnindexedConsumer};
 use super::reduce::ReduceConsumer;
 use super::skip_any::{SkipAny, SkipAnyWhile};
 use super::sum::{ProductConsumer, SumConsumer};
@@ -47,9 +47,25 @@ pub trait ParallelIterator: Sized + Send {
     /// The type of item this iterator produces.
     type Item: Send;
 
-    /// Internal: drives every item into `consumer`. Indexed iterators feed items in position order.
+    /// Drives every item into `consumer` (rayon's plumbing; indexed iterators feed items in
+    /// position order). An iterator written for rayon implements this, usually with
+    /// [`bridge`](super::plumbing::bridge) or
+    /// [`bridge_unindexed`](super::plumbing::bridge_unindexed); forkjoin's own iterators implement
+    /// `drive_lazy` instead, and each of the two methods has a default that calls the other, so an
+    /// implementation must provide one of them.
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>,
+    {
+        self.drive_lazy(FromConsumer::unindexed(consumer))
+    }
+
+    /// Internal: drives every item into a forkjoin consumer (see
+    /// [`LazyConsumer`](super::plumbing::LazyConsumer)).
     #[doc(hidden)]
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result;
+    fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.drive_unindexed(AsConsumer::new(consumer))
+    }
 
     /// Internal: the exact number of items if known (indexed iterators), which lets `collect` write
     /// straight into the destination.
@@ -71,7 +87,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         OP: Fn(Self::Item) + Sync + Send,
     {
-        self.drive_unindexed(ForEachConsumer { op: &op })
+        self.drive_lazy(ForEachConsumer { op: &op })
     }
 
     /// Calls the fallible `op` on every item and stops early, on all threads, once a call fails:
@@ -196,7 +212,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(all, (0..1000).filter(|x| x % 3 == 0).collect::<Vec<u32>>());
     /// ```
     fn collect_vec_list(self) -> std::collections::LinkedList<Vec<Self::Item>> {
-        self.drive_unindexed(ListVecConsumer::new())
+        self.drive_lazy(ListVecConsumer::new())
             .into_iter()
             .collect()
     }
@@ -525,7 +541,7 @@ pub trait ParallelIterator: Sized + Send {
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
         ID: Fn() -> Self::Item + Sync + Send,
     {
-        self.drive_unindexed(ReduceConsumer::new(&identity, &op))
+        self.drive_lazy(ReduceConsumer::new(&identity, &op))
     }
 
     /// Reduces the items with `op`, or returns `None` if there are none: like
@@ -652,7 +668,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         S: Send + Sum<Self::Item> + Sum<S>,
     {
-        self.drive_unindexed(SumConsumer::new::<Self::Item>())
+        self.drive_lazy(SumConsumer::new::<Self::Item>())
     }
 
     /// Multiplies the items (`P::product` of each piece, then of the partial products).
@@ -665,7 +681,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         P: Send + Product<Self::Item> + Product<P>,
     {
-        self.drive_unindexed(ProductConsumer::new::<Self::Item>())
+        self.drive_lazy(ProductConsumer::new::<Self::Item>())
     }
 
     /// The smallest item, or `None` if empty. Among equal minima the first is returned, as in std.
@@ -771,7 +787,7 @@ pub trait ParallelIterator: Sized + Send {
         P: Fn(Self::Item) -> bool + Sync + Send,
     {
         let found = AtomicBool::new(false);
-        self.drive_unindexed(AnyConsumer::new(&found, &predicate))
+        self.drive_lazy(AnyConsumer::new(&found, &predicate))
     }
 
     /// True if `predicate` holds for every item (vacuously true if empty). Stops early on a failure.
@@ -799,7 +815,7 @@ pub trait ParallelIterator: Sized + Send {
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
         let found = AtomicBool::new(false);
-        self.drive_unindexed(FindAnyConsumer::new(&found, &predicate))
+        self.drive_lazy(FindAnyConsumer::new(&found, &predicate))
     }
 
     /// Applies `predicate` to the items and returns some `Some` it gives — not necessarily the one

@@ -146,19 +146,138 @@ pub trait Folder<Item>: Sized {
     fn full(&self) -> bool;
 }
 
-/// A splittable accumulator that receives items in position order.
+/// rayon's `Consumer`: a splittable accumulator that receives items in position order, split
+/// before it consumes anything ([`split_at`](Self::split_at)) and then turned into a [`Folder`]
+/// ([`into_folder`](Self::into_folder)) that takes the items of one piece.
 ///
-/// A consumer may already have consumed a prefix of its positions when it is split: `split_off(keep)`
-/// leaves the next `keep` positions with `self` and returns a fresh consumer for everything after them.
-/// This is what lets a running loop hand half of its remaining range to an idle thread.
+/// A consumer written for rayon compiles unchanged and gets forkjoin's splitting: a piece that is
+/// already running can still hand half of its rest to an idle worker. forkjoin does that by
+/// splitting the consumer once per batch it feeds (`split_at` the batch's length, fold the
+/// batch, reduce), so `split_at` should be cheap, as rayon's own consumers are. forkjoin's own
+/// consumers implement [`LazyConsumer`] instead, which can be split after consuming a prefix.
 ///
-/// This is where forkjoin's protocol differs from rayon's, whose consumer is split only before it
-/// consumes anything and hands its items to a separate [`Folder`]. Code that *uses* a consumer the
-/// rayon way ports unchanged: [`split_at`](Self::split_at) is `split_off` on a fresh consumer and
-/// [`into_folder`](Self::into_folder) wraps the consumer in a `Folder`. A consumer type written
-/// for rayon (with `split_at`, `into_folder` and an associated `Folder` type) has to be rewritten
-/// with `consume_iter`, `split_off` and `complete`.
+/// ```
+/// use forkjoin::iter::plumbing::*;
+/// use forkjoin::prelude::*;
+///
+/// /// Counts the items (rayon's plumbing, written the rayon way).
+/// struct Count;
+/// struct CountFolder(usize);
+/// struct Sum;
+///
+/// impl<T> Consumer<T> for Count {
+///     type Folder = CountFolder;
+///     type Reducer = Sum;
+///     type Result = usize;
+///     fn split_at(self, _index: usize) -> (Self, Self, Sum) {
+///         (Count, Count, Sum)
+///     }
+///     fn into_folder(self) -> CountFolder {
+///         CountFolder(0)
+///     }
+///     fn full(&self) -> bool {
+///         false
+///     }
+/// }
+/// impl<T> UnindexedConsumer<T> for Count {
+///     fn split_off_left(&self) -> Self {
+///         Count
+///     }
+///     fn to_reducer(&self) -> Sum {
+///         Sum
+///     }
+/// }
+/// impl<T> Folder<T> for CountFolder {
+///     type Result = usize;
+///     fn consume(self, _item: T) -> Self {
+///         CountFolder(self.0 + 1)
+///     }
+///     fn complete(self) -> usize {
+///         self.0
+///     }
+///     fn full(&self) -> bool {
+///         false
+///     }
+/// }
+/// impl Reducer<usize> for Sum {
+///     fn reduce(self, left: usize, right: usize) -> usize {
+///         left + right
+///     }
+/// }
+///
+/// assert_eq!((0..1000).into_par_iter().filter(|x| x % 3 == 0).drive_unindexed(Count), 334);
+/// assert_eq!((0..1000).into_par_iter().map(|x| x * 2).drive(Count), 1000);
+/// ```
 pub trait Consumer<Item>: Send + Sized {
+    /// The sequential end of one piece.
+    type Folder: Folder<Item, Result = Self::Result>;
+    /// Combines the results of two split halves, left then right.
+    type Reducer: Reducer<Self::Result>;
+    /// What the consumer produces when complete.
+    type Result: Send;
+
+    /// A consumer for positions `[0, index)`, one for the positions after them, and the reducer
+    /// of their results.
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer);
+
+    /// The folder that takes this piece's items.
+    fn into_folder(self) -> Self::Folder;
+
+    /// True when no further item can change the result.
+    fn full(&self) -> bool;
+
+    /// Internal: true only for a forkjoin consumer behind this trait, whose own protocol the
+    /// `__lazy_*` methods below run (see [`LazyConsumer`]).
+    #[doc(hidden)]
+    fn __is_lazy(&self) -> bool {
+        false
+    }
+
+    /// Internal: [`LazyConsumer::consume_iter`], for `__is_lazy` consumers only.
+    #[doc(hidden)]
+    fn __lazy_consume_iter<I: Iterator<Item = Item>>(self, _iter: I) -> Self {
+        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
+    }
+
+    /// Internal: [`LazyConsumer::split_off`], for `__is_lazy` consumers only.
+    #[doc(hidden)]
+    fn __lazy_split_off(self, _keep: usize) -> (Self, Self, Self::Reducer) {
+        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
+    }
+
+    /// Internal: [`LazyConsumer::complete`], for `__is_lazy` consumers only.
+    #[doc(hidden)]
+    fn __lazy_complete(self) -> Self::Result {
+        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
+    }
+
+    /// Internal: [`LazyConsumer::prefers_end`].
+    #[doc(hidden)]
+    fn __lazy_prefers_end(&self) -> bool {
+        false
+    }
+}
+
+/// rayon's `UnindexedConsumer`: a [`Consumer`] that accepts items with no positions, split with
+/// [`split_off_left`](Self::split_off_left) (what [`bridge_unindexed`] and
+/// [`drive_unindexed`](super::ParallelIterator::drive_unindexed) need).
+pub trait UnindexedConsumer<Item>: Consumer<Item> {
+    /// A consumer for items to the left of what `self` then receives.
+    fn split_off_left(&self) -> Self;
+
+    /// The reducer that combines the result of a consumer split off with
+    /// [`split_off_left`](Self::split_off_left) (left) and this one's (right).
+    fn to_reducer(&self) -> Self::Reducer;
+}
+
+/// forkjoin's own consumer protocol: a splittable accumulator that receives items in position
+/// order and can be split *after* it consumed a prefix.
+///
+/// `split_off(keep)` leaves the next `keep` positions with `self` and returns a fresh consumer for
+/// everything after them. This is what lets a running loop hand half of its remaining range to an
+/// idle thread. Every consumer forkjoin's adaptors and terminal operations build is one; a
+/// [`Consumer`] written for rayon runs through an adapter that splits it once per batch.
+pub trait LazyConsumer<Item>: Send + Sized {
     /// What the consumer produces when complete.
     type Result: Send;
     /// Combines the results of two split halves, left then right.
@@ -187,40 +306,22 @@ pub trait Consumer<Item>: Send + Sized {
         false
     }
 
-    /// rayon's name for [`split_off`](Self::split_off) on a consumer that has consumed nothing yet:
-    /// a consumer for positions `[0, index)`, one for the positions after them, and the reducer of
-    /// their results.
-    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
-        self.split_off(index)
-    }
-
-    /// The consumer as a [`Folder`], for code written against rayon's protocol (a producer's
-    /// [`fold_with`](Producer::fold_with)).
+    /// The consumer as a [`Folder`] (a producer's [`fold_with`](Producer::fold_with)).
     fn into_folder(self) -> ConsumerFolder<Self> {
         ConsumerFolder(self)
     }
 }
 
-/// rayon's `UnindexedConsumer`: a consumer that accepts items with no positions.
-///
-/// Every forkjoin [`Consumer`] is one: a consumer handed to
-/// [`drive_unindexed`](super::ParallelIterator::drive_unindexed) does not depend on the positions
-/// it is split at (only the `collect` of an iterator with an exact
-/// [`opt_len`](super::ParallelIterator::opt_len) does, and that one is indexed). So this trait only
-/// keeps rayon's bounds (`C: UnindexedConsumer<Self::Item>`) compiling; rayon's
-/// `split_off_left` and `to_reducer` have no counterpart.
-pub trait UnindexedConsumer<Item>: Consumer<Item> {}
-
-impl<Item, C: Consumer<Item>> UnindexedConsumer<Item> for C {}
+pub(crate) use super::consumer_adapters::{AsConsumer, FromConsumer};
 
 /// The largest batch a [`ConsumerFolder`] feeds its consumer between two checks of `full`.
 const FOLD_BATCH: usize = 1024;
 
-/// A [`Consumer`] seen as rayon's [`Folder`] (from [`Consumer::into_folder`]).
+/// A [`LazyConsumer`] seen as rayon's [`Folder`] (from [`LazyConsumer::into_folder`]).
 #[derive(Debug)]
 pub struct ConsumerFolder<C>(C);
 
-impl<Item, C: Consumer<Item>> Folder<Item> for ConsumerFolder<C> {
+impl<Item, C: LazyConsumer<Item>> Folder<Item> for ConsumerFolder<C> {
     type Result = C::Result;
 
     fn consume(self, item: Item) -> Self {

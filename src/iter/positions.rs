@@ -2,7 +2,7 @@
 //! `filter_map`.
 
 use super::debug_impl::debug_skipping_closures;
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::positions`]: the indices, in order, of
@@ -29,11 +29,11 @@ where
 {
     type Item = usize;
 
-    fn drive_unindexed<C: Consumer<usize>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<usize>>(self, consumer: C) -> C::Result {
         let predicate = &self.predicate;
         self.base
             .enumerate()
             .filter_map(move |(i, x)| predicate(x).then_some(i))
-            .drive_unindexed(consumer)
+            .drive_lazy(consumer)
     }
 }

@@ -24,7 +24,7 @@ use std::fmt::Debug;
 use std::ops::{Range, RangeInclusive};
 
 use super::bridge::{bridge_pieces, Piece};
-use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback, Reducer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// Parallel iterator over a range of integers or `char`s (half-open or inclusive), produced by
@@ -72,7 +72,7 @@ pub trait RangeInteger: Copy + PartialOrd + Send + Sync + 'static {
     fn opt_len(len: Self::Len) -> Option<usize>;
     /// Feeds the `len` values starting at `start` into `consumer`, in parallel.
     #[doc(hidden)]
-    fn drive<C: Consumer<Self>>(start: Self, len: Self::Len, consumer: C) -> C::Result;
+    fn drive<C: LazyConsumer<Self>>(start: Self, len: Self::Len, consumer: C) -> C::Result;
     /// Folds `f` over the `len` values starting at `start`, in order.
     #[doc(hidden)]
     fn fold_run<B, F: FnMut(B, Self) -> B>(start: Self, len: usize, init: B, f: F) -> B;
@@ -119,7 +119,7 @@ macro_rules! range_integer {
                 Some(len)
             }
             #[inline]
-            fn drive<C: Consumer<Self>>(start: Self, len: usize, consumer: C) -> C::Result {
+            fn drive<C: LazyConsumer<Self>>(start: Self, len: usize, consumer: C) -> C::Result {
                 bridge_pieces(RangeProducer { start, len }, consumer)
             }
             #[inline]
@@ -164,7 +164,7 @@ macro_rules! wide_range_integer {
                     Some(last) => usize::try_from(last).ok()?.checked_add(1),
                 }
             }
-            fn drive<C: Consumer<Self>>(start: Self, len: Option<u128>, consumer: C) -> C::Result {
+            fn drive<C: LazyConsumer<Self>>(start: Self, len: Option<u128>, consumer: C) -> C::Result {
                 let add: fn(Self, u128) -> Self = |x, n| x.wrapping_add(n as $t);
                 drive_wide(start, len, consumer, add, usize::MAX as u128)
             }
@@ -195,7 +195,7 @@ fn drive_wide<T, C>(
 ) -> C::Result
 where
     T: RangeInteger,
-    C: Consumer<T>,
+    C: LazyConsumer<T>,
 {
     let last = match last {
         None => return bridge_pieces(RangeProducer { start, len: 0 }, consumer),
@@ -221,7 +221,7 @@ where
     let left = move || drive_wide(start, Some(left_last), left, add, max_piece);
     let right = move || drive_wide(right_start, Some(right_last), right, add, max_piece);
     let (a, b) = if from_end {
-        // The right half first (see `Consumer::prefers_end`).
+        // The right half first (see `LazyConsumer::prefers_end`).
         let (b, a) = crate::join(right, left);
         (a, b)
     } else {
@@ -265,7 +265,7 @@ impl RangeInteger for char {
     fn opt_len(len: usize) -> Option<usize> {
         Some(len)
     }
-    fn drive<C: Consumer<Self>>(start: Self, len: usize, consumer: C) -> C::Result {
+    fn drive<C: LazyConsumer<Self>>(start: Self, len: usize, consumer: C) -> C::Result {
         bridge_pieces(RangeProducer { start, len }, consumer)
     }
     #[inline]
@@ -325,7 +325,7 @@ impl<T: RangeInteger> ParallelIterator for RangeIter<T> {
     type Item = T;
 
     #[inline]
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         T::drive(self.start, self.len, consumer)
     }
 
@@ -450,7 +450,7 @@ mod tests {
 
     impl ParallelIterator for Pieces {
         type Item = u128;
-        fn drive_unindexed<C: Consumer<u128>>(self, consumer: C) -> C::Result {
+        fn drive_lazy<C: LazyConsumer<u128>>(self, consumer: C) -> C::Result {
             let add: fn(u128, u128) -> u128 = |x, n| x.wrapping_add(n);
             drive_wide(self.start, self.last, consumer, add, self.max_piece)
         }

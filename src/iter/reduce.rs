@@ -1,8 +1,8 @@
 //! `reduce(identity, op)`: an ordered reduction (also behind `min`, `max`, `min_by_key`, `max_by_key`).
 
-use super::plumbing::{Consumer, Reducer};
+use super::plumbing::{LazyConsumer, Reducer};
 
-/// Consumer behind [`ParallelIterator::reduce`](super::ParallelIterator::reduce): folds its items into
+/// LazyConsumer behind [`ParallelIterator::reduce`](super::ParallelIterator::reduce): folds its items into
 /// `acc` with `op`; split halves start from `identity()` and are combined left-then-right.
 #[derive(Debug)]
 pub(crate) struct ReduceConsumer<'f, T, ID, OP> {
@@ -21,7 +21,7 @@ impl<'f, T, ID: Fn() -> T, OP> ReduceConsumer<'f, T, ID, OP> {
     }
 }
 
-impl<'f, T, ID, OP> Consumer<T> for ReduceConsumer<'f, T, ID, OP>
+impl<'f, T, ID, OP> LazyConsumer<T> for ReduceConsumer<'f, T, ID, OP>
 where
     T: Send,
     ID: Fn() -> T + Sync,

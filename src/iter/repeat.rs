@@ -1,7 +1,7 @@
 //! Sources that repeat one item: [`repeat_n`] (`n` clones, indexed) and [`repeat`] (endless).
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::zip::Zip;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -31,8 +31,8 @@ pub fn repeat_n<T: Clone + Send>(item: T, n: usize) -> RepeatN<T> {
 impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -200,9 +200,9 @@ impl<T: Clone + Send> Repeat<T> {
 impl<T: Clone + Send> ParallelIterator for Repeat<T> {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         // "Endless" is `usize::MAX` positions, split lazily like any other run: no consumer that
         // stops early gets anywhere near the end.
-        self.take(usize::MAX).drive_unindexed(consumer)
+        self.take(usize::MAX).drive_lazy(consumer)
     }
 }

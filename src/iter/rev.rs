@@ -4,8 +4,8 @@
 //! cuts the base at `len - i` and swaps the halves, and each piece iterates its base piece from
 //! the back (indexed producers' iterators are double-ended).
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::rev`].
@@ -24,8 +24,8 @@ impl<I> Rev<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

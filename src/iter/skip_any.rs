@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::op_consumer::{ItemOp, OpConsumer};
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::take_any::{take_one, WhileOp};
 use super::ParallelIterator;
 use crate::sync::{AtomicBool, AtomicUsize};
@@ -27,10 +27,10 @@ impl<I> SkipAny<I> {
 impl<I: ParallelIterator> ParallelIterator for SkipAny<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let left = AtomicUsize::new(self.count);
         self.base
-            .drive_unindexed(OpConsumer::new(consumer, SkipAnyOp(&left)))
+            .drive_lazy(OpConsumer::new(consumer, SkipAnyOp(&left)))
     }
 }
 
@@ -76,14 +76,14 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let skipping = AtomicBool::new(true);
         let op = WhileOp {
             predicate: &self.predicate,
             flag: &skipping,
         };
         self.base
-            .drive_unindexed(OpConsumer::new(consumer, SkipAnyWhileOp(op)))
+            .drive_lazy(OpConsumer::new(consumer, SkipAnyWhileOp(op)))
     }
 }
 

@@ -2,9 +2,9 @@
 //! As with std's adaptors, the skipped items are still produced (a `map` before `skip` runs on them)
 //! and dropped; the items after a `take` are dropped without being produced.
 
-use super::bridge::{bridge, bridge_producer_consumer};
+use super::bridge::{bridge_lazy, bridge_producer_lazy};
 use super::for_each::ForEachConsumer;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::skip`].
@@ -40,8 +40,8 @@ impl<I: IndexedParallelIterator> Take<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Skip<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -71,7 +71,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {
                 let (skipped, kept) = base.split_at(self.n);
                 let output = self.callback.callback(kept);
                 // Produce and drop the skipped items too (in parallel), for their side effects.
-                bridge_producer_consumer(self.n, skipped, ForEachConsumer { op: &drop::<T> });
+                bridge_producer_lazy(self.n, skipped, ForEachConsumer { op: &drop::<T> });
                 output
             }
         }
@@ -81,8 +81,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Take<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

@@ -5,10 +5,10 @@
 use std::cmp::Ordering;
 
 use super::array_windows::ArrayWindows;
-use super::bridge::bridge;
+use super::bridge::bridge_lazy;
 use super::chunk_by::{ChunkBy, ChunkByMut};
 use super::chunks::{Chunks, ChunksMut};
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::slice_chunks::{
     ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
 };
@@ -189,8 +189,8 @@ impl<'a, T: Send, const N: usize> IntoParallelIterator for &'a mut [T; N] {
 
 impl<S: SliceRef> ParallelIterator for Elements<S> {
     type Item = S::Item;
-    fn drive_unindexed<C: Consumer<S::Item>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<S::Item>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.slice.slice_len())

@@ -8,8 +8,8 @@
 
 use std::marker::PhantomData;
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::slice::SliceRef;
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -189,8 +189,8 @@ impl<'a, T: Send, K> ChunksIter<&'a mut [T], K> {
 
 impl<S: SliceRef, K: ChunkKind<S>> ParallelIterator for ChunksIter<S, K> {
     type Item = S::Chunk;
-    fn drive_unindexed<C: Consumer<S::Chunk>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<S::Chunk>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -275,8 +275,8 @@ impl<'a, T: Sync> Windows<'a, T> {
 
 impl<'a, T: Sync> ParallelIterator for Windows<'a, T> {
     type Item = &'a [T];
-    fn drive_unindexed<C: Consumer<&'a [T]>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<&'a [T]>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::unindexed::{drive_pieces, SplitPiece};
 use super::ParallelIterator;
 
@@ -120,7 +120,7 @@ where
         Some(SplitRun::new(second, self.separator, self.inclusive))
     }
 
-    fn fold_into<C: Consumer<S>>(self, consumer: C) -> C {
+    fn fold_into<C: LazyConsumer<S>>(self, consumer: C) -> C {
         consumer.consume_iter(self)
     }
 }
@@ -156,7 +156,7 @@ macro_rules! split_iter {
         {
             type Item = $slice;
 
-            fn drive_unindexed<C: Consumer<$slice>>(self, consumer: C) -> C::Result {
+            fn drive_lazy<C: LazyConsumer<$slice>>(self, consumer: C) -> C::Result {
                 drive_pieces(
                     SplitRun::new(self.slice, &self.separator, $inclusive),
                     consumer,

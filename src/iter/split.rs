@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::unindexed::{drive_pieces, SplitPiece};
 use super::ParallelIterator;
 
@@ -59,7 +59,7 @@ where
 {
     type Item = D;
 
-    fn drive_unindexed<C: Consumer<D>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<D>>(self, consumer: C) -> C::Result {
         let piece = DataPiece {
             data: Some(self.data),
             splitter: &self.splitter,
@@ -91,7 +91,7 @@ where
         })
     }
 
-    fn fold_into<C: Consumer<D>>(self, consumer: C) -> C {
+    fn fold_into<C: LazyConsumer<D>>(self, consumer: C) -> C {
         consumer.consume_iter(self.data.into_iter())
     }
 }

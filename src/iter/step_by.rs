@@ -1,7 +1,7 @@
 //! `step_by` on indexed iterators: every `step`-th item, starting with the first.
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::step_by`].
@@ -22,8 +22,8 @@ impl<I> StepBy<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {

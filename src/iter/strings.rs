@@ -19,7 +19,7 @@
 //! `str::matches`, ...), so a piece runs exactly the sequential code.
 
 use super::bridge::{bridge_pieces, Piece};
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 
 /// Parallel methods on string slices (and, by auto-deref, `String`s), as rayon's
@@ -466,7 +466,7 @@ macro_rules! char_source {
 
         impl<'h> ParallelIterator for $name<'h> {
             type Item = $item;
-            fn drive_unindexed<C: Consumer<$item>>(self, consumer: C) -> C::Result {
+            fn drive_lazy<C: LazyConsumer<$item>>(self, consumer: C) -> C::Result {
                 let producer = CharsProducer {
                     base: 0,
                     chars: self.chars,
@@ -548,7 +548,7 @@ pub struct Matches<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for Matches<'h, P> {
     type Item = &'h str;
-    fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         let producer = CharsProducer {
             base: 0,
             chars: self.chars,
@@ -569,7 +569,7 @@ pub struct MatchIndices<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for MatchIndices<'h, P> {
     type Item = (usize, &'h str);
-    fn drive_unindexed<C: Consumer<(usize, &'h str)>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<(usize, &'h str)>>(self, consumer: C) -> C::Result {
         let producer = CharsProducer {
             base: 0,
             chars: self.chars,
@@ -800,7 +800,7 @@ pub struct Split<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for Split<'h, P> {
     type Item = &'h str;
-    fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         bridge_pieces(
             SplitProducer::new(self.chars, &self.separator, false),
             consumer,
@@ -819,7 +819,7 @@ pub struct SplitInclusive<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for SplitInclusive<'h, P> {
     type Item = &'h str;
-    fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         let producer = SplitInclusiveProducer {
             data: self.chars,
             tail: self.chars.len(),
@@ -840,7 +840,7 @@ pub struct SplitTerminator<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for SplitTerminator<'h, P> {
     type Item = &'h str;
-    fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         let skip_last = self.chars.is_empty() || self.terminator.is_suffix_of(self.chars);
         bridge_pieces(
             SplitProducer::new(self.chars, &self.terminator, skip_last),
@@ -856,7 +856,7 @@ pub struct Lines<'h>(&'h str);
 
 impl<'h> ParallelIterator for Lines<'h> {
     type Item = &'h str;
-    fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         // The pieces of `par_split_inclusive('\n')`, each read with std's `lines`: the same
         // items as std's `str::lines` of the whole string (a piece ends after a `\n` or at the
         // end), and std's own loop, which is faster than stripping the line endings here. (Only a
@@ -904,11 +904,11 @@ pub struct SplitWhitespace<'h>(&'h str);
 
 impl<'h> ParallelIterator for SplitWhitespace<'h> {
     type Item = &'h str;
-    fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         self.0
             .par_split(char::is_whitespace)
             .filter(not_empty)
-            .drive_unindexed(consumer)
+            .drive_lazy(consumer)
     }
 }
 
@@ -920,13 +920,13 @@ pub struct SplitAsciiWhitespace<'h>(&'h str);
 
 impl<'h> ParallelIterator for SplitAsciiWhitespace<'h> {
     type Item = &'h str;
-    fn drive_unindexed<C: Consumer<&'h str>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         fn is_ascii_whitespace(c: char) -> bool {
             c.is_ascii_whitespace()
         }
         self.0
             .par_split(is_ascii_whitespace)
             .filter(not_empty)
-            .drive_unindexed(consumer)
+            .drive_lazy(consumer)
     }
 }

@@ -6,7 +6,7 @@
 use std::iter::{empty, once, Product, Sum};
 use std::marker::PhantomData;
 
-use super::plumbing::{Consumer, Reducer};
+use super::plumbing::{LazyConsumer, Reducer};
 
 /// How a kind totals a run of `T` items into an `S` (std's `Sum` or `Product`).
 pub(crate) trait Total<T, S>: Send {
@@ -34,12 +34,12 @@ impl<T, P: Product<T>> Total<T, P> for Mul {
     }
 }
 
-/// Consumer behind [`ParallelIterator::sum`](super::ParallelIterator::sum).
+/// LazyConsumer behind [`ParallelIterator::sum`](super::ParallelIterator::sum).
 pub(crate) type SumConsumer<S> = TotalConsumer<S, Add>;
-/// Consumer behind [`ParallelIterator::product`](super::ParallelIterator::product).
+/// LazyConsumer behind [`ParallelIterator::product`](super::ParallelIterator::product).
 pub(crate) type ProductConsumer<P> = TotalConsumer<P, Mul>;
 
-/// Consumer that totals its items the way kind `K` says ([`SumConsumer`], [`ProductConsumer`]).
+/// LazyConsumer that totals its items the way kind `K` says ([`SumConsumer`], [`ProductConsumer`]).
 #[derive(Debug)]
 pub(crate) struct TotalConsumer<S, K> {
     acc: S,
@@ -58,7 +58,7 @@ impl<S, K> TotalConsumer<S, K> {
     }
 }
 
-impl<T, S: Send, K: Total<T, S> + Total<S, S>> Consumer<T> for TotalConsumer<S, K> {
+impl<T, S: Send, K: Total<T, S> + Total<S, S>> LazyConsumer<T> for TotalConsumer<S, K> {
     type Result = S;
     type Reducer = TotalReducer<S, K>;
 

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use super::op_consumer::{ItemOp, OpConsumer};
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
@@ -29,10 +29,10 @@ impl<I> TakeAny<I> {
 impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let left = AtomicUsize::new(self.count);
         self.base
-            .drive_unindexed(OpConsumer::new(consumer, TakeAnyOp(&left)))
+            .drive_lazy(OpConsumer::new(consumer, TakeAnyOp(&left)))
     }
 }
 
@@ -87,14 +87,14 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let taking = AtomicBool::new(true);
         let op = WhileOp {
             predicate: &self.predicate,
             flag: &taking,
         };
         self.base
-            .drive_unindexed(OpConsumer::new(consumer, TakeAnyWhileOp(op)))
+            .drive_lazy(OpConsumer::new(consumer, TakeAnyWhileOp(op)))
     }
 }
 

@@ -8,7 +8,7 @@ use std::fmt;
 use std::iter::once;
 use std::marker::PhantomData;
 
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::{ParallelIterator, Try};
 
 /// Parallel iterator returned by [`ParallelIterator::try_fold`]: yields one `R` per piece.
@@ -49,10 +49,10 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let seed = FromIdentity(&self.identity);
         self.base
-            .drive_unindexed(TryFoldConsumer::new(consumer, seed, &self.fold_op))
+            .drive_lazy(TryFoldConsumer::new(consumer, seed, &self.fold_op))
     }
 }
 
@@ -92,10 +92,10 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let seed = FromClone(self.item);
         self.base
-            .drive_unindexed(TryFoldConsumer::new(consumer, seed, &self.fold_op))
+            .drive_lazy(TryFoldConsumer::new(consumer, seed, &self.fold_op))
     }
 }
 
@@ -135,7 +135,7 @@ impl<T: Clone + Send> Seed for FromClone<T> {
     }
 }
 
-/// Consumer that folds its items with `fold_op` until a call fails, then passes one `R` on.
+/// LazyConsumer that folds its items with `fold_op` until a call fails, then passes one `R` on.
 ///
 /// The accumulator is kept as an `R` (a success holding it, or the failure): `R: Send` is all
 /// rayon's bounds promise, not `R::Output: Send`.
@@ -159,9 +159,9 @@ impl<'f, C, R: Try, S: Seed<Value = R::Output>, F> TryFoldConsumer<'f, C, R, S, 
     }
 }
 
-impl<T, C, R, S, F> Consumer<T> for TryFoldConsumer<'_, C, R, S, F>
+impl<T, C, R, S, F> LazyConsumer<T> for TryFoldConsumer<'_, C, R, S, F>
 where
-    C: Consumer<R>,
+    C: LazyConsumer<R>,
     R: Try + Send,
     S: Seed<Value = R::Output>,
     F: Fn(R::Output, T) -> R + Sync,

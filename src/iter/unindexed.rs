@@ -12,7 +12,7 @@
 //! starts. A piece that has started runs to its end sequentially (it has no positions to cut at
 //! between two items), so one piece's items should not be too long to run on one thread.
 
-use super::plumbing::{Consumer, Reducer};
+use super::plumbing::{LazyConsumer, Reducer};
 use crate::hints;
 
 /// A piece of an unindexed source: cut in two on request, or iterated sequentially.
@@ -25,7 +25,7 @@ pub(crate) trait SplitPiece: Send + Sized {
     fn split(&mut self) -> Option<Self>;
 
     /// Feeds the items of the piece, in order, into `consumer`.
-    fn fold_into<C: Consumer<Self::Item>>(self, consumer: C) -> C;
+    fn fold_into<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C;
 }
 
 /// Runs `piece` into `consumer`, cutting it as the module doc describes; results are reduced in
@@ -33,7 +33,7 @@ pub(crate) trait SplitPiece: Send + Sized {
 pub(crate) fn drive_pieces<P, C>(piece: P, consumer: C) -> C::Result
 where
     P: SplitPiece,
-    C: Consumer<P::Item>,
+    C: LazyConsumer<P::Item>,
 {
     let splits = match hints::start_as() {
         hints::StartAs::SplitUpFront => crate::current_num_threads(),
@@ -46,7 +46,7 @@ where
 fn run<P, C>(mut piece: P, consumer: C, splits: usize) -> C::Result
 where
     P: SplitPiece,
-    C: Consumer<P::Item>,
+    C: LazyConsumer<P::Item>,
 {
     if consumer.full() {
         return consumer.complete();

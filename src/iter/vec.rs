@@ -8,8 +8,8 @@
 
 use std::mem::MaybeUninit;
 
-use super::bridge::bridge;
-use super::plumbing::{Consumer, Producer, ProducerCallback};
+use super::bridge::bridge_lazy;
+use super::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// Parallel iterator that moves the items out of a `Vec<T>` (`vec.into_par_iter()`).
@@ -35,8 +35,8 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
 
 impl<T: Send> ParallelIterator for VecIntoIter<T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.vec.len())

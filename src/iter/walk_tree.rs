@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::unindexed::{drive_pieces, SplitPiece};
 use super::ParallelIterator;
 
@@ -131,7 +131,7 @@ where
 {
     type Item = S;
 
-    fn drive_unindexed<C: Consumer<S>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<S>>(self, consumer: C) -> C::Result {
         let piece = WalkPiece::new(self.initial_state, &self.children_of, Order::Prefix);
         drive_pieces(piece, consumer)
     }
@@ -145,7 +145,7 @@ where
 {
     type Item = S;
 
-    fn drive_unindexed<C: Consumer<S>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<S>>(self, consumer: C) -> C::Result {
         let piece = WalkPiece::new(self.initial_state, &self.children_of, Order::Postfix);
         drive_pieces(piece, consumer)
     }
@@ -159,8 +159,8 @@ where
 {
     type Item = S;
 
-    fn drive_unindexed<C: Consumer<S>>(self, consumer: C) -> C::Result {
-        self.0.drive_unindexed(consumer)
+    fn drive_lazy<C: LazyConsumer<S>>(self, consumer: C) -> C::Result {
+        self.0.drive_lazy(consumer)
     }
 }
 
@@ -224,7 +224,7 @@ where
         })
     }
 
-    fn fold_into<C: Consumer<S>>(self, consumer: C) -> C {
+    fn fold_into<C: LazyConsumer<S>>(self, consumer: C) -> C {
         let children_of = self.children_of;
         let walk = DepthFirst {
             roots: self.subtrees.into_iter(),

@@ -6,7 +6,7 @@
 //! suffices: the flag is only an early-exit hint; results travel back through `join`, which
 //! synchronises.
 
-use super::plumbing::Consumer;
+use super::plumbing::LazyConsumer;
 use super::ParallelIterator;
 use crate::sync::{AtomicBool, Ordering};
 
@@ -30,23 +30,23 @@ where
 {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         let stop = AtomicBool::new(false);
-        self.base.drive_unindexed(WhileSomeConsumer {
+        self.base.drive_lazy(WhileSomeConsumer {
             base: consumer,
             stop: &stop,
         })
     }
 }
 
-/// Consumer behind [`WhileSome`]: passes the `Some` values on until any piece meets a `None`.
+/// LazyConsumer behind [`WhileSome`]: passes the `Some` values on until any piece meets a `None`.
 #[derive(Debug)]
 pub(crate) struct WhileSomeConsumer<'f, C> {
     base: C,
     stop: &'f AtomicBool,
 }
 
-impl<T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'_, C> {
+impl<T, C: LazyConsumer<T>> LazyConsumer<Option<T>> for WhileSomeConsumer<'_, C> {
     type Result = C::Result;
     type Reducer = C::Reducer;
 

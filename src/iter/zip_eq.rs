@@ -1,6 +1,6 @@
 //! `zip_eq`: `zip` of two indexed iterators that must have the same length.
 
-use super::plumbing::{Consumer, ProducerCallback};
+use super::plumbing::{LazyConsumer, ProducerCallback};
 use super::zip::Zip;
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -22,8 +22,8 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ZipEq<A, B> {
 impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator for ZipEq<A, B> {
     type Item = (A::Item, B::Item);
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.zip.drive_unindexed(consumer)
+    fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.zip.drive_lazy(consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
