@@ -6,11 +6,11 @@
 //! the destination vector). The bridge ([`bridge`], [`bridge_producer_consumer`]) cuts both at the
 //! same positions, feeds every producer piece into its consumer piece sequentially, and joins the
 //! results back in order with a [`Reducer`]. Unlike rayon's, forkjoin's bridge cuts a piece on
-//! demand while it runs (when an idle worker asks), so a consumer may be split after it has
-//! consumed a prefix ([`Consumer::split_off`]); that is the one place where this protocol differs
-//! from rayon's (see [`Consumer`]).
+//! demand while it runs (when an idle worker asks), so its own consumers can be split after they
+//! consumed a prefix ([`LazyConsumer::split_off`]); a [`Consumer`] written for rayon gets the same
+//! by being split once per batch it receives (see [`Consumer`]).
 //!
-//! Producers, producer callbacks and iterators written for rayon port unchanged:
+//! Producers, producer callbacks, consumers and iterators written for rayon port unchanged:
 //!
 //! ```
 //! use forkjoin::iter::plumbing::*;
