@@ -28,13 +28,18 @@ enum State<C: Consumer<T>, T> {
     /// result of those consumed. (rayon's reducers need not be `Send`, so none is kept: each join
     /// uses the reducer of the split made at that moment; rayon's reducers only combine a left
     /// result with the right one that follows it.)
-    Split {
-        rest: C,
-        done: Option<C::Result>,
-        split: SplitFn<C, T>,
-        /// `split` cuts at positions (an indexed consumer): a batch's length must be known.
-        positional: bool,
-    },
+    Split(Split<C, T>),
+}
+
+/// A consumer written for rayon, part consumed (see [`State::Split`]).
+struct Split<C: Consumer<T>, T> {
+    /// Takes the positions not consumed yet.
+    rest: C,
+    /// The result of the positions consumed.
+    done: Option<C::Result>,
+    split: SplitFn<C, T>,
+    /// `split` cuts at positions (an indexed consumer): a batch's length must be known.
+    positional: bool,
 }
 
 /// How a rayon consumer is split at a position: `split_at` for an indexed one; for an unindexed
@@ -70,12 +75,12 @@ impl<C: Consumer<T>, T> FromConsumer<C, T> {
         let state = if consumer.__is_lazy() {
             State::Lazy(consumer)
         } else {
-            State::Split {
+            State::Split(Split {
                 rest: consumer,
                 done: None,
                 split,
                 positional,
-            }
+            })
         };
         FromConsumer {
             state,
@@ -119,27 +124,19 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
     fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
         let state = match self.state {
             State::Lazy(c) => State::Lazy(c.__lazy_consume_iter(iter)),
-            State::Split {
-                rest,
-                done,
-                split,
-                positional,
-            } => {
+            State::Split(s) => {
                 let (rest, done) = match iter.size_hint() {
                     // The bridge's batches know their length, and an unindexed split needs none.
-                    (low, Some(high)) if low == high => fold_batch(rest, done, split, low, iter),
-                    _ if !positional => fold_batch(rest, done, split, 0, iter),
+                    (low, Some(high)) if low == high => {
+                        fold_batch(s.rest, s.done, s.split, low, iter)
+                    }
+                    _ if !s.positional => fold_batch(s.rest, s.done, s.split, 0, iter),
                     _ => {
                         let batch: Vec<T> = iter.collect();
-                        fold_batch(rest, done, split, batch.len(), batch.into_iter())
+                        fold_batch(s.rest, s.done, s.split, batch.len(), batch.into_iter())
                     }
                 };
-                State::Split {
-                    rest,
-                    done,
-                    split,
-                    positional,
-                }
+                State::Split(Split { rest, done, ..s })
             }
         };
         Self::from_state(state)
@@ -155,22 +152,10 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
                     reducer,
                 )
             }
-            State::Split {
-                rest,
-                done,
-                split,
-                positional,
-            } => {
-                let (mine, theirs, reducer) = split(rest, keep);
-                let part = |rest, done| {
-                    Self::from_state(State::Split {
-                        rest,
-                        done,
-                        split,
-                        positional,
-                    })
-                };
-                (part(mine, done), part(theirs, None), reducer)
+            State::Split(s) => {
+                let (mine, theirs, reducer) = (s.split)(s.rest, keep);
+                let part = |rest, done| Self::from_state(State::Split(Split { rest, done, ..s }));
+                (part(mine, s.done), part(theirs, None), reducer)
             }
         }
     }
@@ -178,15 +163,15 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
     fn complete(self) -> C::Result {
         match self.state {
             State::Lazy(c) => c.__lazy_complete(),
-            State::Split {
+            State::Split(Split {
                 rest, done: None, ..
-            } => rest.into_folder().complete(),
-            State::Split {
+            }) => rest.into_folder().complete(),
+            State::Split(Split {
                 rest,
                 done: Some(before),
                 split,
                 ..
-            } => {
+            }) => {
                 // A split at 0 for the reducer; its empty left part gives nothing.
                 let (empty, rest, reducer) = split(rest, 0);
                 drop(empty.into_folder().complete());
@@ -197,14 +182,14 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
 
     fn full(&self) -> bool {
         match &self.state {
-            State::Lazy(c) | State::Split { rest: c, .. } => c.full(),
+            State::Lazy(c) | State::Split(Split { rest: c, .. }) => c.full(),
         }
     }
 
     fn prefers_end(&self) -> bool {
         match &self.state {
             State::Lazy(c) => c.__lazy_prefers_end(),
-            State::Split { .. } => false,
+            State::Split(_) => false,
         }
     }
 }
