@@ -16,7 +16,7 @@
 //! → `registry` → `worker` → `thread_builder` → `entry` →
 //! `pool`/`join`/`scope`/`scope_fifo`/`spawn`/`broadcast`/`yield_now`/`hints` → `iter`/`sort` (which
 //! reach the scheduler only through `hints`).
-#![warn(missing_docs)]
+#![warn(missing_docs, missing_debug_implementations)]
 
 mod affinity;
 mod clock;
