@@ -4,8 +4,6 @@ use std::error::Error;
 use std::fmt;
 use std::io;
 
-use crate::thread_builder::StartError;
-
 /// Why a [`ThreadPoolBuilder`](crate::ThreadPoolBuilder) could not build a pool.
 ///
 /// Opaque on purpose (variants may be added); its `Display` says what went wrong (for a second
@@ -120,16 +118,26 @@ impl ThreadPoolBuildError {
             kind: ErrorKind::NoAllowedCpus,
         }
     }
-}
 
-impl From<StartError> for ThreadPoolBuildError {
-    fn from(err: StartError) -> Self {
-        let kind = match err {
-            StartError::Spawn(err) => ErrorKind::Io(err),
-            StartError::Pin { worker, cpu, err } => ErrorKind::Pin { worker, cpu, err },
-            StartError::CurrentThreadInPool => ErrorKind::CurrentThreadInPool,
-        };
-        ThreadPoolBuildError { kind }
+    /// A worker thread could not be spawned (or the spawn handler failed).
+    pub(crate) fn spawn_failed(err: io::Error) -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::Io(err),
+        }
+    }
+
+    /// Worker `worker` could not be pinned to CPU `cpu`.
+    pub(crate) fn pin_failed(worker: usize, cpu: usize, err: io::Error) -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::Pin { worker, cpu, err },
+        }
+    }
+
+    /// `use_current_thread` on a thread that already is a worker.
+    pub(crate) fn current_thread_in_pool() -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::CurrentThreadInPool,
+        }
     }
 }
 
@@ -227,14 +235,10 @@ mod tests {
         assert!(ThreadPoolBuildError::too_many_threads(70000, 65535)
             .to_string()
             .contains("70000"));
-        let io = ThreadPoolBuildError::from(StartError::Spawn(io::Error::other("nope")));
+        let io = ThreadPoolBuildError::spawn_failed(io::Error::other("nope"));
         assert!(io.source().is_some());
         assert!(io.to_string().contains("nope"));
-        let pin = ThreadPoolBuildError::from(StartError::Pin {
-            worker: 3,
-            cpu: 7,
-            err: io::Error::other("refused"),
-        });
+        let pin = ThreadPoolBuildError::pin_failed(3, 7, io::Error::other("refused"));
         let s = pin.to_string();
         assert!(
             s.contains("worker 3") && s.contains("CPU 7") && s.contains("refused"),

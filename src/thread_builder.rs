@@ -5,6 +5,7 @@
 use std::fmt;
 use std::io;
 
+use crate::error::ThreadPoolBuildError;
 use crate::registry::{Registry, RegistryConfig, WorkerQueues};
 use crate::sync::{thread, Arc, Mutex};
 use crate::worker;
@@ -192,6 +193,18 @@ pub(crate) enum StartError {
     },
     /// `use_current_thread`, but the calling thread already is a worker of a pool.
     CurrentThreadInPool,
+}
+
+impl From<StartError> for ThreadPoolBuildError {
+    fn from(err: StartError) -> Self {
+        match err {
+            StartError::Spawn(err) => ThreadPoolBuildError::spawn_failed(err),
+            StartError::Pin { worker, cpu, err } => {
+                ThreadPoolBuildError::pin_failed(worker, cpu, err)
+            }
+            StartError::CurrentThreadInPool => ThreadPoolBuildError::current_thread_in_pool(),
+        }
+    }
 }
 
 /// A worker's failure to pin itself, kept for [`start_pool`]: the lowest failing worker's.
