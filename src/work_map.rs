@@ -16,8 +16,8 @@
 //!   read-modify-write: pushes into a deque that already holds jobs stay a load.
 //! * **Unmark** (a probe found a marked deque empty, in [`WorkMap::steal`]): `fetch_and` the bit
 //!   clear, `fence(SeqCst)`, and look at the deque again. If it filled in between, mark it again
-//!   and announce, exactly as a publisher does. Only thieves unmark; the owner never does, so the
-//!   owner's pushes and pops stay free of the map.
+//!   and announce, exactly as a publisher does. Only thieves unmark; the owner never does, so its
+//!   pops stay free of the map, and so does the `join` fast path (the private stack).
 //!
 //! **Why no job is hidden.** Say the owner pushed J and a thief T unmarks. T's fence and the
 //! owner's fence are totally ordered. If the owner's comes first, T's second look (after its
