@@ -319,9 +319,10 @@ fn forkjoins_consumers_answer_rayons_methods_in_a_user_adaptor() {
 }
 
 #[test]
-fn a_rayon_consumer_over_a_long_input_is_split_while_it_runs() {
-    // On 4 threads a running piece of 10^6 items is split for idle workers; each split and each
-    // batch of a rayon consumer goes through its own `split_at`.
+fn a_rayon_consumer_is_split_per_batch_not_folded_whole() {
+    // A rayon consumer is cut once per batch it receives (and again when a running piece is split
+    // for an idle worker), each time through its own `split_at`: an adapter that folded the whole
+    // input into one folder would never call it.
     let pool = forkjoin::ThreadPoolBuilder::new()
         .num_threads(4)
         .build()

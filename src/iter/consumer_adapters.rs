@@ -37,21 +37,27 @@ struct Split<C: Consumer<T>, T> {
     rest: C,
     /// The result of the positions consumed.
     done: Option<C::Result>,
-    split: SplitFn<C, T>,
-    /// `split` cuts at positions (an indexed consumer): a batch's length must be known.
-    positional: bool,
+    /// How an unindexed consumer is split: `split_off_left` and `to_reducer`, which need no
+    /// position (and so no count of a batch whose length is not known up front, as after a
+    /// `filter`). `None` for a consumer that may depend on positions: `split_at`.
+    unindexed: Option<SplitFn<C, T>>,
 }
 
-/// How a rayon consumer is split at a position: `split_at` for an indexed one; for an unindexed
-/// one `split_off_left` and `to_reducer`, which need no positions (and so no count of a batch
-/// whose length is not known up front, as after a `filter`).
-type SplitFn<C, T> = fn(C, usize) -> (C, C, <C as Consumer<T>>::Reducer);
+type SplitFn<C, T> = fn(C) -> (C, C, <C as Consumer<T>>::Reducer);
 
-fn split_indexed<C: Consumer<T>, T>(consumer: C, index: usize) -> (C, C, C::Reducer) {
-    consumer.split_at(index)
+/// Splits `consumer` after `index` positions (the index is ignored by an unindexed consumer).
+fn cut<C: Consumer<T>, T>(
+    consumer: C,
+    unindexed: Option<SplitFn<C, T>>,
+    index: usize,
+) -> (C, C, C::Reducer) {
+    match unindexed {
+        Some(split) => split(consumer),
+        None => consumer.split_at(index),
+    }
 }
 
-fn split_unindexed<C: UnindexedConsumer<T>, T>(consumer: C, _index: usize) -> (C, C, C::Reducer) {
+fn split_unindexed<C: UnindexedConsumer<T>, T>(consumer: C) -> (C, C, C::Reducer) {
     let left = consumer.split_off_left();
     let reducer = consumer.to_reducer();
     (left, consumer, reducer)
@@ -60,7 +66,7 @@ fn split_unindexed<C: UnindexedConsumer<T>, T>(consumer: C, _index: usize) -> (C
 impl<C: UnindexedConsumer<T>, T> FromConsumer<C, T> {
     /// An unindexed consumer (from `drive_unindexed` or `bridge_unindexed`).
     pub(crate) fn unindexed(consumer: C) -> Self {
-        Self::with_split(consumer, split_unindexed::<C, T>, false)
+        Self::with_split(consumer, Some(split_unindexed::<C, T>))
     }
 }
 
@@ -68,18 +74,17 @@ impl<C: Consumer<T>, T> FromConsumer<C, T> {
     /// A consumer that may depend on positions (from `drive`, `bridge` or
     /// `bridge_producer_consumer`).
     pub(crate) fn indexed(consumer: C) -> Self {
-        Self::with_split(consumer, split_indexed::<C, T>, true)
+        Self::with_split(consumer, None)
     }
 
-    fn with_split(consumer: C, split: SplitFn<C, T>, positional: bool) -> Self {
+    fn with_split(consumer: C, unindexed: Option<SplitFn<C, T>>) -> Self {
         let state = if consumer.__is_lazy() {
             State::Lazy(consumer)
         } else {
             State::Split(Split {
                 rest: consumer,
                 done: None,
-                split,
-                positional,
+                unindexed,
             })
         };
         FromConsumer {
@@ -101,14 +106,14 @@ impl<C: Consumer<T>, T> FromConsumer<C, T> {
 fn fold_batch<C, T>(
     rest: C,
     done: Option<C::Result>,
-    split: SplitFn<C, T>,
+    unindexed: Option<SplitFn<C, T>>,
     len: usize,
     items: impl Iterator<Item = T>,
 ) -> (C, Option<C::Result>)
 where
     C: Consumer<T>,
 {
-    let (left, rest, reducer) = split(rest, len);
+    let (left, rest, reducer) = cut(rest, unindexed, len);
     let result = left.into_folder().consume_iter(items).complete();
     let result = match done {
         None => result,
@@ -128,12 +133,12 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
                 let (rest, done) = match iter.size_hint() {
                     // The bridge's batches know their length, and an unindexed split needs none.
                     (low, Some(high)) if low == high => {
-                        fold_batch(s.rest, s.done, s.split, low, iter)
+                        fold_batch(s.rest, s.done, s.unindexed, low, iter)
                     }
-                    _ if !s.positional => fold_batch(s.rest, s.done, s.split, 0, iter),
+                    _ if s.unindexed.is_some() => fold_batch(s.rest, s.done, s.unindexed, 0, iter),
                     _ => {
                         let batch: Vec<T> = iter.collect();
-                        fold_batch(s.rest, s.done, s.split, batch.len(), batch.into_iter())
+                        fold_batch(s.rest, s.done, s.unindexed, batch.len(), batch.into_iter())
                     }
                 };
                 State::Split(Split { rest, done, ..s })
@@ -153,7 +158,7 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
                 )
             }
             State::Split(s) => {
-                let (mine, theirs, reducer) = (s.split)(s.rest, keep);
+                let (mine, theirs, reducer) = cut(s.rest, s.unindexed, keep);
                 let part = |rest, done| Self::from_state(State::Split(Split { rest, done, ..s }));
                 (part(mine, s.done), part(theirs, None), reducer)
             }
@@ -169,11 +174,10 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
             State::Split(Split {
                 rest,
                 done: Some(before),
-                split,
-                ..
+                unindexed,
             }) => {
                 // A split at 0 for the reducer; its empty left part gives nothing.
-                let (empty, rest, reducer) = split(rest, 0);
+                let (empty, rest, reducer) = cut(rest, unindexed, 0);
                 drop(empty.into_folder().complete());
                 reducer.reduce(before, rest.into_folder().complete())
             }
