@@ -56,11 +56,6 @@ const SPIN_ROUNDS: u32 = 0;
 #[cfg(forkjoin_loom)]
 const ROUNDS_UNTIL_SLEEPY: u32 = 0;
 
-/// Idle workers that may always stay awake searching, however few workers are busy: a pool of
-/// this many never sends a searcher to sleep early (README rule 11), and a call that follows
-/// another finds them awake.
-const MIN_SEARCHING: usize = 2;
-
 /// How long a worker sleeps, while some other worker is busy, before it wakes to *patrol*: one heavy
 /// steal of the oldest private job of every worker. Doubles after each patrol that finds nothing, up to
 /// [`PATROL_MAX`]; back to this after work, or when new work is announced. Owners publish on a
@@ -274,11 +269,6 @@ impl Sleep {
         try_sleep: impl FnOnce() -> bool,
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> Idled {
-        if idle.rounds < ROUNDS_UNTIL_SLEEPY && self.enough_searching() {
-            // Enough others look for work already: more searchers would only race them for the
-            // same jobs. Go to sleep; a publication or a finder's spreading wake (rule 6) wakes us.
-            idle.rounds = ROUNDS_UNTIL_SLEEPY;
-        }
         if idle.rounds < SPIN_ROUNDS {
             for _ in 0..(1u32 << idle.rounds.min(6)) {
                 crate::sync::spin_loop();
@@ -551,16 +541,6 @@ impl Sleep {
         idle.saturating_sub(self.counters.load(Ordering::Relaxed).sleeping_threads() as usize)
     }
 
-    /// True if more workers search than are busy (and more than [`MIN_SEARCHING`]): an idle
-    /// worker then skips its spinning and yielding rounds and goes to sleep (README rule 11).
-    #[inline]
-    fn enough_searching(&self) -> bool {
-        // Relaxed: a hint (see `searching_workers`); sleeping early is always safe.
-        let idle = self.idle_workers.load(Ordering::Relaxed);
-        let busy = self.num_threads().saturating_sub(idle);
-        self.searching_workers() > busy.max(MIN_SEARCHING)
-    }
-
     /// Futex wakes issued to worker `index` so far.
     pub(crate) fn wakeups_of(&self, index: usize) -> u64 {
         self.slots[index].wakeups()
@@ -614,29 +594,6 @@ mod tests {
         assert!(r == Idled::Slept || r == Idled::Aborted);
         t.join().unwrap();
         assert_eq!(sleep.num_sleeping(), 0);
-    }
-
-    #[test]
-    fn searchers_beyond_the_busy_workers_skip_their_spinning_rounds() {
-        let sleep = Sleep::new(8);
-        let never_set = crate::latch::CoreLatch::new();
-        let round = |sleep: &Sleep| {
-            let mut idle = sleep.start_looking(0);
-            let waited = sleep.no_work_found(&mut idle, || never_set.try_sleep(), || false);
-            (waited, idle.rounds)
-        };
-        // Three idle (all awake) and five busy: spin as usual.
-        sleep.idle_workers().fetch_add(3, Ordering::Relaxed);
-        assert!(!sleep.enough_searching());
-        assert_eq!(round(&sleep), (Idled::Waited, 1));
-        // Five idle and three busy: more search than work, go straight to the sleepy announcement.
-        sleep.idle_workers().fetch_add(2, Ordering::Relaxed);
-        assert!(sleep.enough_searching());
-        assert_eq!(round(&sleep), (Idled::Waited, ROUNDS_UNTIL_SLEEPY + 1));
-        // A pool of two never sends its searchers to sleep early.
-        let pair = Sleep::new(2);
-        pair.idle_workers().fetch_add(2, Ordering::Relaxed);
-        assert!(!pair.enough_searching());
     }
 
     #[test]
