@@ -11,9 +11,9 @@
 //! assert_eq!(it.map(|(k, v)| k * v).sum::<i32>(), 50);
 //! ```
 
-use crate::iter::drain_full::{HashDrain, HeapDrain};
-use crate::iter::slice::SliceIter;
-use crate::iter::vec::VecIntoIter;
+use crate::iter::sources::drain_full::{HashDrain, HeapDrain};
+use crate::iter::sources::slice::SliceIter;
+use crate::iter::sources::vec::VecIntoIter;
 
 macro_rules! collection_paths {
     ($(

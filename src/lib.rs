@@ -11,46 +11,16 @@
 //! assert_eq!(fib(20), 6765);
 //! ```
 //!
-//! Layers (a module imports only its own layer or lower, and never in a cycle):
-//! `sync`/`util`/`clock`/`affinity` → `deque`/`unwind`/`trace` → `sleep`/`latch`/`job`/`jobstack`/`fifo`
-//! → `registry` → `worker` → `thread_builder` → `entry` →
-//! `pool`/`join`/`scope`/`scope_fifo`/`spawn`/`broadcast`/`yield_now`/`hints` → `iter`/`sort` (which
-//! reach the scheduler only through `hints`).
+//! Layers, each importing only from those below it (`tests/layers.rs` checks it):
+//! `platform` (the sync facade, clock, unwinding, affinity) → `runtime` (the scheduler and the
+//! public runtime API; its internals are private to it) → `iter` and `sort` (which reach the
+//! scheduler only through `runtime::hints` and the public API). `docs/architecture.md` has the map.
 #![warn(missing_docs, missing_debug_implementations)]
 
-mod affinity;
-mod clock;
-mod sync;
-mod util;
+mod platform;
+mod runtime;
 
-pub mod deque;
-mod unwind;
-
-mod trace;
-
-mod job;
-mod jobstack;
-mod latch;
-mod sleep;
-mod work_map;
-
-mod entry;
-mod fifo;
-mod registry;
-mod thread_builder;
-mod worker;
-
-mod hints;
-
-mod broadcast;
-mod configuration;
-mod error;
-mod join;
-mod pool;
-mod scope;
-mod scope_fifo;
-mod spawn;
-mod yield_now;
+pub use runtime::deque;
 
 #[cfg(all(test, not(forkjoin_loom)))]
 mod test_support;
@@ -70,7 +40,7 @@ pub mod range {
     //! let it: forkjoin::range::Iter<u64> = (0..10u64).into_par_iter();
     //! assert_eq!(it.sum::<u64>(), 45);
     //! ```
-    pub use crate::iter::range::RangeIter as Iter;
+    pub use crate::iter::sources::range::RangeIter as Iter;
 }
 
 pub mod range_inclusive {
@@ -83,7 +53,7 @@ pub mod range_inclusive {
     //! let it: forkjoin::range_inclusive::Iter<char> = ('a'..='c').into_par_iter();
     //! assert_eq!(it.collect::<String>(), "abc");
     //! ```
-    pub use crate::iter::range::RangeIter as Iter;
+    pub use crate::iter::sources::range::RangeIter as Iter;
 }
 
 pub mod slice {
@@ -96,16 +66,18 @@ pub mod slice {
     //! v.par_chunks_mut(2).for_each(|c| c.reverse());
     //! assert_eq!(v, [2, 1, 4, 3, 5]);
     //! ```
-    pub use crate::iter::array_windows::ArrayWindows;
-    pub use crate::iter::chunk_by::{ChunkBy, ChunkByMut};
-    pub use crate::iter::chunks::{Chunks, ChunksMut};
-    pub use crate::iter::slice::{
-        ParallelSlice, ParallelSliceMut, SliceIter as Iter, SliceIterMut as IterMut,
-    };
-    pub use crate::iter::slice_chunks::{
+    pub use crate::iter::sources::slice::array_windows::ArrayWindows;
+    pub use crate::iter::sources::slice::chunk_by::{ChunkBy, ChunkByMut};
+    pub use crate::iter::sources::slice::chunk_variants::{
         ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
     };
-    pub use crate::iter::slice_split::{Split, SplitInclusive, SplitInclusiveMut, SplitMut};
+    pub use crate::iter::sources::slice::chunks::{Chunks, ChunksMut};
+    pub use crate::iter::sources::slice::split::{
+        Split, SplitInclusive, SplitInclusiveMut, SplitMut,
+    };
+    pub use crate::iter::sources::slice::{
+        ParallelSlice, ParallelSliceMut, SliceIter as Iter, SliceIterMut as IterMut,
+    };
 }
 
 pub mod array {
@@ -116,7 +88,7 @@ pub mod array {
     //! let it: forkjoin::array::IntoIter<u8, 3> = [1, 2, 3].into_par_iter();
     //! assert_eq!(it.sum::<u8>(), 6);
     //! ```
-    pub use crate::iter::array::ArrayIntoIter as IntoIter;
+    pub use crate::iter::sources::array::ArrayIntoIter as IntoIter;
 }
 
 pub mod option {
@@ -131,11 +103,11 @@ pub mod option {
     //! ```
 
     /// `Option<T>::into_par_iter()`.
-    pub type IntoIter<T> = crate::iter::option::OptionIter<T>;
+    pub type IntoIter<T> = crate::iter::sources::option::OptionIter<T>;
     /// `Option<T>::par_iter()`.
-    pub type Iter<'a, T> = crate::iter::option::OptionIter<&'a T>;
+    pub type Iter<'a, T> = crate::iter::sources::option::OptionIter<&'a T>;
     /// `Option<T>::par_iter_mut()`.
-    pub type IterMut<'a, T> = crate::iter::option::OptionIter<&'a mut T>;
+    pub type IterMut<'a, T> = crate::iter::sources::option::OptionIter<&'a mut T>;
 }
 
 pub mod result {
@@ -150,11 +122,11 @@ pub mod result {
     //! ```
 
     /// `Result<T, E>::into_par_iter()`.
-    pub type IntoIter<T> = crate::iter::option::OptionIter<T>;
+    pub type IntoIter<T> = crate::iter::sources::option::OptionIter<T>;
     /// `Result<T, E>::par_iter()`.
-    pub type Iter<'a, T> = crate::iter::option::OptionIter<&'a T>;
+    pub type Iter<'a, T> = crate::iter::sources::option::OptionIter<&'a T>;
     /// `Result<T, E>::par_iter_mut()`.
-    pub type IterMut<'a, T> = crate::iter::option::OptionIter<&'a mut T>;
+    pub type IterMut<'a, T> = crate::iter::sources::option::OptionIter<&'a mut T>;
 }
 
 pub mod collections;
@@ -169,7 +141,7 @@ pub mod str {
     //! let words: Vec<&str> = "fork, join, steal".par_split(',').map(str::trim).collect();
     //! assert_eq!(words, ["fork", "join", "steal"]);
     //! ```
-    pub use crate::iter::strings::{
+    pub use crate::iter::sources::string::{
         Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString,
         Pattern, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
     };
@@ -183,8 +155,8 @@ pub mod vec {
     //! let it: forkjoin::vec::IntoIter<String> = vec!["a".to_string()].into_par_iter();
     //! assert_eq!(it.collect::<Vec<_>>(), ["a"]);
     //! ```
-    pub use crate::iter::drain::VecDrain as Drain;
-    pub use crate::iter::vec::VecIntoIter as IntoIter;
+    pub use crate::iter::sources::drain_range::VecDrain as Drain;
+    pub use crate::iter::sources::vec::VecIntoIter as IntoIter;
 }
 
 pub mod string {
@@ -197,23 +169,23 @@ pub mod string {
     //! assert_eq!(it.collect::<String>(), "bc");
     //! assert_eq!(s, "a");
     //! ```
-    pub use crate::iter::drain::StringDrain as Drain;
+    pub use crate::iter::sources::drain_range::StringDrain as Drain;
 }
 
-pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
+pub use runtime::broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 #[allow(deprecated)]
-pub use configuration::{initialize, Configuration};
-pub use error::ThreadPoolBuildError;
-pub use join::{join, join_context, FnContext};
-pub use pool::{
+pub use runtime::configuration::{initialize, Configuration};
+pub use runtime::error::ThreadPoolBuildError;
+pub use runtime::join::{join, join_context, FnContext};
+pub use runtime::scope::{in_place_scope, scope, Scope};
+pub use runtime::scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
+pub use runtime::spawn::{spawn, spawn_fifo};
+pub use runtime::thread_pool::{
     current_num_threads, current_thread_index, flush_trace, max_num_threads, PoolStats, ThreadPool,
     ThreadPoolBuilder, WorkerStats,
 };
-pub use scope::{in_place_scope, scope, Scope};
-pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
-pub use spawn::{spawn, spawn_fifo};
-pub use thread_builder::ThreadBuilder;
-pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
+pub use runtime::yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
+pub use runtime::ThreadBuilder;
 
 // The README's examples are compiled and run as doctests.
 #[cfg(doctest)]
@@ -225,16 +197,5 @@ struct ReadmeDoctests;
 #[doc = include_str!("../docs/tracing.md")]
 struct TracingDoctests;
 
-/// Internals the loom models in `loom-tests/` need; not part of the public API.
 #[cfg(forkjoin_loom)]
-#[doc(hidden)]
-pub mod __loom {
-    pub use crate::deque::Reclaimer;
-    pub use crate::job::{JobRef, StackJob};
-    pub use crate::jobstack::{JobStackOwner, JobStackThief, Pushed};
-    pub use crate::latch::{CoreLatch, Latch, SpinLatch};
-    pub use crate::sleep::{IdleState, Idled, Sleep};
-    pub use crate::sync::heavy_barrier;
-    pub use crate::work_map::WorkMap;
-    pub use crossbeam_epoch::Collector;
-}
+pub use runtime::__loom;

@@ -2,22 +2,22 @@
 
 use std::cmp::Ordering;
 
-use super::blocks::{ExponentialBlocks, UniformBlocks};
-use super::chunks_adaptor::Chunks;
-use super::collect::collect_indexed_into;
-use super::enumerate::Enumerate;
-use super::fold_chunks::{FoldChunks, FoldChunksWith};
-use super::interleave::{Interleave, InterleaveShortest};
-use super::into::IntoParallelIterator;
-use super::len_bounds::{MaxLen, MinLen};
-use super::plumbing::{Consumer, ProducerCallback};
-use super::positions::Positions;
-use super::rev::Rev;
-use super::skip_take::{Skip, Take};
-use super::step_by::StepBy;
-use super::zip::Zip;
-use super::zip_eq::ZipEq;
-use super::ParallelIterator;
+use crate::iter::adaptors::blocks::{ExponentialBlocks, UniformBlocks};
+use crate::iter::adaptors::chunks_vec::Chunks;
+use crate::iter::adaptors::enumerate::Enumerate;
+use crate::iter::adaptors::folds::fold_chunks::{FoldChunks, FoldChunksWith};
+use crate::iter::adaptors::item_wise::positions::Positions;
+use crate::iter::adaptors::len_bounds::{MaxLen, MinLen};
+use crate::iter::adaptors::rev::Rev;
+use crate::iter::adaptors::skip_take::{Skip, Take};
+use crate::iter::adaptors::step_by::StepBy;
+use crate::iter::adaptors::zips::interleave::{Interleave, InterleaveShortest};
+use crate::iter::adaptors::zips::zip::Zip;
+use crate::iter::adaptors::zips::zip_eq::ZipEq;
+use crate::iter::consumers::collect::collect_indexed_into;
+use crate::iter::into::IntoParallelIterator;
+use crate::iter::plumbing::{Consumer, ProducerCallback};
+use crate::iter::ParallelIterator;
 
 /// A parallel iterator with a known length whose items have positions (ranges, slices, vectors,
 /// chunks, and `map`/`enumerate`/`zip`/`copied`/`cloned` of those). Only these can be `zip`ped or
@@ -35,16 +35,16 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// The exact number of items.
     fn len(&self) -> usize;
 
-    /// Hands this iterator's [`Producer`](super::plumbing::Producer) to `callback` (rayon's
-    /// plumbing: see [`plumbing`](super::plumbing)).
+    /// Hands this iterator's [`Producer`](crate::iter::plumbing::Producer) to `callback` (rayon's
+    /// plumbing: see [`plumbing`](crate::iter::plumbing)).
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
 
     /// Drives this iterator into `consumer`, which may depend on the positions it is split at
     /// (rayon's plumbing). The default goes through the producer with
-    /// [`plumbing::bridge`](super::plumbing::bridge), which is what an implementation written
+    /// [`plumbing::bridge`](fn@crate::iter::plumbing::bridge), which is what an implementation written
     /// for rayon does too.
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        super::plumbing::bridge(self, consumer)
+        crate::iter::plumbing::bridge(self, consumer)
     }
 
     /// Pairs every item with its index.
@@ -538,7 +538,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         left.clear();
         right.clear();
-        super::unzip::unzip_into(self, left, right);
+        crate::iter::consumers::unzip::unzip_into(self, left, right);
     }
 
     /// Collects into `target` (cleared first), writing every item straight into its final slot.

@@ -1,6 +1,6 @@
 //! Conversions into parallel iterators: `into_par_iter()`, `par_iter()` and `par_iter_mut()`.
 
-use super::ParallelIterator;
+use crate::iter::ParallelIterator;
 
 /// Conversion into a [`ParallelIterator`] (the parallel [`IntoIterator`]).
 ///

@@ -2,34 +2,34 @@
 
 use std::iter::{Product, Sum};
 
-use super::chain::Chain;
-use super::collect::{FromParallelIterator, ListVecConsumer};
-use super::filter::Filter;
-use super::filter_map::FilterMap;
-use super::find::{AnyConsumer, FindAnyConsumer};
-use super::find_first_last::{self, Direction};
-use super::flat_map::{FlatMap, Flatten};
-use super::flat_map_iter::{FlatMapIter, FlattenIter};
-use super::fold::Fold;
-use super::fold_with::FoldWith;
-use super::for_each::ForEachConsumer;
-use super::from_ref::{Cloned, Copied};
-use super::inspect::{Inspect, Update};
-use super::intersperse::Intersperse;
-use super::map::Map;
-use super::map_with::{MapInit, MapWith};
-use super::panic_fuse::PanicFuse;
-use super::plumbing::{AsConsumer, FromConsumer, LazyConsumer, UnindexedConsumer};
-use super::reduce::ReduceConsumer;
-use super::skip_any::{SkipAny, SkipAnyWhile};
-use super::sum::{ProductConsumer, SumConsumer};
-use super::take_any::{TakeAny, TakeAnyWhile};
-use super::try_fold::{TryFold, TryFoldWith};
-use super::try_op::{collect_until_failure, Try};
-use super::unzip::{partition_into, unzip_into};
-use super::while_some::WhileSome;
-use super::{Either, IntoParallelIterator, ParallelExtend};
-use crate::sync::AtomicBool;
+use crate::iter::adaptors::chain::Chain;
+use crate::iter::adaptors::flat_map::{FlatMap, Flatten};
+use crate::iter::adaptors::flat_map_iter::{FlatMapIter, FlattenIter};
+use crate::iter::adaptors::folds::fold::Fold;
+use crate::iter::adaptors::folds::fold_with::FoldWith;
+use crate::iter::adaptors::folds::try_fold::{TryFold, TryFoldWith};
+use crate::iter::adaptors::intersperse::Intersperse;
+use crate::iter::adaptors::item_wise::filter::Filter;
+use crate::iter::adaptors::item_wise::filter_map::FilterMap;
+use crate::iter::adaptors::item_wise::from_ref::{Cloned, Copied};
+use crate::iter::adaptors::item_wise::inspect::{Inspect, Update};
+use crate::iter::adaptors::item_wise::map::Map;
+use crate::iter::adaptors::item_wise::map_with::{MapInit, MapWith};
+use crate::iter::adaptors::panic_fuse::PanicFuse;
+use crate::iter::adaptors::skip_any::{SkipAny, SkipAnyWhile};
+use crate::iter::adaptors::take_any::{TakeAny, TakeAnyWhile};
+use crate::iter::adaptors::while_some::WhileSome;
+use crate::iter::consumers::collect::{FromParallelIterator, ListVecConsumer};
+use crate::iter::consumers::find::{AnyConsumer, FindAnyConsumer};
+use crate::iter::consumers::find_first_last::{self, Direction};
+use crate::iter::consumers::for_each::ForEachConsumer;
+use crate::iter::consumers::reduce::ReduceConsumer;
+use crate::iter::consumers::sum::{ProductConsumer, SumConsumer};
+use crate::iter::consumers::try_op::{collect_until_failure, Try};
+use crate::iter::consumers::unzip::{partition_into, unzip_into};
+use crate::iter::plumbing::{AsConsumer, FromConsumer, LazyConsumer, UnindexedConsumer};
+use crate::iter::{Either, IntoParallelIterator, ParallelExtend};
+use crate::platform::sync::AtomicBool;
 
 /// A parallel version of [`Iterator`]: items are produced and consumed on the pool's threads.
 ///
@@ -49,8 +49,8 @@ pub trait ParallelIterator: Sized + Send {
 
     /// Drives every item into `consumer` (rayon's plumbing; indexed iterators feed items in
     /// position order). An iterator written for rayon implements this, usually with
-    /// [`bridge`](super::plumbing::bridge) or
-    /// [`bridge_unindexed`](super::plumbing::bridge_unindexed); forkjoin's own iterators implement
+    /// [`bridge`](fn@crate::iter::plumbing::bridge) or
+    /// [`bridge_unindexed`](crate::iter::plumbing::bridge_unindexed); forkjoin's own iterators implement
     /// `drive_lazy` instead, and each of the two methods has a default that calls the other, so an
     /// implementation must provide one of them.
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
@@ -61,7 +61,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// Internal: drives every item into a forkjoin consumer (see
-    /// [`LazyConsumer`](super::plumbing::LazyConsumer)).
+    /// [`LazyConsumer`](crate::iter::plumbing::LazyConsumer)).
     #[doc(hidden)]
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.drive_unindexed(AsConsumer::new(consumer))
@@ -970,7 +970,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// Some `n` items (all of them if there are fewer), in whatever order the pieces reach them:
     /// not necessarily the first `n`, unlike
-    /// [`IndexedParallelIterator::take`](super::IndexedParallelIterator::take). Every piece stops
+    /// [`IndexedParallelIterator::take`](crate::iter::IndexedParallelIterator::take). Every piece stops
     /// once `n` items have passed. The result is not indexed.
     ///
     /// ```
@@ -985,7 +985,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// All items but some `n` (none if there are fewer), in whatever order the pieces reach them:
     /// not necessarily all but the first `n`, unlike
-    /// [`IndexedParallelIterator::skip`](super::IndexedParallelIterator::skip). The result is not
+    /// [`IndexedParallelIterator::skip`](crate::iter::IndexedParallelIterator::skip). The result is not
     /// indexed.
     ///
     /// ```

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::sync::{AtomicUsize, Ordering as AtOrd};
+use crate::platform::sync::{AtomicUsize, Ordering as AtOrd};
 
 use super::{stable, unstable};
 
@@ -125,7 +125,7 @@ impl Adversary {
 #[test]
 fn unstable_stays_n_log_n_against_an_adaptive_adversary() {
     let len = 1 << 14;
-    let adversary = crate::sync::Mutex::new(Adversary {
+    let adversary = crate::platform::sync::Mutex::new(Adversary {
         val: vec![len; len],
         gas: len,
         solid: 0,

@@ -1,0 +1,23 @@
+//! `for_each`: calls a function on every item.
+
+use crate::iter::plumbing::{LazyConsumer, NoopReducer};
+
+/// LazyConsumer behind [`ParallelIterator::for_each`](crate::iter::ParallelIterator::for_each).
+#[derive(Debug)]
+pub(crate) struct ForEachConsumer<'f, F> {
+    pub(in crate::iter) op: &'f F,
+}
+
+impl<'f, T, F: Fn(T) + Sync> LazyConsumer<T> for ForEachConsumer<'f, F> {
+    type Result = ();
+    type Reducer = NoopReducer;
+
+    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
+        iter.for_each(self.op);
+        self
+    }
+    fn split_off(self, _keep: usize) -> (Self, Self, NoopReducer) {
+        (ForEachConsumer { op: self.op }, self, NoopReducer)
+    }
+    fn complete(self) {}
+}

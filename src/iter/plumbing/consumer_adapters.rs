@@ -1,0 +1,298 @@
+//! The two adapters between rayon's consumer protocol ([`Consumer`], [`UnindexedConsumer`]) and
+//! forkjoin's ([`LazyConsumer`]).
+//!
+//! * [`FromConsumer`]: a rayon consumer driven by forkjoin's iterators and bridge. A forkjoin
+//!   consumer seen through [`AsConsumer`] (a user's iterator passed it on) runs its own protocol
+//!   again. Any other is split once per batch it receives: `split_at` the batch's length, fold the
+//!   batch into the left part, keep the right part for the rest. The running piece can therefore
+//!   still be split after a prefix, as forkjoin's bridge needs, and positions stay exact.
+//! * [`AsConsumer`]: a forkjoin consumer handed to code written for rayon (a user's
+//!   `drive_unindexed`, which calls `split_off_left`, `split_at`, `into_folder` or passes it to
+//!   `bridge`).
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+
+use crate::iter::plumbing::{
+    Consumer, ConsumerFolder, Folder, LazyConsumer, Reducer, UnindexedConsumer,
+};
+
+/// A rayon [`Consumer`] as a [`LazyConsumer`] (see the module docs).
+pub(crate) struct FromConsumer<C: Consumer<T>, T> {
+    state: State<C, T>,
+    _items: PhantomData<fn(T)>,
+}
+
+enum State<C: Consumer<T>, T> {
+    /// A forkjoin consumer behind [`AsConsumer`]: its own protocol, through the hidden methods.
+    Lazy(C),
+    /// A consumer written for rayon. `rest` takes the positions not consumed yet; `done` is the
+    /// result of those consumed. (rayon's reducers need not be `Send`, so none is kept: each join
+    /// uses the reducer of the split made at that moment; rayon's reducers only combine a left
+    /// result with the right one that follows it.)
+    Split(Split<C, T>),
+}
+
+/// A consumer written for rayon, part consumed (see [`State::Split`]).
+struct Split<C: Consumer<T>, T> {
+    /// Takes the positions not consumed yet.
+    rest: C,
+    /// The result of the positions consumed.
+    done: Option<C::Result>,
+    /// How an unindexed consumer is split: `split_off_left` and `to_reducer`, which need no
+    /// position (and so no count of a batch whose length is not known up front, as after a
+    /// `filter`). `None` for a consumer that may depend on positions: `split_at`.
+    unindexed: Option<SplitFn<C, T>>,
+}
+
+type SplitFn<C, T> = fn(C) -> (C, C, <C as Consumer<T>>::Reducer);
+
+/// Splits `consumer` after `index` positions (the index is ignored by an unindexed consumer).
+fn cut<C: Consumer<T>, T>(
+    consumer: C,
+    unindexed: Option<SplitFn<C, T>>,
+    index: usize,
+) -> (C, C, C::Reducer) {
+    match unindexed {
+        Some(split) => split(consumer),
+        None => consumer.split_at(index),
+    }
+}
+
+fn split_unindexed<C: UnindexedConsumer<T>, T>(consumer: C) -> (C, C, C::Reducer) {
+    let left = consumer.split_off_left();
+    let reducer = consumer.to_reducer();
+    (left, consumer, reducer)
+}
+
+impl<C: UnindexedConsumer<T>, T> FromConsumer<C, T> {
+    /// An unindexed consumer (from `drive_unindexed` or `bridge_unindexed`).
+    pub(crate) fn unindexed(consumer: C) -> Self {
+        Self::with_split(consumer, Some(split_unindexed::<C, T>))
+    }
+}
+
+impl<C: Consumer<T>, T> FromConsumer<C, T> {
+    /// A consumer that may depend on positions (from `drive`, `bridge` or
+    /// `bridge_producer_consumer`).
+    pub(crate) fn indexed(consumer: C) -> Self {
+        Self::with_split(consumer, None)
+    }
+
+    fn with_split(consumer: C, unindexed: Option<SplitFn<C, T>>) -> Self {
+        let state = if consumer.__is_lazy() {
+            State::Lazy(consumer)
+        } else {
+            State::Split(Split {
+                rest: consumer,
+                done: None,
+                unindexed,
+            })
+        };
+        FromConsumer {
+            state,
+            _items: PhantomData,
+        }
+    }
+
+    fn from_state(state: State<C, T>) -> Self {
+        FromConsumer {
+            state,
+            _items: PhantomData,
+        }
+    }
+}
+
+/// Folds `items` (exactly `len` of them, where positions matter) into the first `len` positions
+/// of `rest`; returns the consumer for the positions after them and the result so far.
+fn fold_batch<C, T>(
+    rest: C,
+    done: Option<C::Result>,
+    unindexed: Option<SplitFn<C, T>>,
+    len: usize,
+    items: impl Iterator<Item = T>,
+) -> (C, Option<C::Result>)
+where
+    C: Consumer<T>,
+{
+    let (left, rest, reducer) = cut(rest, unindexed, len);
+    let result = left.into_folder().consume_iter(items).complete();
+    let result = match done {
+        None => result,
+        Some(before) => reducer.reduce(before, result),
+    };
+    (rest, Some(result))
+}
+
+impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
+    type Result = C::Result;
+    type Reducer = C::Reducer;
+
+    fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
+        let state = match self.state {
+            State::Lazy(c) => State::Lazy(c.__lazy_consume_iter(iter)),
+            State::Split(s) => {
+                let (rest, done) = match iter.size_hint() {
+                    // The bridge's batches know their length, and an unindexed split needs none.
+                    (low, Some(high)) if low == high => {
+                        fold_batch(s.rest, s.done, s.unindexed, low, iter)
+                    }
+                    _ if s.unindexed.is_some() => fold_batch(s.rest, s.done, s.unindexed, 0, iter),
+                    _ => {
+                        let batch: Vec<T> = iter.collect();
+                        fold_batch(s.rest, s.done, s.unindexed, batch.len(), batch.into_iter())
+                    }
+                };
+                State::Split(Split { rest, done, ..s })
+            }
+        };
+        Self::from_state(state)
+    }
+
+    fn split_off(self, keep: usize) -> (Self, Self, C::Reducer) {
+        match self.state {
+            State::Lazy(c) => {
+                let (left, right, reducer) = c.__lazy_split_off(keep);
+                (
+                    Self::from_state(State::Lazy(left)),
+                    Self::from_state(State::Lazy(right)),
+                    reducer,
+                )
+            }
+            State::Split(s) => {
+                let (mine, theirs, reducer) = cut(s.rest, s.unindexed, keep);
+                let part = |rest, done| Self::from_state(State::Split(Split { rest, done, ..s }));
+                (part(mine, s.done), part(theirs, None), reducer)
+            }
+        }
+    }
+
+    fn complete(self) -> C::Result {
+        match self.state {
+            State::Lazy(c) => c.__lazy_complete(),
+            State::Split(Split {
+                rest, done: None, ..
+            }) => rest.into_folder().complete(),
+            State::Split(Split {
+                rest,
+                done: Some(before),
+                unindexed,
+            }) => {
+                // A split at 0 for the reducer; its empty left part gives nothing.
+                let (empty, rest, reducer) = cut(rest, unindexed, 0);
+                drop(empty.into_folder().complete());
+                reducer.reduce(before, rest.into_folder().complete())
+            }
+        }
+    }
+
+    fn full(&self) -> bool {
+        match &self.state {
+            State::Lazy(c) | State::Split(Split { rest: c, .. }) => c.full(),
+        }
+    }
+
+    fn prefers_end(&self) -> bool {
+        match &self.state {
+            State::Lazy(c) => c.__lazy_prefers_end(),
+            State::Split(_) => false,
+        }
+    }
+}
+
+/// A forkjoin [`LazyConsumer`] as rayon's [`Consumer`] and [`UnindexedConsumer`] (see the module
+/// docs). `split_off_left` and `to_reducer` take `&self`, so the consumer sits in a `Cell`: the
+/// wrapper is `!Sync`, so only its owner calls them.
+pub(crate) struct AsConsumer<L> {
+    inner: Cell<Option<L>>,
+}
+
+impl<L> AsConsumer<L> {
+    pub(crate) fn new(consumer: L) -> Self {
+        AsConsumer {
+            inner: Cell::new(Some(consumer)),
+        }
+    }
+
+    fn into_inner(self) -> L {
+        self.inner
+            .into_inner()
+            .expect("an AsConsumer always holds its consumer between calls")
+    }
+
+    /// Runs `f` on the consumer, which it may replace.
+    fn with<R>(&self, f: impl FnOnce(L) -> (L, R)) -> R {
+        let consumer = self
+            .inner
+            .take()
+            .expect("an AsConsumer always holds its consumer between calls");
+        let (consumer, result) = f(consumer);
+        self.inner.set(Some(consumer));
+        result
+    }
+}
+
+impl<T, L: LazyConsumer<T>> Consumer<T> for AsConsumer<L> {
+    type Folder = ConsumerFolder<L>;
+    type Reducer = L::Reducer;
+    type Result = L::Result;
+
+    fn split_at(self, index: usize) -> (Self, Self, L::Reducer) {
+        let (left, right, reducer) = self.into_inner().split_off(index);
+        (AsConsumer::new(left), AsConsumer::new(right), reducer)
+    }
+
+    fn into_folder(self) -> ConsumerFolder<L> {
+        self.into_inner().into_folder()
+    }
+
+    fn full(&self) -> bool {
+        self.with(|c| {
+            let full = c.full();
+            (c, full)
+        })
+    }
+
+    fn __is_lazy(&self) -> bool {
+        true
+    }
+
+    fn __lazy_consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
+        AsConsumer::new(self.into_inner().consume_iter(iter))
+    }
+
+    fn __lazy_split_off(self, keep: usize) -> (Self, Self, L::Reducer) {
+        self.split_at(keep)
+    }
+
+    fn __lazy_complete(self) -> L::Result {
+        self.into_inner().complete()
+    }
+
+    fn __lazy_prefers_end(&self) -> bool {
+        self.with(|c| {
+            let prefers_end = c.prefers_end();
+            (c, prefers_end)
+        })
+    }
+}
+
+/// A forkjoin consumer takes items whatever their positions when driven unindexed, so the left
+/// consumer is split off at position 0: it and `self` each take whatever they are given.
+impl<T, L: LazyConsumer<T>> UnindexedConsumer<T> for AsConsumer<L> {
+    fn split_off_left(&self) -> Self {
+        self.with(|c| {
+            let (left, right, _) = c.split_off(0);
+            (right, AsConsumer::new(left))
+        })
+    }
+
+    fn to_reducer(&self) -> L::Reducer {
+        self.with(|c| {
+            // A split at 0 yields the reducer; its empty left part has nothing to give.
+            let (empty, right, reducer) = c.split_off(0);
+            drop(empty.complete());
+            (right, reducer)
+        })
+    }
+}

@@ -1,0 +1,406 @@
+//! The protocol between parallel-iterator sources, adaptors and consumers: rayon's
+//! `iter::plumbing`, for writing parallel iterators of your own.
+//!
+//! A [`Producer`] is a splittable, sequentially iterable piece of an indexed iterator's input (a
+//! sub-range, a sub-slice). A [`Consumer`] is a splittable accumulator (a running sum, a slice of
+//! the destination vector). The bridge ([`bridge`](fn@bridge), [`bridge_producer_consumer`]) cuts both at the
+//! same positions, feeds every producer piece into its consumer piece sequentially, and joins the
+//! results back in order with a [`Reducer`]. Unlike rayon's, forkjoin's bridge cuts a piece on
+//! demand while it runs (when an idle worker asks), so its own consumers can be split after they
+//! consumed a prefix ([`LazyConsumer::split_off`]); a [`Consumer`] written for rayon gets the same
+//! by being split once per batch it receives (see [`Consumer`]).
+//!
+//! Producers, producer callbacks, consumers and iterators written for rayon port unchanged:
+//!
+//! ```
+//! use forkjoin::iter::plumbing::*;
+//! use forkjoin::prelude::*;
+//!
+//! /// The squares of `0..n`.
+//! struct Squares(usize);
+//! struct SquaresProducer(std::ops::Range<usize>);
+//!
+//! impl ParallelIterator for Squares {
+//!     type Item = usize;
+//!     fn drive_unindexed<C>(self, consumer: C) -> C::Result
+//!     where
+//!         C: UnindexedConsumer<Self::Item>,
+//!     {
+//!         bridge(self, consumer)
+//!     }
+//!     fn opt_len(&self) -> Option<usize> {
+//!         Some(self.0)
+//!     }
+//! }
+//!
+//! impl IndexedParallelIterator for Squares {
+//!     fn len(&self) -> usize {
+//!         self.0
+//!     }
+//!     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+//!         bridge(self, consumer)
+//!     }
+//!     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+//!         callback.callback(SquaresProducer(0..self.0))
+//!     }
+//! }
+//!
+//! impl Producer for SquaresProducer {
+//!     type Item = usize;
+//!     type IntoIter = std::iter::Map<std::ops::Range<usize>, fn(usize) -> usize>;
+//!     fn into_iter(self) -> Self::IntoIter {
+//!         self.0.map(|i| i * i)
+//!     }
+//!     fn split_at(self, index: usize) -> (Self, Self) {
+//!         let mid = self.0.start + index;
+//!         (SquaresProducer(self.0.start..mid), SquaresProducer(mid..self.0.end))
+//!     }
+//! }
+//!
+//! let v: Vec<(usize, usize)> = Squares(4).enumerate().collect();
+//! assert_eq!(v, [(0, 0), (1, 1), (2, 4), (3, 9)]);
+//! assert_eq!(Squares(4).rev().sum::<usize>(), 14);
+//! ```
+
+pub(crate) mod bridge;
+pub(crate) mod consumer_adapters;
+pub(crate) mod unindexed;
+
+/// A splittable piece of an indexed iterator's input (a sub-range, a sub-slice): rayon's `Producer`.
+///
+/// A producer does not know its own length: whoever holds it (the bridge, an adaptor that needs it)
+/// tracks it from the iterator's [`len`](crate::iter::IndexedParallelIterator::len) and the split indices,
+/// as in rayon. Its sequential iterator runs from both ends and knows how many items it has left.
+pub trait Producer: Send + Sized {
+    /// The items this producer yields, one per position.
+    type Item;
+    /// The sequential iterator over the whole piece.
+    type IntoIter: Iterator<Item = Self::Item> + DoubleEndedIterator + ExactSizeIterator;
+
+    /// Iterates the piece sequentially, in position order.
+    fn into_iter(self) -> Self::IntoIter;
+
+    /// Smallest piece size worth handing to another thread (set by `with_min_len`).
+    fn min_len(&self) -> usize {
+        1
+    }
+
+    /// Largest piece size one thread may take as a unit (set by `with_max_len`).
+    fn max_len(&self) -> usize {
+        usize::MAX
+    }
+
+    /// Splits into positions `[0, index)` and `[index, len)`; `index <= len`.
+    fn split_at(self, index: usize) -> (Self, Self);
+
+    /// Feeds every item of the piece into `folder`, in order (stopping once it is full).
+    fn fold_with<F>(self, folder: F) -> F
+    where
+        F: Folder<Self::Item>,
+    {
+        folder.consume_iter(self.into_iter())
+    }
+}
+
+/// A piece of an unindexed iterator's input: rayon's `UnindexedProducer`. It cannot be cut at an
+/// index, only in two where it sees fit ([`split`](Self::split)).
+///
+/// [`bridge_unindexed`] splits such a producer up front for every thread, again whenever a piece is
+/// stolen or an idle worker asks, then folds each piece whole.
+pub trait UnindexedProducer: Send + Sized {
+    /// The items this producer yields.
+    type Item;
+
+    /// Splits in two, or returns `(self, None)` when it cannot (or should not) be split further.
+    fn split(self) -> (Self, Option<Self>);
+
+    /// Feeds every item of the piece into `folder`, in order (stopping once it is full).
+    fn fold_with<F>(self, folder: F) -> F
+    where
+        F: Folder<Self::Item>;
+}
+
+/// The sequential end of a consumer: takes items one at a time and produces a result (rayon's
+/// `Folder`).
+pub trait Folder<Item>: Sized {
+    /// What the folder produces when complete.
+    type Result;
+
+    /// Takes one item.
+    fn consume(self, item: Item) -> Self;
+
+    /// Takes the items of `iter` in order, stopping early once [`full`](Self::full).
+    fn consume_iter<I>(mut self, iter: I) -> Self
+    where
+        I: IntoIterator<Item = Item>,
+    {
+        for item in iter {
+            self = self.consume(item);
+            if self.full() {
+                break;
+            }
+        }
+        self
+    }
+
+    /// Finishes and returns the result.
+    fn complete(self) -> Self::Result;
+
+    /// True when no further item can change the result.
+    fn full(&self) -> bool;
+}
+
+/// rayon's `Consumer`: a splittable accumulator that receives items in position order, split
+/// before it consumes anything ([`split_at`](Self::split_at)) and then turned into a [`Folder`]
+/// ([`into_folder`](Self::into_folder)) that takes the items of one piece.
+///
+/// A consumer written for rayon compiles unchanged and gets forkjoin's splitting: a piece that is
+/// already running can still hand half of its rest to an idle worker. forkjoin does that by
+/// splitting the consumer once per batch it feeds (`split_at` the batch's length, fold the
+/// batch, reduce), so `split_at` should be cheap, as rayon's own consumers are. forkjoin's own
+/// consumers implement [`LazyConsumer`] instead, which can be split after consuming a prefix.
+///
+/// ```
+/// use forkjoin::iter::plumbing::*;
+/// use forkjoin::prelude::*;
+///
+/// /// Counts the items (rayon's plumbing, written the rayon way).
+/// struct Count;
+/// struct CountFolder(usize);
+/// struct Sum;
+///
+/// impl<T> Consumer<T> for Count {
+///     type Folder = CountFolder;
+///     type Reducer = Sum;
+///     type Result = usize;
+///     fn split_at(self, _index: usize) -> (Self, Self, Sum) {
+///         (Count, Count, Sum)
+///     }
+///     fn into_folder(self) -> CountFolder {
+///         CountFolder(0)
+///     }
+///     fn full(&self) -> bool {
+///         false
+///     }
+/// }
+/// impl<T> UnindexedConsumer<T> for Count {
+///     fn split_off_left(&self) -> Self {
+///         Count
+///     }
+///     fn to_reducer(&self) -> Sum {
+///         Sum
+///     }
+/// }
+/// impl<T> Folder<T> for CountFolder {
+///     type Result = usize;
+///     fn consume(self, _item: T) -> Self {
+///         CountFolder(self.0 + 1)
+///     }
+///     fn complete(self) -> usize {
+///         self.0
+///     }
+///     fn full(&self) -> bool {
+///         false
+///     }
+/// }
+/// impl Reducer<usize> for Sum {
+///     fn reduce(self, left: usize, right: usize) -> usize {
+///         left + right
+///     }
+/// }
+///
+/// assert_eq!((0..1000).into_par_iter().filter(|x| x % 3 == 0).drive_unindexed(Count), 334);
+/// assert_eq!((0..1000).into_par_iter().map(|x| x * 2).drive(Count), 1000);
+/// ```
+pub trait Consumer<Item>: Send + Sized {
+    /// The sequential end of one piece.
+    type Folder: Folder<Item, Result = Self::Result>;
+    /// Combines the results of two split halves, left then right.
+    type Reducer: Reducer<Self::Result>;
+    /// What the consumer produces when complete.
+    type Result: Send;
+
+    /// A consumer for positions `[0, index)`, one for the positions after them, and the reducer
+    /// of their results.
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer);
+
+    /// The folder that takes this piece's items.
+    fn into_folder(self) -> Self::Folder;
+
+    /// True when no further item can change the result.
+    fn full(&self) -> bool;
+
+    /// Internal: true only for a forkjoin consumer behind this trait, whose own protocol the
+    /// `__lazy_*` methods below run (see [`LazyConsumer`]).
+    #[doc(hidden)]
+    fn __is_lazy(&self) -> bool {
+        false
+    }
+
+    /// Internal: [`LazyConsumer::consume_iter`], for `__is_lazy` consumers only.
+    #[doc(hidden)]
+    fn __lazy_consume_iter<I: Iterator<Item = Item>>(self, _iter: I) -> Self {
+        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
+    }
+
+    /// Internal: [`LazyConsumer::split_off`], for `__is_lazy` consumers only.
+    #[doc(hidden)]
+    fn __lazy_split_off(self, _keep: usize) -> (Self, Self, Self::Reducer) {
+        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
+    }
+
+    /// Internal: [`LazyConsumer::complete`], for `__is_lazy` consumers only.
+    #[doc(hidden)]
+    fn __lazy_complete(self) -> Self::Result {
+        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
+    }
+
+    /// Internal: [`LazyConsumer::prefers_end`].
+    #[doc(hidden)]
+    fn __lazy_prefers_end(&self) -> bool {
+        false
+    }
+}
+
+/// rayon's `UnindexedConsumer`: a [`Consumer`] that accepts items with no positions, split with
+/// [`split_off_left`](Self::split_off_left) (what [`bridge_unindexed`] and
+/// [`drive_unindexed`](crate::iter::ParallelIterator::drive_unindexed) need).
+pub trait UnindexedConsumer<Item>: Consumer<Item> {
+    /// A consumer for items to the left of what `self` then receives.
+    fn split_off_left(&self) -> Self;
+
+    /// The reducer that combines the result of a consumer split off with
+    /// [`split_off_left`](Self::split_off_left) (left) and this one's (right).
+    fn to_reducer(&self) -> Self::Reducer;
+}
+
+/// forkjoin's own consumer protocol: a splittable accumulator that receives items in position
+/// order and can be split *after* it consumed a prefix.
+///
+/// `split_off(keep)` leaves the next `keep` positions with `self` and returns a fresh consumer for
+/// everything after them. This is what lets a running loop hand half of its remaining range to an
+/// idle thread. Every consumer forkjoin's adaptors and terminal operations build is one; a
+/// [`Consumer`] written for rayon runs through an adapter that splits it once per batch.
+pub trait LazyConsumer<Item>: Send + Sized {
+    /// What the consumer produces when complete.
+    type Result: Send;
+    /// Combines the results of two split halves, left then right.
+    type Reducer: Reducer<Self::Result>;
+
+    /// Feeds the next items, in order, and returns the updated consumer.
+    fn consume_iter<I: Iterator<Item = Item>>(self, iter: I) -> Self;
+
+    /// Keeps the next `keep` positions and splits off a consumer for the positions after them.
+    fn split_off(self, keep: usize) -> (Self, Self, Self::Reducer);
+
+    /// Finishes and returns the result.
+    fn complete(self) -> Self::Result;
+
+    /// True when no further input can change the result (`any`, `find_any` after a hit).
+    fn full(&self) -> bool {
+        false
+    }
+
+    /// True for a search that prefers the match nearest the end (`find_last` and the searches built
+    /// on it): the bridge then runs the right side of every split first and cuts a piece's batches
+    /// off its end, so the last match is usually the first one found and every piece before it
+    /// stops at once. Any consumer accepts either order (its split halves are independent);
+    /// adaptors pass on the answer of the consumer they feed.
+    fn prefers_end(&self) -> bool {
+        false
+    }
+
+    /// The consumer as a [`Folder`] (a producer's [`fold_with`](Producer::fold_with)).
+    fn into_folder(self) -> ConsumerFolder<Self> {
+        ConsumerFolder(self)
+    }
+}
+
+pub(crate) use crate::iter::plumbing::consumer_adapters::{AsConsumer, FromConsumer};
+
+/// The largest batch a [`ConsumerFolder`] feeds its consumer between two checks of `full`.
+const FOLD_BATCH: usize = 1024;
+
+/// A [`LazyConsumer`] seen as rayon's [`Folder`] (from [`LazyConsumer::into_folder`]).
+#[derive(Debug)]
+pub struct ConsumerFolder<C>(C);
+
+impl<Item, C: LazyConsumer<Item>> Folder<Item> for ConsumerFolder<C> {
+    type Result = C::Result;
+
+    fn consume(self, item: Item) -> Self {
+        ConsumerFolder(self.0.consume_iter(std::iter::once(item)))
+    }
+
+    /// Feeds `iter` in batches that double up to `FOLD_BATCH` items, so that a consumer that
+    /// becomes full (through a hit elsewhere) stops within a batch, as rayon's folders stop
+    /// within an item.
+    fn consume_iter<I>(mut self, iter: I) -> Self
+    where
+        I: IntoIterator<Item = Item>,
+    {
+        let mut iter = iter.into_iter();
+        let mut batch = 1;
+        let mut exhausted = false;
+        while !exhausted && !self.0.full() {
+            let mut taken = 0;
+            let next_batch = std::iter::from_fn(|| {
+                if taken == batch {
+                    return None;
+                }
+                let item = iter.next();
+                taken += 1;
+                exhausted = item.is_none();
+                item
+            });
+            self.0 = self.0.consume_iter(next_batch);
+            batch = (batch * 2).min(FOLD_BATCH);
+        }
+        self
+    }
+
+    fn complete(self) -> C::Result {
+        self.0.complete()
+    }
+
+    fn full(&self) -> bool {
+        self.0.full()
+    }
+}
+
+impl<C> ConsumerFolder<C> {
+    /// The consumer again, with what it was fed.
+    pub(crate) fn into_consumer(self) -> C {
+        self.0
+    }
+}
+
+/// Combines the results of the left and right half of a split, in that order.
+pub trait Reducer<R> {
+    /// Returns the combination of `left` followed by `right`.
+    fn reduce(self, left: R, right: R) -> R;
+}
+
+/// Receives the producer of an indexed iterator (rayon's `ProducerCallback`).
+///
+/// Producers may borrow from the iterator that makes them (an owned `Vec`'s buffer lives only for the
+/// duration of the call), so an iterator hands its producer to a callback instead of returning it.
+pub trait ProducerCallback<T> {
+    /// What the callback returns.
+    type Output;
+    /// Called once with the iterator's producer.
+    fn callback<P>(self, producer: P) -> Self::Output
+    where
+        P: Producer<Item = T>;
+}
+
+pub use crate::iter::plumbing::bridge::{bridge, bridge_producer_consumer, bridge_unindexed};
+
+/// A reducer for results that need no combining (`for_each`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoopReducer;
+
+impl Reducer<()> for NoopReducer {
+    #[inline]
+    fn reduce(self, _left: (), _right: ()) {}
+}

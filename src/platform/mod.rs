@@ -1,0 +1,17 @@
+//! The platform layer: what the rest of the crate needs from the standard library, the operating
+//! system and the model checkers, behind one interface.
+//!
+//! | module | what it wraps |
+//! |---|---|
+//! | [`sync`] | atomics, cells, fences, threads, thread-locals, the futex and the process-wide barrier; std's, loom's or shuttle's by cfg |
+//! | [`clock`] | the cheap tick clock (time-stamp counter or `Instant`; virtual under loom and shuttle) |
+//! | [`unwind`] | catching a panic where it happens and resuming it where the result is read |
+//! | [`affinity`] | the CPUs the process may run on, and pinning a thread to one |
+//!
+//! Nothing here imports from another layer of the crate. The scheduler ([`crate::runtime`]) is built
+//! on all four; the iterators use [`sync`] for their shared flags and [`clock`] for batch timing.
+
+pub(crate) mod affinity;
+pub(crate) mod clock;
+pub(crate) mod sync;
+pub(crate) mod unwind;

@@ -1,0 +1,369 @@
+//! Jobs: type-erased references to work that some worker will execute exactly once.
+//!
+//! * [`JobRef`] is what the deques, the private stack and the injector hold: a data pointer plus a
+//!   static table for its type (the monomorphised function that knows how to run it, and the job's
+//!   [`JobKind`] for the trace). Two words, `Copy`, compared by data pointer (which is how `join`
+//!   recognises its own job b when it pops one back).
+//! * [`StackJob`] lives in the frame of the thread that waits for it (`join`'s b, `install`). It carries a
+//!   closure, a slot for the result (or the panic), and a latch set after the result is written.
+//! * [`HeapJob`] is boxed and owns its closure (`spawn`, `Scope::spawn`); it frees itself when run.
+//!
+//! **Life of a job.** Created → its `JobRef` pushed (private stack, public deque or injector) → popped by
+//! the owner or stolen by a thief, at most once (the deque guarantees it) → `execute` runs the closure,
+//! catching any panic → the result is stored → the latch is set (the last access to a stack job).
+
+use std::marker::PhantomData;
+use std::mem::{ManuallyDrop, MaybeUninit};
+
+use crate::platform::sync::UnsafeCell;
+use crate::platform::unwind::{self, Payload};
+use crate::runtime::jobs::latch::Latch;
+use crate::runtime::trace::JobKind;
+
+/// A type-erased pointer to a job and the table of what its type knows: how to execute it, and what
+/// kind of job it is (for the trace).
+#[derive(Clone, Copy, Debug)]
+pub struct JobRef {
+    pointer: *const (),
+    vtable: &'static JobVTable,
+}
+
+/// One per job type, in static memory: what a [`JobRef`] needs besides the data pointer.
+#[derive(Debug)]
+struct JobVTable {
+    execute: unsafe fn(*const ()),
+    kind: JobKind,
+}
+
+// SAFETY: a JobRef is a handle to a job whose closure and result are `Send` (enforced by the constructors'
+// bounds); it is executed exactly once, by whichever thread takes it.
+unsafe impl Send for JobRef {}
+// SAFETY: shared references to a JobRef only allow copying the two words.
+unsafe impl Sync for JobRef {}
+
+/// Something a [`JobRef`] can point to.
+pub trait Job {
+    /// What the trace calls a job of this type.
+    const KIND: JobKind = JobKind::Other;
+
+    /// Runs the job.
+    ///
+    /// # Safety
+    /// `this` must point to a live job that has not been executed yet; it is executed at most once.
+    unsafe fn execute(this: *const Self);
+}
+
+impl JobRef {
+    /// # Safety
+    /// `data` must stay valid until the returned `JobRef` has been executed, and be executed at most once.
+    #[inline]
+    pub(crate) unsafe fn new<T: Job>(data: *const T) -> JobRef {
+        JobRef {
+            pointer: data.cast(),
+            // One table per job type, in static memory: building a reference stores an address,
+            // like storing the function pointer alone would.
+            vtable: const {
+                &JobVTable {
+                    execute: execute_erased::<T>,
+                    kind: T::KIND,
+                }
+            },
+        }
+    }
+
+    /// The two words of the reference, for storage in atomics.
+    #[inline(always)]
+    pub(crate) fn into_raw(self) -> (usize, usize) {
+        (
+            self.pointer as usize,
+            self.vtable as *const JobVTable as usize,
+        )
+    }
+
+    /// Rebuilds a reference from [`into_raw`](Self::into_raw)'s words.
+    ///
+    /// # Safety
+    /// The words must come from `into_raw` of a live, not yet executed `JobRef`.
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(data: usize, vtable: usize) -> JobRef {
+        JobRef {
+            pointer: data as *const (),
+            // SAFETY: `vtable` is the address of a `JobVTable` in static memory, per the contract.
+            vtable: unsafe { &*(vtable as *const JobVTable) },
+        }
+    }
+
+    /// What kind of job this is (from its type).
+    #[inline]
+    pub(crate) fn kind(&self) -> JobKind {
+        self.vtable.kind
+    }
+
+    /// The identity of the job (its data pointer).
+    #[inline]
+    pub fn id(&self) -> *const () {
+        self.pointer
+    }
+
+    /// Executes the job.
+    ///
+    /// # Safety
+    /// Each `JobRef` is executed at most once, while its data is live (see [`JobRef::new`]).
+    #[inline]
+    pub unsafe fn execute(self) {
+        // SAFETY: forwarded caller contract; the table was instantiated for this pointer's type.
+        unsafe { (self.vtable.execute)(self.pointer) }
+    }
+}
+
+/// # Safety
+/// `this` must have been created from a `*const T` by [`JobRef::new`].
+unsafe fn execute_erased<T: Job>(this: *const ()) {
+    // SAFETY: see the function contract.
+    unsafe { T::execute(this.cast::<T>()) }
+}
+
+/// The outcome of a job that ran: a value or a caught panic.
+pub(crate) enum JobResult<T> {
+    Ok(T),
+    Panic(Payload),
+}
+
+impl<T> JobResult<T> {
+    /// Runs `f`, catching a panic.
+    #[inline]
+    fn call(f: impl FnOnce() -> T) -> Self {
+        match unwind::halt_unwinding(f) {
+            Ok(v) => JobResult::Ok(v),
+            Err(p) => JobResult::Panic(p),
+        }
+    }
+
+    /// The value, re-raising a caught panic.
+    pub(crate) fn into_return_value(self) -> T {
+        match self {
+            JobResult::Ok(v) => v,
+            JobResult::Panic(p) => unwind::resume_unwinding(p),
+        }
+    }
+}
+
+/// A job stored in the frame of the thread that waits for it.
+///
+/// The closure receives `true` when the job was executed through its [`JobRef`] (taken from a queue)
+/// and `false` when its creator ran it inline.
+///
+/// No drop glue: the closure is run exactly once (inline by the creator, or through the `JobRef` by
+/// whoever took it), and a result written by `execute` is always taken by the waiter. This keeps the
+/// `join` fast path free of "was it run / is there a result" checks.
+pub struct StackJob<L, F, R> {
+    latch: L,
+    func: UnsafeCell<ManuallyDrop<F>>,
+    /// Written by `execute` before it sets the latch; left uninitialised until then, so creating
+    /// the job (on every `join`) stores nothing here.
+    result: UnsafeCell<MaybeUninit<JobResult<R>>>,
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
+    /// A job running `func`, signalling `latch` when executed through its [`JobRef`].
+    #[inline]
+    pub fn new(func: F, latch: L) -> Self {
+        StackJob {
+            latch,
+            func: UnsafeCell::new(ManuallyDrop::new(func)),
+            result: UnsafeCell::new(MaybeUninit::uninit()),
+        }
+    }
+
+    /// A reference for the queues.
+    ///
+    /// # Safety
+    /// `self` must not move or be dropped until the returned reference has been executed or provably
+    /// discarded (e.g. popped back by its creator); its closure and result must be `Send` if another
+    /// thread may execute it.
+    #[inline]
+    pub unsafe fn as_job_ref(&self) -> JobRef {
+        // SAFETY: forwarded to the caller.
+        unsafe { JobRef::new(self) }
+    }
+
+    /// The latch set after the job ran through its [`JobRef`].
+    #[inline]
+    pub fn latch(&self) -> &L {
+        &self.latch
+    }
+
+    /// Runs the closure on the creating thread (the job was popped back, never shared).
+    ///
+    /// # Safety
+    /// At most once, and only if the job's `JobRef` was not and will not be executed (its creator took
+    /// it back, or never shared it).
+    #[inline]
+    pub unsafe fn run_inline(&self, stolen: bool) -> R {
+        let func = self.func.with_mut(|f| {
+            // SAFETY: per the contract nobody else runs or touches `func`, and it is taken once.
+            unsafe { ManuallyDrop::take(&mut *f) }
+        });
+        func(stolen)
+    }
+
+    /// The result after the latch was observed set (re-raising a panic of the job).
+    ///
+    /// # Safety
+    /// The latch must have been observed set: `execute` wrote the result.
+    #[inline]
+    pub(crate) unsafe fn into_result(self) -> R {
+        // SAFETY: per the contract, `execute` initialised the result before setting the latch.
+        unsafe { self.result.into_inner().assume_init() }.into_return_value()
+    }
+
+    /// Takes the result out after the latch was observed set (re-raising a panic of the job).
+    ///
+    /// # Safety
+    /// The latch must have been observed set (so the executing thread is done with the job), and the
+    /// result must not have been taken before.
+    #[inline]
+    pub unsafe fn take_result(&self) -> R {
+        // SAFETY: per the contract, `execute` initialised the result and no other thread accesses it
+        // any more; it is read out once.
+        let result = self.result.with_mut(|r| unsafe { (*r).assume_init_read() });
+        result.into_return_value()
+    }
+
+    /// Like [`into_result`](Self::into_result) but returns the panic instead of raising it.
+    ///
+    /// # Safety
+    /// As for [`into_result`](Self::into_result).
+    #[cfg(test)]
+    pub(crate) unsafe fn into_job_result(self) -> JobResult<R> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.result.into_inner().assume_init() }
+    }
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R, R> Job for StackJob<L, F, R> {
+    const KIND: JobKind = L::JOB_KIND;
+
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: the caller guarantees `this` is live and executed once; the creator does not touch
+        // `func`/`result` until the latch is set.
+        let this = unsafe { &*this };
+        let abort = unwind::AbortIfPanic;
+        // SAFETY: exclusive access as above; a JobRef is executed once, and then the creator does not
+        // run the job inline.
+        let func = this
+            .func
+            .with_mut(|f| unsafe { ManuallyDrop::take(&mut *f) });
+        let result = JobResult::call(move || func(true));
+        // SAFETY: exclusive access as above; the latch below publishes this write. The slot was
+        // uninitialised (each job executes once), so nothing is overwritten.
+        this.result.with_mut(|r| unsafe { (*r).write(result) });
+        // SAFETY: `this.latch` is live; after `set` we do not touch `this` again.
+        unsafe { Latch::set(&this.latch) };
+        std::mem::forget(abort);
+    }
+}
+
+/// A boxed job that owns its closure.
+pub(crate) struct HeapJob<BODY> {
+    body: BODY,
+}
+
+impl<BODY: FnOnce() + Send> HeapJob<BODY> {
+    pub(crate) fn new(body: BODY) -> Box<Self> {
+        Box::new(HeapJob { body })
+    }
+
+    /// Leaks the box into a `JobRef`; executing it frees the box.
+    ///
+    /// # Safety
+    /// Everything `BODY` borrows must outlive the job's execution (the caller waits for it, e.g. with a
+    /// scope's count latch, or `BODY: 'static`). The reference must be executed exactly once or the box
+    /// leaks.
+    pub(crate) unsafe fn into_job_ref(self: Box<Self>) -> JobRef {
+        // SAFETY: forwarded to the caller; the box is live until `execute` reclaims it.
+        unsafe { JobRef::new(Box::into_raw(self)) }
+    }
+}
+
+impl<BODY: FnOnce() + Send> Job for HeapJob<BODY> {
+    const KIND: JobKind = JobKind::Spawned;
+
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and is executed once.
+        let this = unsafe { Box::from_raw(this as *mut Self) };
+        (this.body)();
+    }
+}
+
+/// Moves a value across a `Send` boundary that the type system cannot see (e.g. a raw pointer whose
+/// target outlives the job, which the caller guarantees).
+pub(crate) struct SendPtr<T>(pub(crate) *const T, PhantomData<ManuallyDrop<T>>);
+
+impl<T> SendPtr<T> {
+    pub(crate) fn new(ptr: *const T) -> Self {
+        SendPtr(ptr, PhantomData)
+    }
+}
+
+// SAFETY: only created for pointers to `Sync` data that outlives the job carrying it (documented at each
+// use).
+unsafe impl<T: Sync> Send for SendPtr<T> {}
+// SAFETY: a shared `SendPtr` only hands out copies of the pointer, to `Sync` data (a broadcast's
+// shares all point to their scope).
+unsafe impl<T: Sync> Sync for SendPtr<T> {}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use crate::runtime::jobs::latch::CoreLatch;
+
+    #[test]
+    fn stack_job_executes_through_its_ref() {
+        let job = StackJob::new(|stolen: bool| (stolen, 40 + 2), CoreLatch::new());
+        // SAFETY: `job` outlives the reference, executed once below.
+        let r = unsafe { job.as_job_ref() };
+        assert_eq!(r.id(), &job as *const _ as *const ());
+        assert_eq!(r.kind(), JobKind::Other);
+        let (data, vtable) = r.into_raw();
+        // SAFETY: the words of a live, unexecuted reference.
+        let r = unsafe { JobRef::from_raw(data, vtable) };
+        // SAFETY: executed once while `job` is live.
+        unsafe { r.execute() };
+        assert!(job.latch().probe());
+        // SAFETY: the latch is set.
+        assert_eq!(unsafe { job.into_result() }, (true, 42));
+    }
+
+    #[test]
+    fn stack_job_inline() {
+        let job = StackJob::new(|stolen: bool| stolen, CoreLatch::new());
+        // SAFETY: never shared; run once.
+        assert!(!unsafe { job.run_inline(false) });
+    }
+
+    #[test]
+    fn stack_job_captures_panics() {
+        let job = StackJob::new(|_| -> u8 { panic!("inside job") }, CoreLatch::new());
+        // SAFETY: as above.
+        unsafe { job.as_job_ref().execute() };
+        assert!(job.latch().probe());
+        // SAFETY: the latch is set.
+        match unsafe { job.into_job_result() } {
+            JobResult::Panic(p) => assert_eq!(unwind::payload_message(&p), "inside job"),
+            _ => panic!("expected a panic"),
+        }
+    }
+
+    #[test]
+    fn heap_job_runs_and_frees() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let job = HeapJob::new(move || tx.send(7).unwrap());
+        // SAFETY: the closure is 'static; executed once.
+        let r = unsafe { job.into_job_ref() };
+        assert_eq!(r.kind(), JobKind::Spawned);
+        // SAFETY: as above.
+        unsafe { r.execute() };
+        assert_eq!(rx.recv().unwrap(), 7);
+    }
+}

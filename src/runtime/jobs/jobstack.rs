@@ -1,0 +1,714 @@
+//! The owner-private job stack that sits above each worker's public Chase-Lev deque.
+//!
+//! `join` pushes its job b here and, in the common case, pops it straight back. The owner's two
+//! operations use only Relaxed/Release stores and loads and a **compiler** fence — no locked instruction,
+//! no hardware fence — because the rare thief pays for both sides with a process-wide barrier
+//! ([`heavy_barrier`](crate::platform::sync::heavy_barrier), Linux `membarrier`): the asymmetric-fence variant of the Chase-Lev deque.
+//!
+//! Jobs leave the stack from the bottom (oldest first) in two ways:
+//! * **publication** by the owner ([`JobStackOwner::take_oldest`], on its sharing heartbeat while the
+//!   pool's idle-worker count is non-zero) moves them to the public deque, where thieves steal them
+//!   cheaply;
+//! * a **heavy steal** ([`JobStackThief::steal_after_barrier`]) by an idle worker on *patrol*: it slept
+//!   while another worker was busy and its patrol timeout ran out (see `crate::runtime::sleep`). This is what
+//!   makes a job reachable when its owner is blocked in user code (e.g. `a` waits on a channel that
+//!   only b feeds) and will never push, and so never publish, again.
+//!
+//! **Owner and thieves are types.** [`JobStackOwner::new`] creates a stack together with its only owner
+//! handle; [`JobStackOwner::thief`] hands out any number of [`JobStackThief`] handles (like the deque's
+//! `Worker` / `Stealer`). Both share the stack through an `Arc`. The owner handle is not `Clone` and is
+//! `Send` but `!Sync`, so the owner operations (`push`, `pop`, `take_oldest`) run on one thread at a
+//! time, which is all they need: they are safe methods of the handle. In the pool, the registry creates
+//! one owner per worker at construction, keeps a thief in the worker's `ThreadInfo`, and moves the owner
+//! into that worker's thread, which keeps it in its `WorkerThread` for its whole life.
+//!
+//! **Indices.** `top` (owner-written) is one past the newest job; `base` (CAS'd by thieves and by the
+//! owner when it races them) is the oldest job not yet taken. `slots[base..top]` are the live jobs. Slot
+//! positions are not reused while jobs below them were taken: when the stack becomes empty the owner
+//! rewinds both to 0, bumping a generation in the upper bits of `base` ([`Base`]) so a thief's stale CAS
+//! fails (no ABA). A full stack makes [`JobStackOwner::push`] fail and the caller publishes the job
+//! directly.
+//!
+//! **Orderings** (the Chase-Lev argument with the owner's fence made asymmetric):
+//!
+//! | owner                                      | thief                                          |
+//! | ------------------------------------------ | ---------------------------------------------- |
+//! |                                            | count itself in `heavy_thieves` (RMW);         |
+//! | pop: store `top = t-1`; light barrier;     | load `base = b`; heavy barrier; load `top`;    |
+//! | load `base`: `< t-1` → mine, no CAS;       | `b < top` → read slot b; CAS `base b → b+1`    |
+//! | `== t-1`: `heavy_thieves == 0` (Acquire)   | (fails if the owner or another thief won);     |
+//! | and `base` reloaded still `t-1` → mine, no | uncount itself (Release)                       |
+//! | CAS; else CAS race for the last one        |                                                |
+//! | push: write slot; store `top` (Release);   | (the Acquire load of `top` above sees the slot) |
+//! | light barrier; load idle count (a hint)    |                                                |
+//!
+//! The heavy barrier runs a full fence on every thread of the process, so each owner operation is
+//! either entirely before it (its stores are visible to the thief's later loads) or its later loads see
+//! what the thief did before it — the two cases the SeqCst-fence proof of Chase-Lev needs. The count of
+//! heavy steals in flight rides on the same argument: a thief counted before its barrier either sees
+//! the owner's pop in `top` (and takes nothing) or is seen by the owner, who then uses the CAS; a thief
+//! that already uncounted itself did so after its CAS, which the owner's Acquire load makes visible.
+//! So the common case of the last job — a `join` at depth 0, with no patrol under way — costs no
+//! locked instruction.
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::num::NonZeroUsize;
+
+use crate::platform::sync::{
+    light_barrier, light_barrier_is_sound, Arc, AtomicU64, AtomicUsize, Ordering,
+};
+use crate::runtime::jobs::job::JobRef;
+use crossbeam_utils::CachePadded;
+
+/// Slots per worker; deeper nesting goes straight to the public deque.
+#[cfg(not(forkjoin_loom))]
+const CAPACITY: usize = 1024;
+#[cfg(forkjoin_loom)]
+const CAPACITY: usize = 4;
+
+/// A value of the `base` word: `[generation: 48 bits][index: 16 bits]`. The index (of the oldest job not
+/// yet taken) never exceeds `CAPACITY` (< 2^16; a 16-bit field is read with one zero-extending move on
+/// the pop path), and 2^48 generations cannot wrap while a thief sits
+/// between its load of `base` and its CAS.
+///
+/// A thief carries one from [`JobStackThief::base_before_barrier`] to
+/// [`JobStackThief::steal_after_barrier`]; its CAS succeeds only if the word still holds this value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Base(u64);
+
+impl Base {
+    const INDEX_BITS: u32 = 16;
+    const INDEX_MASK: u64 = (1 << Self::INDEX_BITS) - 1;
+    const GENERATION_ONE: u64 = 1 << Self::INDEX_BITS;
+
+    /// Generation 0, index 0: a new, empty stack.
+    const INITIAL: Base = Base(0);
+
+    /// The index of the oldest job not yet taken.
+    #[inline(always)]
+    fn index(self) -> usize {
+        // The same as masking with INDEX_MASK, as a single zero-extending move.
+        self.0 as u16 as usize
+    }
+
+    /// The CAS target that takes the job at [`index`](Self::index): index + 1, same generation.
+    #[inline(always)]
+    fn next(self) -> Base {
+        debug_assert!(self.index() < CAPACITY);
+        Base(self.0 + 1)
+    }
+
+    /// The empty stack's rewound value: index 0 under the next generation.
+    #[inline]
+    fn rewound(self) -> Base {
+        Base((self.0 & !Self::INDEX_MASK).wrapping_add(Self::GENERATION_ONE))
+    }
+}
+
+const _: () = assert!(CAPACITY < Base::INDEX_MASK as usize && Base::INDEX_MASK == u16::MAX as u64);
+
+/// The `base` word, holding a [`Base`]. Adds no ordering of its own: the caller passes it.
+struct AtomicBase(AtomicU64);
+
+impl AtomicBase {
+    #[inline(always)]
+    fn load(&self, order: Ordering) -> Base {
+        Base(self.0.load(order))
+    }
+
+    #[inline]
+    fn store(&self, base: Base, order: Ordering) {
+        self.0.store(base.0, order);
+    }
+
+    /// True if the word held `current` and now holds `new`.
+    #[inline]
+    fn compare_exchange(
+        &self,
+        current: Base,
+        new: Base,
+        success: Ordering,
+        failure: Ordering,
+    ) -> bool {
+        self.0
+            .compare_exchange(current.0, new.0, success, failure)
+            .is_ok()
+    }
+}
+
+/// One job reference, stored as two words that a thief may read while the owner writes others.
+struct Slot {
+    data: AtomicUsize,
+    execute: AtomicUsize,
+}
+
+/// The owner's cache line: what push and pop read and write.
+struct OwnerLine {
+    /// One past the newest job. Written only by the owner.
+    top: AtomicUsize,
+    /// Jobs the owner popped back (statistics). Written only by the owner, with a load and a store:
+    /// no read-modify-write, and no extra cache line on the pop path.
+    popped: AtomicU64,
+    /// Pushes are refused from this index on: `CAPACITY`, or 0 where the owner's light barrier would
+    /// be unsound ([`light_barrier_is_sound`], fixed before any stack exists). Then every job goes to
+    /// the public deque and the owner never runs a light barrier, so push and pop test no flag.
+    limit: usize,
+}
+
+/// The state of one job stack, shared by its owner and thief handles (see the module docs).
+///
+/// The slots live in the same allocation: a push or pop computes a slot's address from the stack's,
+/// without first loading a pointer to a separate array.
+struct JobStack {
+    owner: CachePadded<OwnerLine>,
+    /// [`Base`]: `[generation: 48][index of the oldest live job: 16]`.
+    base: CachePadded<AtomicBase>,
+    /// Heavy steals in flight on this stack: a thief counts itself before it loads `base` and uncounts
+    /// itself after its CAS ([`StealTicket`]). While it is zero the owner takes its last job without a
+    /// CAS (see [`JobStackOwner::pop`]).
+    heavy_thieves: CachePadded<AtomicUsize>,
+    slots: [Slot; CAPACITY],
+}
+
+/// Where [`JobStackOwner::push`] put a job: the witness that [`JobStackOwner::pop`] takes back.
+///
+/// Holds the value of `top` right after the push (the job's index + 1), which is never zero, so an
+/// `Option<Pushed>` is one word.
+#[derive(Clone, Copy, Debug)]
+pub struct Pushed(NonZeroUsize);
+
+impl Pushed {
+    /// Jobs on the stack right after the push, this one included (what `top` became).
+    #[inline(always)]
+    pub fn depth(self) -> usize {
+        self.0.get()
+    }
+
+    /// A witness of no job on this stack (the job went elsewhere, e.g. the stack was full): `top`
+    /// never takes this value, so [`JobStackOwner::pop`] of it is always false — the same answer as
+    /// for a job that was taken, without a separate "was it pushed" test on the pop path.
+    pub const NOWHERE: Pushed = Pushed(NonZeroUsize::MAX);
+}
+
+impl JobStack {
+    /// # Safety
+    /// Slot `i` must hold a job written by the owner and published through `top`.
+    unsafe fn read_slot(&self, i: usize) -> JobRef {
+        let slot = &self.slots[i];
+        // Relaxed: ordered by the Acquire load of `top`/`base` that revealed the slot.
+        let data = slot.data.load(Ordering::Relaxed);
+        let execute = slot.execute.load(Ordering::Relaxed);
+        // SAFETY: the two words were produced by `JobRef::into_raw` in `push`.
+        unsafe { JobRef::from_raw(data, execute) }
+    }
+}
+
+/// The owner's handle of a job stack: push, pop and publish. One per stack, `Send` but `!Sync`.
+pub struct JobStackOwner {
+    stack: Arc<JobStack>,
+    /// `!Sync`: the owner operations assume a single calling thread (they write `top` and the slots
+    /// with plain stores). `Send`: the registry creates the handle and moves it into the worker thread.
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+/// A thief's handle of a job stack: heavy steals of the oldest job. Cloneable and shared.
+#[derive(Clone)]
+pub struct JobStackThief {
+    stack: Arc<JobStack>,
+}
+
+impl JobStackOwner {
+    /// A new, empty stack and its only owner handle (get thief handles with [`thief`](Self::thief)).
+    ///
+    /// Call [`init_asymmetric_barriers`](crate::platform::sync::init_asymmetric_barriers) first: where the
+    /// owner's light barrier is not sound, the stack refuses every push.
+    pub fn new() -> Self {
+        Self::with_limit(if light_barrier_is_sound() {
+            CAPACITY
+        } else {
+            0
+        })
+    }
+
+    /// A stack that refuses pushes from index `limit` (≤ `CAPACITY`) on.
+    fn with_limit(limit: usize) -> Self {
+        debug_assert!(limit <= CAPACITY);
+        let stack = JobStack {
+            owner: CachePadded::new(OwnerLine {
+                top: AtomicUsize::new(0),
+                popped: AtomicU64::new(0),
+                limit,
+            }),
+            base: CachePadded::new(AtomicBase(AtomicU64::new(Base::INITIAL.0))),
+            heavy_thieves: CachePadded::new(AtomicUsize::new(0)),
+            slots: std::array::from_fn(|_| Slot {
+                data: AtomicUsize::new(0),
+                execute: AtomicUsize::new(0),
+            }),
+        };
+        JobStackOwner {
+            stack: Arc::new(stack),
+            _not_sync: PhantomData,
+        }
+    }
+
+    /// A thief handle of this stack.
+    pub fn thief(&self) -> JobStackThief {
+        JobStackThief {
+            stack: self.stack.clone(),
+        }
+    }
+
+    /// True if no job is left to take (every pushed job was popped back or taken).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        let stack = &*self.stack;
+        // Relaxed: only the owner writes `top`; a thief's concurrent take only makes the answer
+        // stale towards "empty", which `take_oldest` then finds out.
+        stack.base.load(Ordering::Relaxed).index() >= stack.owner.top.load(Ordering::Relaxed)
+    }
+
+    /// Pushes `job`; `None` if the stack is full.
+    ///
+    /// Ends with the owner's light barrier (the idle-worker count loaded right after is then ordered
+    /// after the push; today that load is only a hint).
+    #[inline(always)]
+    pub fn push(&self, job: JobRef) -> Option<Pushed> {
+        let stack = &*self.stack;
+        // Relaxed: only the owner writes `top`.
+        let t = stack.owner.top.load(Ordering::Relaxed);
+        if t >= stack.owner.limit {
+            return None;
+        }
+        let (data, execute) = job.into_raw();
+        // SAFETY: `t < limit <= CAPACITY`, checked above.
+        let slot = unsafe { stack.slots.get_unchecked(t) };
+        // Relaxed: published by the Release store of `top` below.
+        slot.data.store(data, Ordering::Relaxed);
+        slot.execute.store(execute, Ordering::Relaxed);
+        // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
+        stack.owner.top.store(t + 1, Ordering::Release);
+        light_barrier();
+        NonZeroUsize::new(t + 1).map(Pushed)
+    }
+
+    /// Pops the job that `pushed` witnesses if nobody took it; false if it was taken (published or
+    /// stolen), in which case every older job was taken too.
+    ///
+    /// Only `top` is compared, never the slot: jobs pushed since are strictly nested (each nested
+    /// `join` pops its own job or sees it taken before it returns), so `top` is back where the push
+    /// left it unless the job was taken. A taken job either emptied the stack, whose rewind moved
+    /// `top` to 0 (and nested pushes since return it there), or it still sits below `top`, and
+    /// `base` shows it taken.
+    #[inline(always)]
+    pub fn pop(&self, pushed: Pushed) -> bool {
+        let stack = &*self.stack;
+        let idx = pushed.0.get() - 1;
+        // Relaxed: only the owner writes `top`.
+        if stack.owner.top.load(Ordering::Relaxed) != pushed.0.get() {
+            return false;
+        }
+        // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
+        // heavy barrier).
+        stack.owner.top.store(idx, Ordering::Relaxed);
+        light_barrier();
+        // Acquire: pairs with a thief's CAS of `base`.
+        let base = stack.base.load(Ordering::Acquire);
+        if base.index() < idx {
+            self.count_pop();
+            return true;
+        }
+        self.pop_contended(base, idx)
+    }
+
+    /// The last job, or an already-taken one.
+    ///
+    /// The last job needs Chase-Lev's CAS only while a heavy steal is in flight. A thief counts itself
+    /// in `heavy_thieves` before its heavy barrier, so after our light barrier either its later load
+    /// of `top` sees our pop (it will not take the job), or we see its count here. A thief that
+    /// finished before our load is seen through the Acquire on the count: its CAS, if any, shows in
+    /// the reload of `base`. With nobody counted the job is ours, and the stack is simply empty
+    /// (`base == top`), with no rewind: a loop of joins at depth 0 pays no locked instruction.
+    #[cold]
+    #[inline(never)]
+    fn pop_contended(&self, base: Base, idx: usize) -> bool {
+        let stack = &*self.stack;
+        let mut base = base;
+        if base.index() == idx {
+            // Acquire: pairs with the Release decrement of a thief that finished its steal.
+            if stack.heavy_thieves.load(Ordering::Acquire) == 0 {
+                // Acquire: pairs with that thief's CAS of `base`.
+                base = stack.base.load(Ordering::Acquire);
+                if base.index() == idx {
+                    self.count_pop();
+                    return true;
+                }
+            }
+        }
+        let won = base.index() == idx
+            && stack.base.compare_exchange(
+                base,
+                base.next(),
+                // SeqCst: arbitrates the last job against a thief's CAS (Chase-Lev).
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            );
+        // Whoever took it, the stack is now empty (base == idx + 1): rewind.
+        self.rewind();
+        if won {
+            self.count_pop();
+        }
+        won
+    }
+
+    #[inline(always)]
+    fn count_pop(&self) {
+        // Relaxed load + store: only the owner writes the counter.
+        let popped = &self.stack.owner.popped;
+        popped.store(popped.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+
+    /// The stack is empty (every job taken): move both indices back to 0 under a new generation.
+    ///
+    /// Call only when no live job remains (`base == top` or `base == top + 1` after a pop); a live job
+    /// would otherwise be lost (never run, its waiter never woken).
+    fn rewind(&self) {
+        let stack = &*self.stack;
+        // Relaxed store: a thief that still sees the old `top` also sees base ≥ top (empty); one that sees
+        // the new generation (its Acquire load of `base`) also sees this store, which the Release store
+        // of `base` below publishes.
+        stack.owner.top.store(0, Ordering::Relaxed);
+        // Acquire: to see the latest base (a thief may have just moved it). No thief can move it
+        // between this load and the store below: the stack is empty, so a thief's CAS needs a `base`
+        // it loaded before the last job was taken, and that value is gone.
+        let current = stack.base.load(Ordering::Acquire);
+        // Release: a thief that loads the new base sees top == 0 or later pushes. A plain store on
+        // x86 (SeqCst was an `xchg`, paid by every `join` at depth 0).
+        stack.base.store(current.rewound(), Ordering::Release);
+    }
+
+    /// Takes the oldest job off the stack (for publication); `None` if empty.
+    pub fn take_oldest(&self) -> Option<JobRef> {
+        let stack = &*self.stack;
+        loop {
+            // Acquire: pairs with thieves' CAS of `base`.
+            let base = stack.base.load(Ordering::Acquire);
+            let b = base.index();
+            // Relaxed: own field.
+            let t = stack.owner.top.load(Ordering::Relaxed);
+            if b >= t {
+                if t != 0 {
+                    // Empty.
+                    self.rewind();
+                }
+                return None;
+            }
+            // SAFETY: slot b < top was written by us before; thieves never write slots.
+            let job = unsafe { stack.read_slot(b) };
+            // SeqCst: arbitrates against thieves taking the same job.
+            if stack
+                .base
+                .compare_exchange(base, base.next(), Ordering::SeqCst, Ordering::Relaxed)
+            {
+                if b + 1 == t {
+                    // We took the last job.
+                    self.rewind();
+                }
+                return Some(job);
+            }
+        }
+    }
+}
+
+impl Default for JobStackOwner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JobStackThief {
+    /// Jobs the owner has popped back so far (statistics; a snapshot).
+    pub fn popped(&self) -> u64 {
+        // Relaxed: a statistic.
+        self.stack.owner.popped.load(Ordering::Relaxed)
+    }
+
+    /// First half of a heavy steal: counts this thief in the stack's heavy steals in flight and reads
+    /// `base`. Pass the ticket to [`steal_after_barrier`](Self::steal_after_barrier) once the caller
+    /// has run `heavy_barrier()`; dropping it instead also uncounts the thief.
+    #[inline]
+    pub fn base_before_barrier(&self) -> StealTicket<'_> {
+        // SeqCst RMW: before the heavy barrier, which orders it against the owner's light barrier
+        // (see `JobStackOwner::pop_contended`).
+        self.stack.heavy_thieves.fetch_add(1, Ordering::SeqCst);
+        StealTicket {
+            thief: self,
+            // Acquire: pairs with the owner's rewind store and other thieves' CAS.
+            base: self.stack.base.load(Ordering::Acquire),
+        }
+    }
+
+    /// Second half: tries to take the oldest job. `None` if empty or if the race was lost.
+    ///
+    /// The caller must have executed [`crate::platform::sync::heavy_barrier`] after taking the ticket.
+    pub fn steal_after_barrier(&self, ticket: StealTicket<'_>) -> Option<JobRef> {
+        debug_assert!(
+            std::ptr::eq(ticket.thief, self),
+            "a ticket of another stack"
+        );
+        let stack = &*self.stack;
+        let base = ticket.base;
+        let b = base.index();
+        // Acquire: pairs with the owner's Release store in `push`, making slot `b` readable.
+        let t = stack.owner.top.load(Ordering::Acquire);
+        if b >= t {
+            return None;
+        }
+        // SAFETY: b < top observed after the barrier: slot b was written and published by the owner. If
+        // the slot has since been reused, `base` changed and the CAS below fails, discarding the read.
+        let job = unsafe { stack.read_slot(b) };
+        // SeqCst: arbitrates against the owner's pop of the last job and other thieves (Chase-Lev).
+        stack
+            .base
+            .compare_exchange(base, base.next(), Ordering::SeqCst, Ordering::Relaxed)
+            .then_some(job)
+        // `ticket` drops here, after the CAS: the thief is uncounted.
+    }
+}
+
+/// A heavy steal in flight on one stack, from [`JobStackThief::base_before_barrier`] to the end of
+/// [`JobStackThief::steal_after_barrier`] (or until dropped): holds the `base` the thief read, and
+/// keeps the thief counted in the stack's heavy steals, so the owner settles its last job by CAS.
+pub struct StealTicket<'a> {
+    thief: &'a JobStackThief,
+    base: Base,
+}
+
+impl Drop for StealTicket<'_> {
+    fn drop(&mut self) {
+        // Release: pairs with the owner's Acquire load of the count; our CAS, if any, comes before.
+        self.thief
+            .stack
+            .heavy_thieves
+            .fetch_sub(1, Ordering::Release);
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use crate::platform::sync::heavy_barrier;
+    use crate::runtime::jobs::job::{Job, JobRef};
+
+    struct Dummy(u32);
+    impl Job for Dummy {
+        unsafe fn execute(_this: *const Self) {}
+    }
+
+    fn job(d: &Dummy) -> JobRef {
+        // SAFETY: never executed in these tests.
+        unsafe { JobRef::new(d) }
+    }
+
+    /// A full-size stack for single-threaded tests (owner and "thief" on one thread need no barrier).
+    fn single_threaded_stack() -> JobStackOwner {
+        JobStackOwner::with_limit(CAPACITY)
+    }
+
+    #[test]
+    fn a_stack_whose_light_barrier_is_unsound_refuses_every_push() {
+        let s = JobStackOwner::with_limit(0);
+        let d = Dummy(0);
+        assert!(s.push(job(&d)).is_none());
+        assert!(s.take_oldest().is_none());
+        let _ = d.0;
+    }
+
+    #[test]
+    fn a_new_stack_is_usable_exactly_where_the_light_barrier_is_sound() {
+        crate::platform::sync::init_asymmetric_barriers();
+        let d = Dummy(0);
+        let pushed = JobStackOwner::new().push(job(&d)).is_some();
+        assert_eq!(pushed, crate::platform::sync::light_barrier_is_sound());
+        let _ = d.0;
+    }
+
+    #[test]
+    fn base_packs_generation_and_index() {
+        let b = Base::INITIAL.next().next();
+        assert_eq!(b.index(), 2);
+        let r = b.rewound();
+        assert_eq!(r.index(), 0);
+        assert_ne!(r, Base::INITIAL, "a rewind changes the generation");
+        assert_eq!(r.next().index(), 1);
+        assert_ne!(r.rewound(), r);
+    }
+
+    #[test]
+    fn owner_push_pop_lifo() {
+        let s = single_threaded_stack();
+        let (a, b) = (Dummy(1), Dummy(2));
+        let pa = s.push(job(&a)).unwrap();
+        let pb = s.push(job(&b)).unwrap();
+        assert!(!s.pop(pa), "a is not on top");
+        assert!(s.pop(pb));
+        assert!(s.pop(pa));
+        assert!(s.is_empty());
+        assert!(!s.pop(pa));
+        assert_eq!(s.thief().popped(), 2);
+    }
+
+    #[test]
+    fn publication_takes_the_oldest_and_pop_sees_it_gone() {
+        let s = single_threaded_stack();
+        let (a, b) = (Dummy(1), Dummy(2));
+        let pa = s.push(job(&a)).unwrap();
+        let pb = s.push(job(&b)).unwrap();
+        assert_eq!(s.take_oldest().unwrap().id(), job(&a).id());
+        assert!(s.pop(pb));
+        assert!(!s.pop(pa), "a was published");
+        assert!(s.take_oldest().is_none());
+    }
+
+    #[test]
+    fn heavy_steal_takes_the_oldest_and_rewinds() {
+        let s = single_threaded_stack();
+        // The "thief" runs on the same thread here.
+        let thief = s.thief();
+        let (a, b) = (Dummy(1), Dummy(2));
+        let pa = s.push(job(&a)).unwrap();
+        let ticket = thief.base_before_barrier();
+        let pre_rewind_base = ticket.base;
+        heavy_barrier();
+        assert_eq!(
+            thief.steal_after_barrier(ticket).unwrap().id(),
+            job(&a).id()
+        );
+        assert_eq!(
+            s.stack.heavy_thieves.load(Ordering::Relaxed),
+            0,
+            "ticket uncounted"
+        );
+        // a stolen: its pop fails and the stack rewinds to reuse slot 0.
+        assert!(!s.pop(pa));
+        assert!(s.is_empty());
+        let pb = s.push(job(&b)).unwrap();
+        // A thief holding the pre-rewind base must fail.
+        s.stack.heavy_thieves.fetch_add(1, Ordering::Relaxed);
+        let stale = StealTicket {
+            thief: &thief,
+            base: pre_rewind_base,
+        };
+        heavy_barrier();
+        assert!(thief.steal_after_barrier(stale).is_none());
+        assert!(s.pop(pb));
+    }
+
+    #[test]
+    fn the_last_job_is_popped_without_a_cas_unless_a_heavy_steal_is_in_flight() {
+        let s = single_threaded_stack();
+        let thief = s.thief();
+        let a = Dummy(1);
+        // Nobody in flight: the pop leaves `base` as it was (no CAS, no rewind).
+        let before = s.stack.base.load(Ordering::Relaxed);
+        let pa = s.push(job(&a)).unwrap();
+        assert!(s.pop(pa));
+        assert_eq!(s.stack.base.load(Ordering::Relaxed), before);
+        assert!(s.is_empty());
+        // A thief in flight (ticket taken, CAS not yet done): the owner settles by CAS and wins; the
+        // thief then finds the stack empty.
+        let pa = s.push(job(&a)).unwrap();
+        let ticket = thief.base_before_barrier();
+        heavy_barrier();
+        assert!(s.pop(pa));
+        assert_ne!(
+            s.stack.base.load(Ordering::Relaxed),
+            before,
+            "settled by CAS and rewound"
+        );
+        assert!(thief.steal_after_barrier(ticket).is_none());
+        // A dropped ticket uncounts its thief too.
+        drop(thief.base_before_barrier());
+        assert_eq!(s.stack.heavy_thieves.load(Ordering::Relaxed), 0);
+        let _ = a.0;
+    }
+
+    #[test]
+    fn full_stack_refuses() {
+        let s = single_threaded_stack();
+        let d = Dummy(0);
+        for _ in 0..CAPACITY {
+            assert!(s.push(job(&d)).is_some());
+        }
+        assert!(s.push(job(&d)).is_none());
+        let _ = d.0;
+    }
+
+    #[test]
+    fn concurrent_pop_and_steal_take_each_job_once() {
+        pop_and_steal_concurrently(false);
+    }
+
+    /// Thieves that pause between steals leave the in-flight count at zero most of the time, so the
+    /// owner also takes its last job without a CAS while heavy steals start and end around it.
+    #[test]
+    fn concurrent_pop_and_intermittent_steals_take_each_job_once() {
+        pop_and_steal_concurrently(true);
+    }
+
+    fn pop_and_steal_concurrently(thieves_pause: bool) {
+        use std::sync::atomic::AtomicBool;
+        crate::platform::sync::init_asymmetric_barriers();
+        if !crate::platform::sync::light_barrier_is_sound() {
+            // No `membarrier` here (e.g. under valgrind): pools never use private stacks, see above.
+            eprintln!("skipped: the owner's light barrier is not sound on this system");
+            return;
+        }
+        let s = JobStackOwner::new();
+        let done = Arc::new(AtomicBool::new(false));
+        let dummies: Vec<Dummy> = (0..64).map(Dummy).collect();
+        let ids: Vec<usize> = dummies.iter().map(|d| job(d).id() as usize).collect();
+        let thieves: Vec<_> = (0..3)
+            .map(|_| {
+                let (s, done) = (s.thief(), done.clone());
+                std::thread::spawn(move || {
+                    let mut got = Vec::new();
+                    while !done.load(Ordering::Acquire) {
+                        let base = s.base_before_barrier();
+                        heavy_barrier();
+                        if let Some(j) = s.steal_after_barrier(base) {
+                            got.push(j.id() as usize);
+                        }
+                        if thieves_pause {
+                            std::thread::yield_now();
+                        }
+                    }
+                    got
+                })
+            })
+            .collect();
+        let mut owner_got = Vec::new();
+        for round in 0..20_000 {
+            let n = 1 + round % 8;
+            let pushed: Vec<Pushed> = dummies[..n]
+                .iter()
+                .map(|d| s.push(job(d)).unwrap())
+                .collect();
+            for (d, &p) in dummies[..n].iter().zip(&pushed).rev() {
+                if s.pop(p) {
+                    owner_got.push(job(d).id() as usize);
+                }
+            }
+        }
+        done.store(true, Ordering::Release);
+        let mut stolen: Vec<usize> = Vec::new();
+        for t in thieves {
+            stolen.extend(t.join().unwrap());
+        }
+        let total = owner_got.len() + stolen.len();
+        let pushed: usize = (0..20_000).map(|r| 1 + r % 8).sum();
+        assert_eq!(total, pushed, "every pushed job taken exactly once");
+        assert!(stolen.iter().all(|id| ids.contains(id)));
+    }
+}

@@ -1,0 +1,597 @@
+//! `join`: run two closures, potentially in parallel.
+//!
+//! **Protocol** (on a worker; from outside a pool the whole call is injected into the global pool first):
+//!
+//! ```text
+//!  caller frame                          private stack        public deque        thieves
+//!  ───────────────────────────────────   ──────────────       ────────────        ───────
+//!  1. job_b = StackJob(b, latch)          push b  ─────┐
+//!     (if some worker is idle and our public      │ oldest first ───► push ─► steal (FIFO end)
+//!      deque is empty, the oldest private job is      │                           run b, set latch
+//!      published)                                     │
+//!  2. ra = a()                             (nested joins push/pop above b)
+//!  3. top == b ?  pop it, rb = b() inline  ◄───┘            (fast path: no atomics, no fence)
+//!     else b was published:
+//!       pop public: b → run inline; other job → execute it and pop again;
+//!       empty → b was stolen: wait_until(latch), working meanwhile; rb = result
+//!  4. return (ra, rb)
+//! ```
+//!
+//! Why step 3's test is enough: the private stack only ever holds `join` jobs, strictly nested, and
+//! publication moves the *oldest* first. If b is still private, every job pushed above it belonged to a
+//! nested join of `a` that has popped it again, so b is on top. If b was published, every job below it
+//! was published too, and the private stack is empty. Jobs that `scope`/`spawn` inside `a` pushed go to
+//! the public deque and may sit above b there; step 3's public loop executes them (they are ours to run
+//! anyway) and continues until it meets b or finds the deque empty.
+//!
+//! **A pool of one thread** runs neither step 1's push nor step 3's pop: nobody could take b, so
+//! `join` is `a` then `b`, with a guard that still runs b if `a` panics ([`join_alone`]).
+//!
+//! **Deep joins run inline.** While three or more older jobs of this worker sit on its private stack,
+//! only one `join` in 64 pushes b, and only if some worker idles; the others are `a` then `b` like a
+//! pool of one thread (`worker::take_inline_join`). Those older jobs are the big ones thieves want; a job pushed
+//! below them is nearly always popped straight back, so in recursive code (fib, a tree walk) this
+//! halves the cost of a `join` on several threads. The price is rayon's own caveat: a closure that
+//! blocks until its sibling runs may deadlock, unless its `join` is one of the few that push (the
+//! patrol of idle workers takes pushed jobs even from a blocked owner). A split that the iterators
+//! make for an idle worker always pushes ([`join_offering_b`]).
+//!
+//! **Panics.** If `a` panics, a drop guard still brings b to completion (popping and running it, or waiting
+//! for the thief), swallowing any panic of b, and then the unwinding of a's panic continues. If only b
+//! panics, its panic is resumed after a has finished. The fast path therefore needs no `catch_unwind`.
+
+use crate::platform::unwind;
+use crate::runtime::jobs::job::{JobRef, StackJob};
+use crate::runtime::jobs::jobstack::Pushed;
+use crate::runtime::jobs::latch::SpinLatch;
+use crate::runtime::registry::entry;
+use crate::runtime::registry::worker::{self, WorkerThread};
+
+/// Context handed to the closures of [`join_context`].
+///
+/// ```
+/// let (a, _b) = forkjoin::join_context(|ctx| ctx.migrated(), |_| ());
+/// // `a` always runs on the thread that called `join_context`, unless that thread is outside every
+/// // pool (then the whole call moved into the global pool):
+/// assert!(a);
+/// ```
+#[derive(Debug)]
+pub struct FnContext {
+    migrated: bool,
+}
+
+impl FnContext {
+    #[inline(always)]
+    fn new(migrated: bool) -> Self {
+        FnContext { migrated }
+    }
+
+    /// True if this closure runs on a different thread than the one that called
+    /// [`join_context`] (it was stolen, or the call was moved into a pool from outside).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// // With a single worker nothing can be stolen: neither side migrates.
+    /// let flags = pool.install(|| forkjoin::join_context(|c| c.migrated(), |c| c.migrated()));
+    /// assert_eq!(flags, (false, false));
+    /// ```
+    #[inline]
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// Runs `oper_a` and `oper_b`, potentially in parallel, and returns both results.
+///
+/// `oper_b` is offered to idle workers while the calling thread runs `oper_a`; if nobody took it, the
+/// caller runs it itself right after. Called from outside any pool, the whole call runs in the global
+/// pool and the caller blocks (without spinning) until it is done.
+///
+/// Panics: both closures always complete (or panic); then the panic of `oper_a` is resumed if it
+/// panicked, else that of `oper_b`.
+///
+/// # Warning about blocking
+///
+/// As in rayon, the closures are meant to compute, not to wait for each other: if `oper_a` blocks
+/// until `oper_b` has run (a channel, a barrier), the call may deadlock. Nested below other pending
+/// joins of the same worker, most calls run `oper_b` only after `oper_a` returns, to save the cost of
+/// offering it (see the module docs of `forkjoin::join` in `docs/architecture.md`).
+///
+/// ```
+/// fn sum(v: &[u64]) -> u64 {
+///     if v.len() <= 1024 {
+///         return v.iter().sum();
+///     }
+///     let (l, r) = v.split_at(v.len() / 2);
+///     let (a, b) = forkjoin::join(|| sum(l), || sum(r));
+///     a + b
+/// }
+/// let v: Vec<u64> = (1..=100_000).collect();
+/// assert_eq!(sum(&v), 5_000_050_000);
+/// ```
+///
+/// Both closures may borrow from the caller, but not mutably alias:
+///
+/// ```compile_fail
+/// let mut x = 0;
+/// forkjoin::join(|| x += 1, || x += 1);
+/// ```
+#[inline]
+pub fn join<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_context(|_| oper_a(), |_| oper_b())
+}
+
+/// Like [`join`], but each closure learns through [`FnContext::migrated`] whether it runs on another
+/// thread than the caller — e.g. to split work further only when it was stolen.
+///
+/// ```
+/// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (a, b) = pool.install(|| forkjoin::join_context(|c| c.migrated(), |_| 7));
+/// assert!(!a);
+/// assert_eq!(b, 7);
+/// ```
+#[inline]
+pub fn join_context<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_dispatch::<false, false, _, _, _, _>(oper_a, oper_b)
+}
+
+/// [`join`] for the iterator layer's up-front splits: the same protocol, with the pushing path
+/// inlined into the caller (see [`join_dispatch`]).
+#[inline]
+pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_dispatch::<false, true, _, _, _, _>(|_| oper_a(), |_| oper_b())
+}
+
+/// A [`join`] whose b is always pushed, however deep: for a split made because a worker is idle
+/// (the depth rule of [`worker::take_inline_join`] would otherwise keep b private to us).
+#[inline]
+pub(crate) fn join_offering_b<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_dispatch::<true, true, _, _, _, _>(|_| oper_a(), |_| oper_b())
+}
+
+/// `join_context` on the calling thread's worker, or injected into the global pool from outside.
+/// `ALWAYS_PUSH`: skip the depth rule that runs most deep joins inline. `INLINE_PUSH`: inline the
+/// pushing path into the caller. User code gets it out of line: most of its joins in deep recursion
+/// run inline (step 0), and without the pushing path's frame (job b, latch, guard) the caller's own
+/// frame stays small (fib: 45 → 43 instructions a join, a third faster on one thread). The iterator
+/// layer inlines it: out of line there it changed the inlining of the leaves and doubled skynet's
+/// time on one thread (both measured).
+#[inline(always)]
+fn join_dispatch<const ALWAYS_PUSH: bool, const INLINE_PUSH: bool, A, B, RA, RB>(
+    oper_a: A,
+    oper_b: B,
+) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // Outside a pool the budget is always 0, so this runs inline only on a worker.
+    if !ALWAYS_PUSH && worker::take_inline_join() {
+        return join_alone(oper_a, oper_b);
+    }
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return join_cold(oper_a, oper_b);
+    }
+    // SAFETY: a non-null current worker is valid for as long as this thread runs the current job.
+    let wt = unsafe { &*wt };
+    if wt.is_alone() {
+        wt.refill_inline_joins_alone();
+        return join_alone(oper_a, oper_b);
+    }
+    if !ALWAYS_PUSH && wt.renew_inline_joins() {
+        return join_alone(oper_a, oper_b);
+    }
+    if INLINE_PUSH {
+        // SAFETY: `wt` is the current thread's worker.
+        unsafe { join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b) }
+    } else {
+        // SAFETY: as above.
+        unsafe { join_pushing(wt, oper_a, oper_b) }
+    }
+}
+
+/// The pushing path of [`join_context`], out of line (see [`join_dispatch`]).
+///
+/// # Safety
+/// `wt` must be the current thread's worker.
+#[inline(never)]
+unsafe fn join_pushing<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // SAFETY: forwarded.
+    unsafe { join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b) }
+}
+
+/// `join` on the only worker of a pool: nobody can steal b, so it is never pushed anywhere.
+///
+/// Same panic contract as the general protocol: if `a` unwinds, b still runs (its own panic is
+/// dropped), then a's panic continues.
+#[inline(always)]
+fn join_alone<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA,
+    B: FnOnce(FnContext) -> RB,
+{
+    /// Runs b if `a` unwinds. Its `drop` is inlined and hands b by value to a cold function, so the
+    /// guard is never built in memory: b's captures stay in registers across the call of `a`.
+    struct RunOnUnwind<B: FnOnce(FnContext) -> RB, RB>(Option<B>);
+    impl<B: FnOnce(FnContext) -> RB, RB> Drop for RunOnUnwind<B, RB> {
+        #[inline(always)]
+        fn drop(&mut self) {
+            if let Some(b) = self.0.take() {
+                run_b_while_a_unwinds(b);
+            }
+        }
+    }
+    #[cold]
+    #[inline(never)]
+    fn run_b_while_a_unwinds<B: FnOnce(FnContext) -> RB, RB>(b: B) {
+        let _ = unwind::halt_unwinding(|| b(FnContext::new(false)));
+    }
+    let mut guard = RunOnUnwind(Some(oper_b));
+    let result_a = oper_a(FnContext::new(false));
+    let oper_b = guard.0.take().unwrap_or_else(|| unreachable!());
+    std::mem::forget(guard);
+    (result_a, oper_b(FnContext::new(false)))
+}
+
+#[cold]
+fn join_cold<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    entry::in_worker(entry::global_registry(), |wt, injected| {
+        // SAFETY: `wt` is the current worker (in_worker runs us on it).
+        unsafe {
+            if injected {
+                join_in_worker::<true, _, _, _, _>(wt, oper_a, oper_b)
+            } else {
+                join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b)
+            }
+        }
+    })
+}
+
+/// Brings b to completion if `a` unwinds (see the module docs).
+///
+/// Its `drop` is inlined into the landing pad and passes both fields by value to a cold function, so
+/// the guard is never built in memory: arming it costs no store on the fast path.
+struct JoinGuard<'r, F, R>
+where
+    F: FnOnce(bool) -> R,
+{
+    job_b: *const StackJob<SpinLatch<'r>, F, R>,
+    pushed: Pushed,
+}
+
+impl<F, R> Drop for JoinGuard<'_, F, R>
+where
+    F: FnOnce(bool) -> R,
+{
+    #[inline(always)]
+    fn drop(&mut self) {
+        finish_b_while_a_unwinds(self.job_b, self.pushed);
+    }
+}
+
+/// Only reached while `a` unwinds (the guard is forgotten otherwise), on the thread that pushed b.
+#[cold]
+#[inline(never)]
+fn finish_b_while_a_unwinds<F, R>(job_b: *const StackJob<SpinLatch<'_>, F, R>, pushed: Pushed)
+where
+    F: FnOnce(bool) -> R,
+{
+    // SAFETY: that thread is a worker, which outlives the join frame.
+    let wt = unsafe { &*WorkerThread::current() };
+    let job_b_id = job_b.cast::<()>();
+    // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
+    let job_b = unsafe { &*job_b };
+    if wt.pop_private(pushed) {
+        // b's panic, if any, is dropped: a's panic wins.
+        // SAFETY: we popped b back, so its JobRef will never be executed; run once.
+        let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
+    } else {
+        // Published: pop it back or wait for the thief. Its result (or panic) is dropped.
+        let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id));
+    }
+}
+
+/// The join protocol on worker `wt`. `INJECTED`: the call was moved here from outside the pool (a
+/// constant, so the fast path carries no flag).
+///
+/// Inlined into its callers (see [`join_dispatch`] for where it is kept out of line).
+///
+/// # Safety
+/// `wt` must be the current thread's worker.
+#[inline(always)]
+unsafe fn join_in_worker<const INJECTED: bool, A, B, RA, RB>(
+    wt: &WorkerThread,
+    oper_a: A,
+    oper_b: B,
+) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let origin: *const WorkerThread = wt;
+    // `stolen` is true when b runs through its JobRef; that is a migration only on another thread
+    // (the owner may also pop b from its public deque while waiting in an outer frame).
+    let job_b = StackJob::new(
+        move |stolen: bool| {
+            oper_b(FnContext::new(
+                INJECTED || (stolen && WorkerThread::current() != origin),
+            ))
+        },
+        SpinLatch::waking(wt.sleep_slot()),
+    );
+    // SAFETY: `job_b` stays in this frame until it is popped back or its latch is set (steps 3 and the
+    // guard guarantee one of the two before we return or unwind past it); A, B, RA, RB are Send.
+    let job_b_ref: JobRef = unsafe { job_b.as_job_ref() };
+    let job_b_id = job_b_ref.id();
+    let pushed = wt.push_private(job_b_ref);
+
+    let guard = JoinGuard {
+        job_b: &job_b,
+        pushed,
+    };
+    let result_a = oper_a(FnContext::new(INJECTED));
+    std::mem::forget(guard);
+
+    if wt.pop_private(pushed) {
+        // SAFETY: we popped b back, so its JobRef will never be executed; run once.
+        let result_b = unsafe { job_b.run_inline(false) };
+        return (result_a, result_b);
+    }
+    let result_b = finish_published(wt, &job_b, job_b_id);
+    (result_a, result_b)
+}
+
+/// Step 3's slow path: b is on the public deque or was stolen.
+#[cold]
+#[inline(never)]
+fn finish_published<F, R>(
+    wt: &WorkerThread,
+    job_b: &StackJob<SpinLatch<'_>, F, R>,
+    job_b_id: *const (),
+) -> R
+where
+    F: FnOnce(bool) -> R,
+{
+    loop {
+        if job_b.latch().probe() {
+            break;
+        }
+        match wt.pop_public() {
+            Some(job) if job.id() == job_b_id => {
+                // SAFETY: the deque handed b's JobRef to us, so nobody else executes it; run once.
+                return wt.run_popped_b(job_b_id, || unsafe { job_b.run_inline(false) });
+            }
+            Some(job) => wt.execute(job),
+            None => {
+                wt.wait_until(job_b.latch().core());
+                break;
+            }
+        }
+    }
+    // SAFETY: the latch is set (checked above or waited for), so the thief has written the result and
+    // will not touch the job again.
+    unsafe { job_b.take_result() }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use crate::ThreadPoolBuilder;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn fib(n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        let (a, b) = crate::join(|| fib(n - 1), || fib(n - 2));
+        a + b
+    }
+
+    #[test]
+    fn fib_in_pools_of_every_size() {
+        for threads in [1, 2, 3, 8] {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert_eq!(pool.install(|| fib(22)), 17711, "{threads} threads");
+            let stats = pool.stats();
+            if threads == 1 {
+                // The only worker's joins push nothing (nobody could steal): only the install.
+                assert_eq!(stats.jobs_executed, 1, "{stats:?}");
+            } else {
+                // The three outermost joins always push; the deeper ones only while some worker
+                // idles, one time in 64. Every pushed job is executed once, plus the install.
+                assert!((4..=28657).contains(&stats.jobs_executed), "{stats:?}");
+            }
+        }
+    }
+
+    /// Runs 128 plain deep joins, then 128 offering ones, below three pending jobs on a 2-thread
+    /// pool whose other worker is blocked (so nothing is stolen); with `fake_idle`, the pool's
+    /// idle count says someone idles. Returns the jobs executed by each group.
+    fn deep_join_pushes(fake_idle: bool) -> (u64, u64) {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let release_tx = crate::test_support::block_one_worker(&pool);
+        let executed = || pool.stats().jobs_executed;
+        let counts = pool.install(|| {
+            // SAFETY: install runs this on a worker of `pool`, valid while it runs.
+            let worker = unsafe { &*crate::runtime::registry::worker::WorkerThread::current() };
+            let idle = worker.registry().sleep().idle_workers();
+            if fake_idle {
+                idle.fetch_add(1, Ordering::Relaxed);
+            }
+            // Three pending jobs of this worker: the joins below are "deep".
+            let nest = |f: &(dyn Fn() -> (u64, u64) + Sync)| {
+                crate::join(|| crate::join(|| crate::join(f, || ()).0, || ()).0, || ()).0
+            };
+            let counts = nest(&|| {
+                let start = executed();
+                for _ in 0..128 {
+                    crate::join(|| (), || ());
+                }
+                let middle = executed();
+                for _ in 0..128 {
+                    crate::runtime::join::join_offering_b(|| (), || ());
+                }
+                (middle - start, executed() - middle)
+            });
+            if fake_idle {
+                idle.fetch_sub(1, Ordering::Relaxed);
+            }
+            counts
+        });
+        drop(release_tx);
+        counts
+    }
+
+    #[test]
+    fn below_three_pending_jobs_joins_push_only_for_an_idle_worker_and_offered_ones_always() {
+        // Nobody idles: the first deep join pushes (that push arms the budget), the next 127 have
+        // nobody to offer b to, so they run it inline.
+        let (plain, offered) = deep_join_pushes(false);
+        assert_eq!(plain, 1, "jobs for 128 deep joins, nobody idle");
+        assert_eq!(offered, 128, "jobs for 128 offered joins");
+        // Someone idles: at least one deep join in 64 pushes (its publications, which rewind the
+        // private stack, can make later joins shallow enough to push too).
+        let (plain, offered) = deep_join_pushes(true);
+        assert!(
+            plain >= 2,
+            "jobs for 128 deep joins with an idle worker: {plain}"
+        );
+        assert_eq!(offered, 128, "jobs for 128 offered joins");
+    }
+
+    #[test]
+    fn join_from_outside_uses_the_global_pool() {
+        assert_eq!(fib(15), 610);
+        let (a, b) = crate::join_context(|c| c.migrated(), |c| c.migrated());
+        assert!(a && b, "called from outside: both halves run elsewhere");
+    }
+
+    #[test]
+    fn migrated_flag_matches_the_executing_thread() {
+        let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let mismatches = AtomicUsize::new(0);
+        pool.install(|| {
+            for _ in 0..2000 {
+                let caller = std::thread::current().id();
+                crate::join_context(
+                    |c| {
+                        if c.migrated() != (std::thread::current().id() != caller) {
+                            mismatches.fetch_add(1, Ordering::Relaxed);
+                        }
+                    },
+                    |c| {
+                        if c.migrated() != (std::thread::current().id() != caller) {
+                            mismatches.fetch_add(1, Ordering::Relaxed);
+                        }
+                        std::hint::black_box(fib(8));
+                    },
+                );
+            }
+        });
+        assert_eq!(mismatches.into_inner(), 0);
+    }
+
+    #[test]
+    fn panics_in_a_b_and_both() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let ran_b = AtomicUsize::new(0);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| {
+                crate::join(
+                    || panic!("a"),
+                    || {
+                        ran_b.fetch_add(1, Ordering::SeqCst);
+                    },
+                )
+            })
+        }));
+        assert_eq!(
+            crate::platform::unwind::payload_message(&r.unwrap_err()),
+            "a"
+        );
+        assert_eq!(
+            ran_b.load(Ordering::SeqCst),
+            1,
+            "b still runs when a panics"
+        );
+        let r = std::panic::catch_unwind(|| pool.join(|| 1, || -> u8 { panic!("b") }));
+        assert_eq!(
+            crate::platform::unwind::payload_message(&r.unwrap_err()),
+            "b"
+        );
+        let r = std::panic::catch_unwind(|| {
+            pool.join(|| -> u8 { panic!("first") }, || -> u8 { panic!("second") })
+        });
+        assert_eq!(
+            crate::platform::unwind::payload_message(&r.unwrap_err()),
+            "first"
+        );
+        assert_eq!(pool.install(|| fib(18)), 2584, "pool still usable");
+    }
+
+    #[test]
+    fn panic_in_stolen_b_is_resumed() {
+        let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        for _ in 0..50 {
+            let r = std::panic::catch_unwind(|| {
+                pool.install(|| {
+                    crate::join(
+                        || fib(20),
+                        || {
+                            if crate::current_thread_index().is_some() {
+                                panic!("stolen b")
+                            }
+                        },
+                    )
+                })
+            });
+            assert_eq!(
+                crate::platform::unwind::payload_message(&r.unwrap_err()),
+                "stolen b"
+            );
+        }
+    }
+}

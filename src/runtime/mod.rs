@@ -1,0 +1,54 @@
+//! The scheduler: work-stealing deques, jobs and latches, the sleep protocol, the pool's workers,
+//! and the public runtime API built on them.
+//!
+//! ```text
+//! runtime/
+//!   deque/       Chase-Lev deque: Worker / Stealer / Steal, growable buffer, epoch reclamation
+//!   trace/       opt-in event tracing (FORKJOIN_TRACE): per-worker rings, Chrome JSON
+//!   sleep/       idle workers: counters, sleep slots, the wake-up protocol (README), the work map
+//!   jobs/        job references, latches, the owner-private job stack, the FIFO queue of spawns
+//!   registry/    a pool's state, the worker loop and its search, starting threads, entering a pool
+//!   hints.rs     the one door for `iter/` and `sort/`: when to split, how to offer work
+//!   join.rs, scope.rs, scope_fifo.rs, spawn.rs, broadcast.rs, yield_now.rs,
+//!   thread_pool.rs, configuration.rs, error.rs        the public API
+//! ```
+//!
+//! Imports point down that list (`deque` and `trace` use only [`crate::platform`]; `sleep` uses
+//! `deque`; `jobs` use `sleep` and `trace`; `registry` uses all of those; the API files use
+//! `registry`). The folders are private to this module: outside it the crate sees only the public
+//! API (re-exported from the crate root), [`hints`], and [`deque`], which is public in its own right.
+//! `tests/layers.rs` checks both rules on the source.
+
+pub mod deque;
+mod jobs;
+mod registry;
+mod sleep;
+mod trace;
+
+pub use registry::thread_builder::ThreadBuilder;
+
+pub(crate) mod hints;
+
+pub(crate) mod broadcast;
+pub(crate) mod configuration;
+pub(crate) mod error;
+pub(crate) mod join;
+pub(crate) mod scope;
+pub(crate) mod scope_fifo;
+pub(crate) mod spawn;
+pub(crate) mod thread_pool;
+pub(crate) mod yield_now;
+
+/// Internals the loom models in `loom-tests/` need; not part of the public API.
+#[cfg(forkjoin_loom)]
+#[doc(hidden)]
+pub mod __loom {
+    pub use crate::platform::sync::heavy_barrier;
+    pub use crate::runtime::deque::Reclaimer;
+    pub use crate::runtime::jobs::job::{JobRef, StackJob};
+    pub use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief, Pushed};
+    pub use crate::runtime::jobs::latch::{CoreLatch, Latch, SpinLatch};
+    pub use crate::runtime::sleep::work_map::WorkMap;
+    pub use crate::runtime::sleep::{IdleState, Idled, Sleep};
+    pub use crossbeam_epoch::Collector;
+}

@@ -1,0 +1,268 @@
+//! How a call gets into a pool: the global pool, running an operation on a worker of a given pool,
+//! and spawning a job into one.
+//!
+//! This module sits on top of both halves of the scheduler layer: it reads the shared state of a pool
+//! ([`Registry`]) and the calling thread's worker ([`WorkerThread`]), which import nothing from here.
+//!
+//! **Entering a pool** ([`in_worker`]): a worker of this pool runs the operation inline; a plain thread
+//! injects a [`StackJob`] and waits on a [`LockLatch`] (yielding for up to 50 µs if no other plain
+//! thread is yielding for this pool, then blocking on its futex, see [`Registry::wait_for_injected`]);
+//! a worker of *another* pool injects the job and keeps executing its own pool's work until the job's
+//! [`CrossPoolLatch`] is set — so neither pool loses a thread to the wait and no cycle of pools can deadlock.
+//!
+//! **The global pool** is started, with the default configuration, by the first call from outside any
+//! pool that needs it ([`global_registry`]), unless [`init_global`] configured it before.
+
+use std::sync::OnceLock;
+
+use crate::platform::sync::Arc;
+use crate::platform::unwind;
+use crate::runtime::error::ThreadPoolBuildError;
+use crate::runtime::jobs::job::{HeapJob, JobRef, StackJob};
+use crate::runtime::jobs::latch::{CrossPoolLatch, LockLatch};
+use crate::runtime::registry::thread_builder::{self, DefaultSpawn, ThreadSpawn};
+use crate::runtime::registry::worker::WorkerThread;
+use crate::runtime::registry::{self, Registry, RegistryConfig};
+use crate::runtime::trace::{self, TraceConfig};
+
+static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
+static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The global pool, started with the default configuration on first use.
+pub(crate) fn global_registry() -> &'static Arc<Registry> {
+    GLOBAL.get().unwrap_or_else(|| init_global_default())
+}
+
+#[cold]
+fn init_global_default() -> &'static Arc<Registry> {
+    let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(r) = GLOBAL.get() {
+        return r;
+    }
+    let num_threads = match registry::default_num_threads() {
+        Ok(n) => n,
+        Err(err) => {
+            // Warn once (we hold the init lock and initialise exactly once).
+            let fallback = registry::available_parallelism();
+            unwind::report(format_args!(
+                "{err}; the global pool uses {fallback} threads instead"
+            ));
+            fallback
+        }
+    };
+    let trace = trace::path_from_env().map(|path| TraceConfig {
+        path,
+        capacity: trace::capacity_from_env()
+            .unwrap_or_else(|raw| {
+                unwind::report(format_args!(
+                    "invalid value {raw:?} for {}: expected a positive integer; using {}",
+                    trace::CAPACITY_ENV,
+                    trace::DEFAULT_CAPACITY
+                ));
+                None
+            })
+            .unwrap_or(trace::DEFAULT_CAPACITY),
+        global: true,
+    });
+    let config = RegistryConfig {
+        num_threads,
+        trace,
+        ..RegistryConfig::default()
+    };
+    let registry = thread_builder::start_pool(config, &mut DefaultSpawn).unwrap_or_else(|e| {
+        panic!(
+            "forkjoin: could not start the global thread pool: {}",
+            ThreadPoolBuildError::from(e)
+        )
+    });
+    let _ = GLOBAL.set(registry);
+    GLOBAL.get().expect("just set")
+}
+
+/// Installs `config` as the global pool; an error if it already exists.
+pub(crate) fn init_global(
+    mut config: RegistryConfig,
+    spawn: &mut dyn ThreadSpawn,
+) -> Result<(), ThreadPoolBuildError> {
+    if let Some(trace) = config.trace.as_mut() {
+        trace.global = true;
+    }
+    let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
+    if GLOBAL.get().is_some() {
+        return Err(ThreadPoolBuildError::global_already_initialized());
+    }
+    let registry = thread_builder::start_pool(config, spawn)?;
+    let _ = GLOBAL.set(registry);
+    Ok(())
+}
+
+/// Runs `f` with the current pool: the calling worker's, or the global pool from outside any pool.
+#[inline]
+pub(crate) fn with_current_registry<R>(f: impl FnOnce(&Arc<Registry>) -> R) -> R {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        f(global_registry())
+    } else {
+        // SAFETY: a non-null current worker is valid while this thread runs, so during `f`.
+        f(unsafe { (*wt).registry() })
+    }
+}
+
+/// The current thread's worker if it is a worker of `registry`.
+#[inline]
+pub(crate) fn current_worker(registry: &Registry) -> Option<&WorkerThread> {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null current worker pointer is valid for the rest of this thread's job (the
+    // worker outlives every job it runs), and we only hand it out for the caller's use on this thread.
+    let wt = unsafe { &*wt };
+    if std::ptr::eq(&**wt.registry(), registry) {
+        Some(wt)
+    } else {
+        None
+    }
+}
+
+/// Pushes a job on the current worker's public deque if it belongs to `registry`'s pool, else injects
+/// it.
+pub(crate) fn push_or_inject(registry: &Registry, job: JobRef) {
+    match current_worker(registry) {
+        Some(wt) => wt.push_public(job),
+        None => registry.inject(job),
+    }
+}
+
+/// Runs `op` on a worker of `registry`'s pool; the flag says whether it was injected from elsewhere.
+#[inline]
+pub(crate) fn in_worker<OP, R>(registry: &Registry, op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        in_worker_cold(registry, op)
+    } else {
+        // SAFETY: see `current_worker`.
+        let wt = unsafe { &*wt };
+        if std::ptr::eq(&**wt.registry(), registry) {
+            op(wt, false)
+        } else {
+            in_worker_cross(registry, wt, op)
+        }
+    }
+}
+
+/// From a plain thread: inject, yield briefly if no other caller is yielding, then block. Traced as
+/// an `install` span on this thread's track if the pool traces.
+#[cold]
+fn in_worker_cold<OP, R>(registry: &Registry, op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    match registry.trace() {
+        None => inject_and_block(registry, op),
+        Some(trace) => {
+            let begin = crate::platform::clock::ticks();
+            let result = inject_and_block(registry, op);
+            trace.record_install(begin, crate::platform::clock::ticks());
+            result
+        }
+    }
+}
+
+fn inject_and_block<OP, R>(registry: &Registry, op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    let latch = Arc::new(LockLatch::new());
+    let job = StackJob::new(
+        |_stolen| {
+            let wt = WorkerThread::current();
+            assert!(!wt.is_null(), "injected job ran outside a worker");
+            // SAFETY: non-null current worker, valid during this job.
+            op(unsafe { &*wt }, true)
+        },
+        latch.clone(),
+    );
+    // SAFETY: `job` lives in this frame until its latch is set, which `wait_for_injected` waits for;
+    // the closure and result are Send.
+    registry.inject(unsafe { job.as_job_ref() });
+    registry.wait_for_injected(&latch);
+    // SAFETY: `wait_for_injected` returned: the latch is set.
+    unsafe { job.into_result() }
+}
+
+/// From a worker of another pool: inject, and keep that worker busy with its own pool until done.
+/// Traced as an `install` span on this thread's caller track of the target pool, if it traces.
+#[cold]
+fn in_worker_cross<OP, R>(registry: &Registry, current: &WorkerThread, op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    match registry.trace() {
+        None => inject_and_work(registry, current, op),
+        Some(trace) => {
+            let begin = crate::platform::clock::ticks();
+            let result = inject_and_work(registry, current, op);
+            trace.record_install(begin, crate::platform::clock::ticks());
+            result
+        }
+    }
+}
+
+fn inject_and_work<OP, R>(registry: &Registry, current: &WorkerThread, op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    let latch = CrossPoolLatch::new(current.registry().sleep(), current.index());
+    let job = StackJob::new(
+        |_stolen| {
+            let wt = WorkerThread::current();
+            assert!(!wt.is_null(), "injected job ran outside a worker");
+            // SAFETY: non-null current worker, valid during this job.
+            op(unsafe { &*wt }, true)
+        },
+        latch,
+    );
+    // SAFETY: `job` lives in this frame until its latch is set (`wait_until` below).
+    registry.inject(unsafe { job.as_job_ref() });
+    current.wait_until(job.latch().core());
+    // SAFETY: `wait_until` returned: the latch is set.
+    unsafe { job.into_result() }
+}
+
+/// Fire-and-forget `func` in `registry`'s pool; keeps the pool alive until it has run.
+pub(crate) fn spawn<F>(registry: &Arc<Registry>, func: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    push_or_inject(registry, spawned_job(registry, func));
+}
+
+/// The job of a `spawn` of `func` into `registry`'s pool, to be pushed or delivered by the caller:
+/// it keeps the pool alive until it has run, and sends a panic to the pool's handler.
+pub(crate) fn spawned_job<F>(registry: &Arc<Registry>, func: F) -> JobRef
+where
+    F: FnOnce() + Send + 'static,
+{
+    registry.increment_terminate_count();
+    let pool = registry.clone();
+    let job = HeapJob::new(move || {
+        if let Err(payload) = unwind::halt_unwinding(func) {
+            // Nothing may unwind out of a job into the worker loop (not even a panicking payload
+            // drop), or the worker would die and the pool never terminate.
+            let _ = unwind::halt_unwinding(|| pool.handle_panic(payload));
+        }
+        pool.terminate();
+    });
+    // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); the caller has it
+    // executed once.
+    unsafe { job.into_job_ref() }
+}

@@ -1,0 +1,596 @@
+//! The shared state of one pool: every worker's stealer and private job stack, the injector for work
+//! from outside, the sleep state, the handlers, the statistics storage, and termination.
+//!
+//! This is the bottom of the scheduler layer: it imports neither the worker thread nor the entry
+//! points and starts no thread. The threads are started by [`crate::runtime::registry::thread_builder::start_pool`]
+//! (they run the worker's main loop), and calls and spawned jobs get into a pool through [`crate::runtime::registry::entry`]. Both
+//! import this module, never the reverse.
+//!
+//! **Termination.** `terminate_count` starts at 1 for the `ThreadPool` handle and is incremented by every
+//! `spawn` until that job has finished. Dropping the handle and finishing a spawned job both decrement it;
+//! the decrement that reaches zero sets every worker's terminate latch (waking sleepers). Workers wait on
+//! that latch in their main loop, so they keep running jobs until then and exit afterwards, running the
+//! exit handler once each. Nothing else can be in flight at that point: `install`, `join` and `scope` all
+//! need either a pool handle or a running job of the pool.
+
+pub(crate) mod entry;
+pub(crate) mod thread_builder;
+pub(crate) mod worker;
+
+use std::collections::VecDeque;
+
+use crate::platform::sync::{
+    fence, thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering,
+};
+use crate::platform::unwind::{self, Payload};
+use crate::runtime::deque::{Stealer, Worker};
+use crate::runtime::error::ThreadPoolBuildError;
+use crate::runtime::jobs::fifo::JobFifo;
+use crate::runtime::jobs::job::JobRef;
+use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief};
+use crate::runtime::jobs::latch::{CoreLatch, Latch, LockLatch};
+use crate::runtime::sleep::work_map::WorkMap;
+use crate::runtime::sleep::{Sleep, MAX_THREADS};
+use crate::runtime::trace::{PoolTrace, RingWriter, TraceConfig};
+use crossbeam_utils::CachePadded;
+
+/// User callback receiving a panic payload.
+pub(crate) type PanicHandler = dyn Fn(Payload) + Send + Sync;
+/// User callback receiving a worker index.
+pub(crate) type IndexHandler = dyn Fn(usize) + Send + Sync;
+/// User callback naming worker threads.
+pub(crate) type NameFn = dyn FnMut(usize) -> String;
+
+/// Everything needed to start a pool (the builder's options, resolved).
+#[derive(Default)]
+pub(crate) struct RegistryConfig {
+    pub(crate) num_threads: usize,
+    pub(crate) thread_name: Option<Box<NameFn>>,
+    pub(crate) stack_size: Option<usize>,
+    pub(crate) panic_handler: Option<Box<PanicHandler>>,
+    pub(crate) start_handler: Option<Box<IndexHandler>>,
+    pub(crate) exit_handler: Option<Box<IndexHandler>>,
+    /// With `ThreadPoolBuilder::pin_threads`: the CPUs to pin the workers to (never empty), worker `i`
+    /// on `cpus[i % cpus.len()]`. For the starter (`crate::runtime::registry::thread_builder::start_pool`).
+    pub(crate) pin_cpus: Option<Vec<usize>>,
+    /// Record a trace (`ThreadPoolBuilder::trace_file` or `FORKJOIN_TRACE`).
+    pub(crate) trace: Option<TraceConfig>,
+    /// Worker 0 is the building thread (`ThreadPoolBuilder::use_current_thread`).
+    pub(crate) use_current_thread: bool,
+    /// Workers take their own public deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).
+    pub(crate) breadth_first: bool,
+}
+
+/// Per-worker event counters and busy/idle clock. Written only by their worker (load + store, no
+/// read-modify-write), read by anyone with Relaxed loads: exact for the owner, a consistent-enough
+/// snapshot for `stats()`. The `join` fast path counts its pops elsewhere (in the job stack's owner
+/// line, which it touches anyway).
+#[derive(Debug)]
+pub(crate) struct WorkerCounters {
+    /// Jobs popped from its own public deque (the name predates the private stack, whose pops the
+    /// job stack counts).
+    pub(crate) local_pops: AtomicU64,
+    pub(crate) failed_steals: AtomicU64,
+    /// Probes of another worker's deque that found it empty.
+    pub(crate) empty_probes: AtomicU64,
+    pub(crate) injector_pops: AtomicU64,
+    pub(crate) sleeps: AtomicU64,
+    pub(crate) published: AtomicU64,
+    /// Heavy steals (process-wide barriers) this worker ran on patrol.
+    pub(crate) heavy_steals: AtomicU64,
+    /// Jobs this worker stole, per victim (deque steals and heavy steals alike), 16 victims to a
+    /// padded line. Only this worker writes its lines, so a victim's "stolen from me" count is a sum
+    /// over the thieves' lines, and no counter has two writers. (8 bytes per pair of workers.)
+    stolen_from: Box<[CachePadded<[AtomicU64; VICTIMS_PER_LINE]>]>,
+    /// Ticks when the worker started.
+    started_at: AtomicU64,
+    /// Ticks when the current idle period began, or [`BUSY`].
+    idle_since: AtomicU64,
+    /// Ticks spent in finished idle periods.
+    idle_ticks: AtomicU64,
+}
+
+const VICTIMS_PER_LINE: usize = 16;
+/// `idle_since` while the worker is not idle.
+const BUSY: u64 = u64::MAX;
+
+impl WorkerCounters {
+    fn new(num_threads: usize) -> Self {
+        WorkerCounters {
+            local_pops: AtomicU64::new(0),
+            failed_steals: AtomicU64::new(0),
+            empty_probes: AtomicU64::new(0),
+            injector_pops: AtomicU64::new(0),
+            sleeps: AtomicU64::new(0),
+            published: AtomicU64::new(0),
+            heavy_steals: AtomicU64::new(0),
+            stolen_from: (0..num_threads.div_ceil(VICTIMS_PER_LINE))
+                .map(|_| CachePadded::new(std::array::from_fn(|_| AtomicU64::new(0))))
+                .collect(),
+            started_at: AtomicU64::new(0),
+            idle_since: AtomicU64::new(BUSY),
+            idle_ticks: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts a job this worker stole from worker `victim`. Owner only.
+    #[inline]
+    pub(crate) fn count_steal(&self, victim: usize) {
+        bump(&self.stolen_from[victim / VICTIMS_PER_LINE][victim % VICTIMS_PER_LINE]);
+    }
+
+    /// The worker starts at tick `now`. Owner only.
+    pub(crate) fn start(&self, now: u64) {
+        // Relaxed: a statistic (`build` returns after this, through the started latch).
+        self.started_at.store(now, Ordering::Relaxed);
+    }
+
+    /// An idle period begins at tick `now` (a search failed). Owner only.
+    #[inline]
+    pub(crate) fn enter_idle(&self, now: u64) {
+        // Relaxed: a statistic.
+        self.idle_since.store(now, Ordering::Relaxed);
+    }
+
+    /// The idle period that began at tick `since` ends at tick `now`. Owner only.
+    #[inline]
+    pub(crate) fn leave_idle(&self, since: u64, now: u64) {
+        // Relaxed load + store: only the owner writes these.
+        let total = self.idle_ticks.load(Ordering::Relaxed);
+        self.idle_ticks
+            .store(total + now.saturating_sub(since), Ordering::Relaxed);
+        self.idle_since.store(BUSY, Ordering::Relaxed);
+    }
+}
+
+/// One worker's counters, read out ([`Registry::worker_counters`]).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct CounterSnapshot {
+    /// Jobs popped back from its private stack (the `join` fast path).
+    pub(crate) private_pops: u64,
+    pub(crate) deque_pops: u64,
+    pub(crate) failed_steals: u64,
+    pub(crate) empty_probes: u64,
+    pub(crate) injector_pops: u64,
+    pub(crate) sleeps: u64,
+    pub(crate) published: u64,
+    pub(crate) heavy_steals: u64,
+    /// Futex wakes sent to this worker.
+    pub(crate) wakeups: u64,
+    /// Jobs this worker stole, per victim.
+    pub(crate) stolen_from: Vec<u64>,
+    /// Nanoseconds since the worker started, not idle and idle.
+    pub(crate) busy_ns: u64,
+    pub(crate) idle_ns: u64,
+}
+
+/// Adds one to an owner-written counter.
+#[inline(always)]
+pub(crate) fn bump(counter: &AtomicU64) {
+    // Relaxed load + store: only the owning worker writes, so no increment can be lost.
+    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+}
+
+/// What thieves and wakers know about one worker.
+pub(crate) struct ThreadInfo {
+    pub(crate) stealer: Stealer<JobRef>,
+    pub(crate) stats: CachePadded<WorkerCounters>,
+    /// A thief handle of the worker's owner-private job stack (heavy steals); the worker thread holds
+    /// the stack's only owner handle.
+    pub(crate) jobs: JobStackThief,
+    /// Set once the pool terminates; the worker's main loop waits on it.
+    pub(crate) terminate: CoreLatch,
+    /// Jobs addressed to this worker alone (a broadcast's share): only it runs them (see
+    /// [`Registry::push_broadcast`]).
+    broadcasts: Injector,
+    /// The queue behind this worker's `spawn_fifo` jobs (see `crate::runtime::jobs::fifo`).
+    pub(crate) fifo: JobFifo,
+}
+
+/// Queue of jobs from outside the pool (plain threads, other pools); also each worker's broadcast
+/// inbox.
+struct Injector {
+    queue: Mutex<VecDeque<JobRef>>,
+    /// `queue.len()`, readable without the lock so idle workers can skip an empty injector.
+    len: AtomicUsize,
+}
+
+impl Injector {
+    fn new() -> Self {
+        Injector {
+            queue: Mutex::new(VecDeque::new()),
+            len: AtomicUsize::new(0),
+        }
+    }
+
+    fn push(&self, job: JobRef) {
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.push_back(job);
+        // SeqCst: read by `has_jobs` after the sleeper's fence (sleep README, rule 5).
+        self.len.store(q.len(), Ordering::SeqCst);
+    }
+
+    fn pop(&self) -> Option<JobRef> {
+        // Relaxed: a hint only; the lock orders the queue itself.
+        if self.len.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let job = q.pop_front();
+        // SeqCst: like the store in `push` (read by `has_jobs` after the sleeper's fence).
+        self.len.store(q.len(), Ordering::SeqCst);
+        job
+    }
+
+    fn has_jobs(&self) -> bool {
+        // SeqCst: pairs with the store in `push` (see above).
+        self.len.load(Ordering::SeqCst) != 0
+    }
+}
+
+/// The shared state of one pool.
+pub(crate) struct Registry {
+    thread_infos: Box<[ThreadInfo]>,
+    sleep: Arc<Sleep>,
+    /// Which workers' public deques may hold jobs (searches probe only those).
+    work_map: WorkMap,
+    injector: Injector,
+    terminate_count: AtomicUsize,
+    panic_handler: Option<Box<PanicHandler>>,
+    start_handler: Option<Box<IndexHandler>>,
+    exit_handler: Option<Box<IndexHandler>>,
+    handles: Mutex<Vec<thread::JoinHandle<()>>>,
+    /// Workers that have not finished starting (TLS set, start handler run) yet.
+    starting: AtomicUsize,
+    /// Set by the last worker to finish starting; the starter waits for it
+    /// ([`Registry::wait_until_started`]).
+    started: Arc<LockLatch>,
+    /// A plain thread is yielding while it waits for its injected job. Only one may: many threads
+    /// calling `install` at once then block at once instead of taking CPU time from the workers.
+    caller_yielding: AtomicBool,
+    /// Workers take their own public deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).
+    breadth_first: bool,
+    /// What the pool records for its trace file, if it traces; the file is written when the
+    /// registry is dropped (its threads have exited).
+    trace: Option<Arc<PoolTrace>>,
+}
+
+/// Name of the environment variable that sets the default thread count.
+pub(crate) const NUM_THREADS_ENV: &str = "FORKJOIN_NUM_THREADS";
+/// rayon's name for it, honoured when [`NUM_THREADS_ENV`] is unset, so that a program ported from
+/// rayon keeps its configuration.
+pub(crate) const RAYON_NUM_THREADS_ENV: &str = "RAYON_NUM_THREADS";
+
+/// The machine's available parallelism (1 if unknown).
+pub(crate) fn available_parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `FORKJOIN_NUM_THREADS` if set, else `RAYON_NUM_THREADS` if set (whichever is read: an error if it
+/// is not a positive integer, or too large), else the machine's available parallelism.
+///
+/// rayon ignores an invalid or zero `RAYON_NUM_THREADS`; here it is an error like an invalid
+/// `FORKJOIN_NUM_THREADS`, so a typo is not silently a different thread count.
+pub(crate) fn default_num_threads() -> Result<usize, ThreadPoolBuildError> {
+    let Some((var, raw)) = [NUM_THREADS_ENV, RAYON_NUM_THREADS_ENV]
+        .into_iter()
+        .find_map(|var| Some((var, std::env::var_os(var)?)))
+    else {
+        return Ok(available_parallelism().min(MAX_THREADS));
+    };
+    let text = raw.to_string_lossy();
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > MAX_THREADS => Err(ThreadPoolBuildError::too_many_threads_in_env(
+            var,
+            n,
+            MAX_THREADS,
+        )),
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(ThreadPoolBuildError::invalid_env(
+            var,
+            text.into_owned(),
+            "a positive integer thread count",
+        )),
+    }
+}
+
+/// The owner handles of one worker's two queues (its public deque and its private job stack) and
+/// of its trace ring, if the pool traces. [`Registry::new`] keeps the thief (reader) side of each and
+/// returns these, to be moved into the thread that will own them.
+pub(crate) struct WorkerQueues {
+    pub(crate) deque: Worker<JobRef>,
+    pub(crate) jobs: JobStackOwner,
+    pub(crate) trace: Option<RingWriter>,
+}
+
+impl Registry {
+    /// Creates the shared state of a pool of `config.num_threads` workers, and the owner handles of
+    /// each worker's queues (in index order). Starts no thread: `config.thread_name`,
+    /// `config.stack_size` and `config.pin_cpus` are for the starter (`crate::runtime::registry::thread_builder::start_pool`),
+    /// which moves each worker's queues into its thread and registers the thread with
+    /// [`Registry::add_thread`].
+    pub(crate) fn new(mut config: RegistryConfig) -> (Arc<Registry>, Vec<WorkerQueues>) {
+        let n = config.num_threads;
+        crate::platform::sync::init_asymmetric_barriers();
+        assert!(
+            (1..=MAX_THREADS).contains(&n),
+            "thread count checked by the builder"
+        );
+        let workers: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new()).collect();
+        // Each private job stack's only owner handle is created here and moved into its worker's
+        // thread by the starter, like the deque's `Worker`; the registry keeps thief handles.
+        let job_stacks: Vec<JobStackOwner> = (0..n).map(|_| JobStackOwner::new()).collect();
+        let (trace, writers) = match &config.trace {
+            Some(trace) => {
+                let (trace, writers) = PoolTrace::start(trace, n);
+                (Some(trace), writers.into_iter().map(Some).collect())
+            }
+            None => (None, (0..n).map(|_| None).collect::<Vec<_>>()),
+        };
+        let registry = Arc::new(Registry {
+            thread_infos: workers
+                .iter()
+                .zip(&job_stacks)
+                .map(|(w, jobs)| ThreadInfo {
+                    stealer: w.stealer(),
+                    stats: CachePadded::new(WorkerCounters::new(n)),
+                    jobs: jobs.thief(),
+                    terminate: CoreLatch::new(),
+                    broadcasts: Injector::new(),
+                    fifo: JobFifo::new(),
+                })
+                .collect(),
+            sleep: Arc::new(Sleep::new(n)),
+            breadth_first: config.breadth_first,
+            work_map: WorkMap::new(n),
+            injector: Injector::new(),
+            terminate_count: AtomicUsize::new(1),
+            panic_handler: config.panic_handler.take(),
+            start_handler: config.start_handler.take(),
+            exit_handler: config.exit_handler.take(),
+            handles: Mutex::new(Vec::with_capacity(n)),
+            starting: AtomicUsize::new(n),
+            started: Arc::new(LockLatch::new()),
+            caller_yielding: AtomicBool::new(false),
+            trace,
+        });
+        let queues = workers
+            .into_iter()
+            .zip(job_stacks)
+            .zip(writers)
+            .map(|((deque, jobs), trace)| WorkerQueues { deque, jobs, trace })
+            .collect();
+        (registry, queues)
+    }
+
+    /// Keeps a started worker thread's handle, for [`Registry::join_threads`].
+    pub(crate) fn add_thread(&self, handle: thread::JoinHandle<()>) {
+        self.lock_handles().push(handle);
+    }
+
+    /// Blocks until every worker has called [`Registry::worker_started`].
+    pub(crate) fn wait_until_started(&self) {
+        self.started.wait();
+    }
+
+    /// Called by each worker once it has started (after its start handler).
+    pub(crate) fn worker_started(&self) {
+        // AcqRel: the last decrement sees every worker's start (release by each, acquire by the last).
+        if self.starting.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // SAFETY: `started` is owned by the registry, which outlives this call.
+            unsafe { Latch::set(&self.started as *const Arc<LockLatch>) };
+        }
+    }
+
+    fn lock_handles(&self) -> crate::platform::sync::MutexGuard<'_, Vec<thread::JoinHandle<()>>> {
+        self.handles.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for every worker thread to exit (after termination). Must not run on a worker of this pool.
+    pub(crate) fn join_threads(&self) {
+        let handles = std::mem::take(&mut *self.lock_handles());
+        for h in handles {
+            let _ = h.join();
+        }
+    }
+
+    #[inline]
+    pub(crate) fn num_threads(&self) -> usize {
+        self.thread_infos.len()
+    }
+
+    #[inline]
+    pub(crate) fn thread_info(&self, index: usize) -> &ThreadInfo {
+        &self.thread_infos[index]
+    }
+
+    #[inline]
+    pub(crate) fn thread_infos(&self) -> &[ThreadInfo] {
+        &self.thread_infos
+    }
+
+    #[inline]
+    pub(crate) fn sleep(&self) -> &Arc<Sleep> {
+        &self.sleep
+    }
+
+    /// True if workers take their own deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).
+    pub(crate) fn breadth_first(&self) -> bool {
+        self.breadth_first
+    }
+
+    #[inline]
+    pub(crate) fn work_map(&self) -> &WorkMap {
+        &self.work_map
+    }
+
+    /// Makes a job from outside the pool visible and wakes a worker for it.
+    pub(crate) fn inject(&self, job: JobRef) {
+        self.injector.push(job);
+        // A deliberately broken variant for the simulation's self-check (docs/testing.md).
+        if !cfg!(forkjoin_sim_bug = "no_wake_on_inject") {
+            self.sleep.new_injected_jobs();
+        }
+    }
+
+    pub(crate) fn pop_injected(&self) -> Option<JobRef> {
+        self.injector.pop()
+    }
+
+    pub(crate) fn has_injected_jobs(&self) -> bool {
+        self.injector.has_jobs()
+    }
+
+    /// Delivers `job` to worker `index` alone (a broadcast's share) and wakes that worker if it sleeps.
+    ///
+    /// **Per-worker delivery.** The job goes into the worker's inbox, which only that worker pops
+    /// (in its searches, right after its own deque, and even past its stack guard, since a waiting
+    /// broadcaster's own share may be there). No lost wake-up: the push stores the inbox length
+    /// (SeqCst), then a SeqCst fence, then the wake reads the worker's sleep slot; a sleeper stores
+    /// its sleeping mark (SeqCst), fences, and checks its inbox before it blocks (`wait_until_cold`
+    /// passes the check to `Sleep::no_work_found`). Of two such store–fence–load sequences at least
+    /// one load sees the other's store: the sleeper finds the job, or the wake finds it asleep.
+    pub(crate) fn push_broadcast(&self, index: usize, job: JobRef) {
+        self.thread_infos[index].broadcasts.push(job);
+        // SeqCst fence: pairs with the sleeper's fence before its last check (see above).
+        fence(Ordering::SeqCst);
+        self.sleep.notify_worker_latch_is_set(index);
+    }
+
+    /// The oldest job delivered to worker `index` alone, if any.
+    #[inline]
+    pub(crate) fn pop_broadcast(&self, index: usize) -> Option<JobRef> {
+        self.thread_infos[index].broadcasts.pop()
+    }
+
+    /// True if worker `index` has a job delivered to it alone (read after the sleeper's fence).
+    pub(crate) fn has_broadcasts(&self, index: usize) -> bool {
+        self.thread_infos[index].broadcasts.has_jobs()
+    }
+
+    /// A plain thread waits for the job it injected into this pool (`latch` is that job's): it yields
+    /// until the latch is set or for up to 50 µs if no other plain thread is yielding for this pool,
+    /// then blocks on the latch's futex.
+    pub(crate) fn wait_for_injected(&self, latch: &LockLatch) {
+        // Relaxed: the flag only rations CPU time; it guards no data.
+        if !self.caller_yielding.swap(true, Ordering::Relaxed) {
+            latch.yield_until_set();
+            self.caller_yielding.store(false, Ordering::Relaxed);
+        }
+        latch.wait();
+    }
+
+    /// Adds one reference on the pool's lifetime (a spawned job, until it has run).
+    pub(crate) fn increment_terminate_count(&self) {
+        // Relaxed: the caller holds a live reference to the pool (count ≥ 1), so this cannot race with
+        // the final decrement.
+        let old = self.terminate_count.fetch_add(1, Ordering::Relaxed);
+        debug_assert!(old > 0, "spawn into a terminated pool");
+    }
+
+    /// Drops one reference on the pool's lifetime; the last one tells every worker to exit.
+    /// Returns true if this call terminated the pool.
+    pub(crate) fn terminate(&self) -> bool {
+        // AcqRel: the final decrement acquires every spawned job's completion.
+        if self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            for (i, info) in self.thread_infos.iter().enumerate() {
+                if info.terminate.set_owned() {
+                    self.sleep.notify_worker_latch_is_set(i);
+                }
+            }
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Routes a panic from spawned work to the user's handler, or prints it.
+    pub(crate) fn handle_panic(&self, payload: Payload) {
+        match &self.panic_handler {
+            Some(handler) => {
+                if let Err(p) = unwind::halt_unwinding(|| handler(payload)) {
+                    unwind::report(format_args!(
+                        "the panic handler itself panicked ({}); ignoring",
+                        unwind::payload_message(&p)
+                    ));
+                }
+            }
+            None => unwind::report(format_args!(
+                "a spawned job panicked ({}); the worker keeps running",
+                unwind::payload_message(&payload)
+            )),
+        }
+    }
+
+    pub(crate) fn run_start_handler(&self, index: usize) {
+        if let Some(h) = &self.start_handler {
+            if let Err(p) = unwind::halt_unwinding(|| h(index)) {
+                self.handle_panic(p);
+            }
+        }
+    }
+
+    pub(crate) fn run_exit_handler(&self, index: usize) {
+        if let Some(h) = &self.exit_handler {
+            if let Err(p) = unwind::halt_unwinding(|| h(index)) {
+                self.handle_panic(p);
+            }
+        }
+    }
+
+    /// Each worker's counters, in index order.
+    pub(crate) fn worker_counters(&self) -> Vec<CounterSnapshot> {
+        let n = self.num_threads();
+        let now = crate::platform::clock::ticks();
+        self.thread_infos
+            .iter()
+            .enumerate()
+            .map(|(index, info)| {
+                let s = &info.stats;
+                // Relaxed: statistics.
+                let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
+                let since = load(&s.idle_since);
+                let idle = load(&s.idle_ticks)
+                    + if since == BUSY {
+                        0
+                    } else {
+                        now.saturating_sub(since)
+                    };
+                let alive = now.saturating_sub(load(&s.started_at));
+                let idle = idle.min(alive);
+                CounterSnapshot {
+                    // The `join` fast path counts its pops in the job stack's owner line.
+                    private_pops: info.jobs.popped(),
+                    deque_pops: load(&s.local_pops),
+                    failed_steals: load(&s.failed_steals),
+                    empty_probes: load(&s.empty_probes),
+                    injector_pops: load(&s.injector_pops),
+                    sleeps: load(&s.sleeps),
+                    published: load(&s.published),
+                    heavy_steals: load(&s.heavy_steals),
+                    wakeups: self.sleep.wakeups_of(index),
+                    stolen_from: (0..n)
+                        .map(|v| load(&s.stolen_from[v / VICTIMS_PER_LINE][v % VICTIMS_PER_LINE]))
+                        .collect(),
+                    busy_ns: crate::platform::clock::ticks_to_ns(alive - idle),
+                    idle_ns: crate::platform::clock::ticks_to_ns(idle),
+                }
+            })
+            .collect()
+    }
+
+    /// The pool's trace recorder, if it traces.
+    #[inline]
+    pub(crate) fn trace(&self) -> Option<&Arc<PoolTrace>> {
+        self.trace.as_ref()
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        // Every worker has exited (each held a reference): their rings are complete.
+        if let Some(trace) = self.trace.take() {
+            trace.finish();
+        }
+    }
+}

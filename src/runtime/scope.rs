@@ -1,0 +1,399 @@
+//! `scope`: spawn any number of jobs that may borrow from the enclosing stack frame.
+//!
+//! A scope counts its outstanding jobs in a [`CountLatch`] that starts at 1 (the scope body itself).
+//! `Scope::spawn` increments it and pushes a heap job (onto the spawning worker's public deque, or into
+//! the pool's injector when called from elsewhere); each job decrements it when finished, even if it
+//! panicked. After the body returns the owner drops its own count and waits on the latch *by working*
+//! (it executes other jobs, typically the scope's own, meanwhile). So `scope` returns only after every job
+//! spawned into it, transitively, has finished — which is what makes the borrows sound. The first panic
+//! (of the body or any job) is kept and resumed once everything has finished.
+
+use std::marker::PhantomData;
+
+use crate::platform::sync::{Arc, AtomicUsize, Mutex, Ordering};
+use crate::platform::unwind::{self, Payload};
+use crate::runtime::broadcast::BroadcastContext;
+use crate::runtime::jobs::job::{HeapJob, JobRef, SendPtr};
+use crate::runtime::jobs::latch::{CountLatch, Latch, LockLatch};
+use crate::runtime::registry::entry;
+use crate::runtime::registry::worker::WorkerThread;
+use crate::runtime::registry::Registry;
+
+/// A scope in which jobs borrowing from outside can be spawned; see [`scope`].
+///
+/// ```
+/// let words = ["fork", "join"];
+/// let total = std::sync::atomic::AtomicUsize::new(0);
+/// forkjoin::scope(|s: &forkjoin::Scope<'_>| {
+///     for w in &words {
+///         let total = &total;
+///         s.spawn(move |_| { total.fetch_add(w.len(), std::sync::atomic::Ordering::Relaxed); });
+///     }
+/// });
+/// assert_eq!(total.into_inner(), 8);
+/// ```
+pub struct Scope<'scope> {
+    registry: Arc<Registry>,
+    latch: ScopeLatch,
+    panic: Mutex<Option<Payload>>,
+    /// Invariant in `'scope`, so spawned closures cannot shorten or extend it.
+    _marker: PhantomData<&'scope mut &'scope ()>,
+}
+
+/// Counts a scope's outstanding jobs, 1 for the body: waited for by a worker (by working), or, for
+/// an [`in_place_scope`] called outside any pool, by a plain thread (by blocking).
+enum ScopeLatch {
+    Worker(CountLatch),
+    Thread {
+        count: AtomicUsize,
+        /// Shared through an `Arc`: its setter's wake must not touch the freed scope.
+        done: Arc<LockLatch>,
+    },
+}
+
+impl ScopeLatch {
+    fn new(owner: Option<&WorkerThread>) -> Self {
+        match owner {
+            Some(owner) => ScopeLatch::Worker(CountLatch::new(
+                owner.registry().sleep().clone(),
+                owner.index(),
+            )),
+            None => ScopeLatch::Thread {
+                count: AtomicUsize::new(1),
+                done: Arc::new(LockLatch::new()),
+            },
+        }
+    }
+
+    fn increment(&self) {
+        match self {
+            ScopeLatch::Worker(latch) => latch.increment(),
+            // Relaxed: the increment happens before the job is published, which orders it.
+            ScopeLatch::Thread { count, .. } => {
+                count.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Waits until the count reaches zero; `owner` is the worker the latch was made for, if any.
+    fn wait(&self, owner: Option<&WorkerThread>, registry: &Registry) {
+        match (self, owner) {
+            (ScopeLatch::Worker(latch), Some(owner)) => owner.wait_until(latch.core()),
+            (ScopeLatch::Thread { done, .. }, _) => registry.wait_for_injected(done),
+            (ScopeLatch::Worker(_), None) => {
+                unreachable!("a worker's scope latch without its worker")
+            }
+        }
+    }
+}
+
+impl Latch for ScopeLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: `*this` is live until the count reaches zero (the owner waits for that).
+        match unsafe { &*this } {
+            // SAFETY: as above; the count latch wakes its worker without touching the scope after.
+            ScopeLatch::Worker(latch) => unsafe { Latch::set(latch as *const CountLatch) },
+            ScopeLatch::Thread { count, done } => {
+                // AcqRel: release our job's writes; the last decrementer acquires everyone's.
+                if count.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    // SAFETY: still live (the owner waits for this latch); `set` clones the Arc
+                    // before it releases the owner.
+                    unsafe { Latch::set(done as *const Arc<LockLatch>) };
+                }
+            }
+        }
+    }
+}
+
+/// Creates a scope, runs `op` in it, and returns once `op` and every job spawned in the scope have
+/// finished. Runs in the current pool (the global pool from outside any pool).
+///
+/// If `op` or any spawned job panics, the other jobs still run to completion; then the first panic is
+/// resumed.
+///
+/// ```
+/// let mut left = vec![1, 2, 3];
+/// let mut right = vec![4, 5, 6];
+/// let total = std::sync::atomic::AtomicU32::new(0);
+/// forkjoin::scope(|s| {
+///     s.spawn(|_| left.iter_mut().for_each(|x| *x *= 10));
+///     s.spawn(|_| right.iter_mut().for_each(|x| *x *= 100));
+///     s.spawn(|s| {
+///         // jobs can spawn more jobs into the same scope
+///         s.spawn(|_| { total.fetch_add(1, std::sync::atomic::Ordering::Relaxed); });
+///     });
+/// });
+/// assert_eq!(left, [10, 20, 30]);
+/// assert_eq!(right, [400, 500, 600]);
+/// assert_eq!(total.into_inner(), 1);
+/// ```
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    run_scope(op)
+}
+
+/// A kind of scope ([`Scope`], [`ScopeFifo`](crate::ScopeFifo)): a [`Scope`] plus what its kind adds.
+pub(crate) trait ScopeKind<'scope> {
+    /// A scope whose jobs run in `registry`'s pool, waited for by `owner` (or by blocking, without).
+    fn make(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self;
+    /// The plain scope inside.
+    fn base(&self) -> &Scope<'scope>;
+}
+
+/// [`scope`] for any kind of scope: in the current pool, on one of its workers.
+pub(crate) fn run_scope<'scope, S, OP, R>(op: OP) -> R
+where
+    S: ScopeKind<'scope>,
+    OP: FnOnce(&S) -> R + Send,
+    R: Send,
+{
+    entry::with_current_registry(|registry| {
+        entry::in_worker(registry, |owner, _injected| {
+            let scope = S::make(owner.registry().clone(), Some(owner));
+            scope.base().complete(Some(owner), || op(&scope))
+        })
+    })
+}
+
+/// [`in_place_scope`] for any kind of scope: `op` on the calling thread, jobs in `registry`'s pool.
+pub(crate) fn run_in_place<'scope, S, OP, R>(registry: &Arc<Registry>, op: OP) -> R
+where
+    S: ScopeKind<'scope>,
+    OP: FnOnce(&S) -> R,
+{
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current worker is valid while this thread runs, so for this whole call.
+    let owner = (!wt.is_null()).then(|| unsafe { &*wt });
+    let scope = S::make(registry.clone(), owner);
+    scope.base().complete(owner, || op(&scope))
+}
+
+impl<'scope> ScopeKind<'scope> for Scope<'scope> {
+    fn make(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
+        Scope::new(registry, owner)
+    }
+
+    fn base(&self) -> &Scope<'scope> {
+        self
+    }
+}
+
+/// Like [`scope`], but `op` runs on the calling thread (so it need not be `Send`, and sees the
+/// caller's thread-locals); only the spawned jobs run in the pool: the calling worker's pool, or
+/// the global pool from outside any pool, where the caller blocks until the jobs are done.
+///
+/// ```
+/// use std::cell::Cell;
+/// let here = Cell::new(0); // not Sync: `scope` could not borrow it in `op`
+/// let mut parts = [0; 2];
+/// forkjoin::in_place_scope(|s| {
+///     here.set(1);
+///     for (i, p) in parts.iter_mut().enumerate() {
+///         s.spawn(move |_| *p = i + 1);
+///     }
+/// });
+/// assert_eq!((here.get(), parts), (1, [1, 2]));
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    entry::with_current_registry(|registry| run_in_place(registry, op))
+}
+
+impl<'scope> Scope<'scope> {
+    /// A scope whose jobs run in `registry`'s pool, waited for by `owner` (or by blocking, without).
+    fn new(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
+        Scope {
+            registry,
+            latch: ScopeLatch::new(owner),
+            panic: Mutex::new(None),
+            _marker: PhantomData,
+        }
+    }
+
+    /// The pool the scope's jobs run in.
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Spawns `body` into the scope; it receives the scope so it can spawn more jobs.
+    ///
+    /// `body` may borrow anything that outlives the scope. The job runs on some worker of the pool, at
+    /// the latest while the scope's owner waits for the scope to end.
+    ///
+    /// ```
+    /// let data = vec![1u64; 1000];
+    /// let sums: Vec<std::sync::Mutex<u64>> = (0..4).map(|_| Default::default()).collect();
+    /// forkjoin::scope(|s| {
+    ///     for (chunk, slot) in data.chunks(250).zip(&sums) {
+    ///         s.spawn(move |_| *slot.lock().unwrap() = chunk.iter().sum());
+    ///     }
+    /// });
+    /// assert!(sums.iter().all(|m| *m.lock().unwrap() == 250));
+    /// ```
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        let this = SendPtr::new(self as *const Scope<'scope>);
+        let job = self.counted_job(move || {
+            let this = this;
+            // SAFETY: the scope outlives its jobs (see `counted_job`).
+            body(unsafe { &*this.0 })
+        });
+        entry::push_or_inject(&self.registry, job);
+    }
+
+    /// Spawns `body` on every worker of the scope's pool (see
+    /// [`ThreadPool::broadcast`](crate::ThreadPool::broadcast)); the scope waits for all of them.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let sum = AtomicUsize::new(0);
+    /// pool.scope(|s| s.spawn_broadcast(|_, ctx| { sum.fetch_add(ctx.index(), Ordering::Relaxed); }));
+    /// assert_eq!(sum.into_inner(), 0 + 1 + 2);
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        let this = SendPtr::new(self as *const Scope<'scope>);
+        self.broadcast_counted(move || {
+            let this = &this;
+            // SAFETY: the scope outlives its jobs (see `counted_job`).
+            let scope = unsafe { &*this.0 };
+            BroadcastContext::with(|ctx| body(scope, ctx))
+        });
+    }
+
+    /// Delivers one counted job running `share` to every worker of the scope's pool.
+    pub(crate) fn broadcast_counted(&self, share: impl Fn() + Send + Sync + 'scope) {
+        let share = Arc::new(share);
+        for index in 0..self.registry.num_threads() {
+            let share = share.clone();
+            let job = self.counted_job(move || share());
+            self.registry.push_broadcast(index, job);
+        }
+    }
+
+    /// A job of this scope running `body`: counted in the scope's latch until it has run, its
+    /// panic recorded for the owner. The caller pushes or delivers it (once).
+    pub(crate) fn counted_job(&self, body: impl FnOnce() + Send + 'scope) -> JobRef {
+        self.latch.increment();
+        let scope_ptr = SendPtr::new(self as *const Scope<'scope>);
+        let job = HeapJob::new(move || {
+            let scope_ptr = scope_ptr;
+            // SAFETY: the scope outlives this job: its owner waits for the count latch, which this job
+            // decrements only as its very last action.
+            let scope = unsafe { &*scope_ptr.0 };
+            if let Err(payload) = unwind::halt_unwinding(body) {
+                scope.record_panic(payload);
+            }
+            // SAFETY: the latch is live (see above); we do not touch the scope after this call.
+            unsafe { Latch::set(&scope.latch as *const ScopeLatch) };
+        });
+        // SAFETY: `body` borrows only data outliving the scope, and the scope waits for the job (count
+        // latch); the caller has it executed exactly once.
+        unsafe { job.into_job_ref() }
+    }
+
+    fn record_panic(&self, payload: Payload) {
+        let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(payload);
+        }
+    }
+
+    /// Runs the body, then waits for all jobs, then resumes the first panic. `owner` is the worker
+    /// the scope was made for, if any.
+    pub(crate) fn complete<R>(&self, owner: Option<&WorkerThread>, body: impl FnOnce() -> R) -> R {
+        let result = unwind::halt_unwinding(body);
+        let result = match result {
+            Ok(v) => Some(v),
+            Err(payload) => {
+                self.record_panic(payload);
+                None
+            }
+        };
+        // SAFETY: the latch is live (it is ours); drops the body's count.
+        unsafe { Latch::set(&self.latch as *const ScopeLatch) };
+        self.latch.wait(owner, &self.registry);
+        let panic = self.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(payload) = panic {
+            unwind::resume_unwinding(payload);
+        }
+        result.expect("scope body panicked without recording it")
+    }
+}
+
+impl std::fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope")
+            .field("pool_threads", &self.registry.num_threads())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use crate::ThreadPoolBuilder;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn nested_spawns_all_finish() {
+        let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let count = AtomicUsize::new(0);
+        pool.scope(|s| {
+            for _ in 0..100 {
+                s.spawn(|s| {
+                    for _ in 0..10 {
+                        s.spawn(|_| {
+                            count.fetch_add(1, Ordering::Relaxed);
+                        });
+                    }
+                });
+            }
+        });
+        assert_eq!(count.into_inner(), 1000);
+    }
+
+    #[test]
+    fn panicking_job_does_not_stop_siblings() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let count = AtomicUsize::new(0);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                for i in 0..50 {
+                    let count = &count;
+                    s.spawn(move |_| {
+                        if i == 10 {
+                            panic!("job 10");
+                        }
+                        count.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            })
+        }));
+        assert_eq!(
+            crate::platform::unwind::payload_message(&r.unwrap_err()),
+            "job 10"
+        );
+        assert_eq!(count.into_inner(), 49);
+    }
+
+    #[test]
+    fn scope_from_outside_any_pool() {
+        let mut v = vec![0; 8];
+        crate::scope(|s| {
+            for (i, x) in v.iter_mut().enumerate() {
+                s.spawn(move |_| *x = i);
+            }
+        });
+        assert_eq!(v, (0..8).collect::<Vec<_>>());
+    }
+}

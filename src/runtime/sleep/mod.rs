@@ -1,0 +1,690 @@
+//! Idle workers: spin → yield → sleep, and the protocol that wakes them without ever losing a wake-up.
+//!
+//! The states, rules and the proof sketch live in `src/sleep/README.md`; the short version:
+//!
+//! * A worker that finds no work counts idle *rounds*. The first rounds spin, the next ones yield. Then it
+//!   **announces it is sleepy** by moving the global *jobs event counter* (JEC) from even ("active") to odd
+//!   ("sleepy") and remembers the value, searches once more, and finally **falls asleep** only if the JEC still
+//!   holds the remembered value (one CAS that also counts it as a sleeper).
+//! * Whoever makes new work visible (publishes to a deque, injects) then announces it: a SeqCst fence
+//!   and a load of the counters (`new_jobs`; a deque push goes through `crate::runtime::sleep::work_map`, which also
+//!   marks the deque and then calls [`Sleep::new_jobs_fenced`]); only if the JEC is odd does it bump it to even (so no sleepy thread can
+//!   complete its fall-asleep CAS), and only if some thread sleeps does it wake one. A busy pool therefore pays
+//!   one fence and one shared load per publication, and no read-modify-write.
+//! * A latch set for a specific sleeping worker wakes exactly that worker
+//!   ([`Sleep::notify_worker_latch_is_set`]).
+//! * While some worker is busy, a sleeper wakes on its own after a *patrol* interval (100 µs, doubling to
+//!   64 ms) to heavy-steal jobs that owners keep private (they publish on a heartbeat, and one blocked in
+//!   user code never will); see [`IdleState::take_patrol_due`].
+//!
+//! Each worker sleeps on its own futex word (its *slot*, [`slot::SlotState`]: `AWAKE`, `SLEEPING`,
+//! `SLEEPING_GUARDED` or `WOKEN_FOR_WORK`). A waker claims a sleeper by CAS out of its sleeping mark and
+//! then issues the futex wake, so two wakers never spend their wake on the same thread and the sleeper
+//! cannot miss it (the futex re-checks the word atomically). The sleeper removes itself from the sleeper
+//! count when it wakes.
+//!
+//! The packed counters word (`[JEC: 32][sleepers: 32]`) is [`counters::Counters`] /
+//! [`counters::AtomicCounters`]; the slot word is [`slot::Slot`]. Both wrappers take their orderings
+//! from the call sites below, where each is explained.
+
+mod counters;
+pub(crate) mod slot;
+pub(crate) mod work_map;
+
+use self::counters::{AtomicCounters, JobsEventCounter};
+pub use self::slot::Slot;
+use self::slot::SlotState;
+use std::time::Duration;
+
+use crate::platform::sync::{fence, yield_now, AtomicU64, AtomicUsize, Ordering};
+use crossbeam_utils::CachePadded;
+
+/// Rounds of `spin_loop` hints before yielding.
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+const SPIN_ROUNDS: u32 = 8;
+/// Round at which the worker announces it is sleepy (after spinning and yielding).
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+const ROUNDS_UNTIL_SLEEPY: u32 = 32;
+// Under shuttle each round of a 64-worker pool is ~130 scheduling steps of searching: keep a
+// spin and a yield phase (so both paths run) but few rounds, or idle workers dominate every schedule.
+#[cfg(forkjoin_shuttle)]
+const SPIN_ROUNDS: u32 = 2;
+#[cfg(forkjoin_shuttle)]
+const ROUNDS_UNTIL_SLEEPY: u32 = 4;
+// Under loom the rounds only multiply interleavings: go straight to the protocol.
+#[cfg(forkjoin_loom)]
+const SPIN_ROUNDS: u32 = 0;
+#[cfg(forkjoin_loom)]
+const ROUNDS_UNTIL_SLEEPY: u32 = 0;
+
+/// How long a worker sleeps, while some other worker is busy, before it wakes to *patrol*: one heavy
+/// steal of the oldest private job of every worker. Doubles after each patrol that finds nothing, up to
+/// [`PATROL_MAX`]; back to this after work, or when new work is announced. Owners publish on a
+/// heartbeat, not on every push, so a job pushed between two heartbeats whose owner then runs a long `a`
+/// without pushing again (a sequential loop, or a wait on a channel that only b feeds) is found after
+/// this long. The sharing heartbeat's length: shorter costs the busy workers more `membarrier`
+/// interrupts, longer delays such a job.
+const PATROL_FIRST: Duration = Duration::from_micros(100);
+/// The longest patrol interval.
+const PATROL_MAX: Duration = Duration::from_millis(64);
+
+/// The most workers one pool may have (the sleeper count must fit the low half of the counters).
+pub(crate) const MAX_THREADS: usize = 0xFFFF;
+
+/// The idle/sleep state of one pool.
+pub struct Sleep {
+    /// `[JEC: 32 bits][sleepers: 32 bits]` (see [`counters`]), one word so that "JEC unchanged" and
+    /// "count me as a sleeper" are decided by a single CAS.
+    counters: CachePadded<AtomicCounters>,
+    /// One futex word per worker.
+    slots: Box<[CachePadded<Slot>]>,
+    /// Workers that ran out of work and can steal (searching or asleep, not past the stack guard).
+    /// Owners read it (Relaxed) on every private push and publish while it is non-zero; written only on
+    /// busy ↔ idle transitions.
+    idle_workers: CachePadded<AtomicUsize>,
+    /// Workers asleep with no patrol timeout (they fell asleep while every worker was idle, rule 9):
+    /// only while one exists must a worker leaving the idle count publish its first push at once
+    /// (rule 8, [`Sleep::leave_idle`]).
+    untimed_sleepers: CachePadded<AtomicUsize>,
+    /// Ticks at the pool's last patrol, or [`NO_PATROL_YET`]: patrols are rate-limited pool-wide
+    /// ([`Sleep::claim_patrol`]).
+    last_patrol: CachePadded<AtomicU64>,
+    /// [`PATROL_FIRST`] in ticks.
+    patrol_gap: u64,
+}
+
+/// `last_patrol` before the first patrol.
+const NO_PATROL_YET: u64 = u64::MAX;
+
+/// A worker's progress through one idle period; create with [`Sleep::start_looking_as`].
+#[derive(Debug)]
+pub struct IdleState {
+    index: usize,
+    rounds: u32,
+    /// The JEC value observed when announcing sleepiness (valid once `rounds > ROUNDS_UNTIL_SLEEPY`).
+    jec: JobsEventCounter,
+    /// Past the stack guard: sleeps as `SLEEPING_GUARDED`.
+    guarded: bool,
+    /// A waker claimed this worker for new work since the last `take_woken_for_work`.
+    woken_for_work: bool,
+    /// The next timed sleep's length.
+    patrol_interval: Duration,
+    /// A timed sleep ran out since the last `take_patrol_due`: heavy-steal before sleeping again.
+    patrol_due: bool,
+    /// Tick counts (`crate::platform::clock::ticks`) around the last block on the futex: the trace's sleep span.
+    slept: (u64, u64),
+}
+
+/// How [`Sleep::sleep`] ended.
+enum Slept {
+    /// It did not block (new work, the latch, or injected work intervened).
+    No,
+    /// A waker claimed it (for work, or its latch).
+    Woken,
+    /// It left on its own: the patrol interval ran out (or the wait returned spuriously).
+    TimedOut,
+}
+
+/// What [`Sleep::no_work_found`] did, for the caller's statistics.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Idled {
+    /// Spun, yielded or announced sleepiness.
+    Waited,
+    /// Tried to sleep but new work (or the latch) intervened.
+    Aborted,
+    /// Blocked on the futex and was woken.
+    Slept,
+    /// Blocked on the futex until the patrol interval ran out (see [`IdleState::take_patrol_due`]).
+    TimedOut,
+}
+
+impl IdleState {
+    /// True if at least one search failed in this idle period.
+    #[inline]
+    pub(crate) fn has_idled(&self) -> bool {
+        self.rounds > 0
+    }
+
+    /// True (once) after a timed sleep ran out: the worker should now patrol, i.e. heavy-steal the
+    /// oldest private job of every worker, before it searches and sleeps again.
+    #[inline]
+    pub fn take_patrol_due(&mut self) -> bool {
+        std::mem::take(&mut self.patrol_due)
+    }
+
+    /// True (once) if a waker claimed this worker for new work: the worker must then search, or pass
+    /// the wake on with [`Sleep::wake_one_if_sleeping`].
+    #[inline]
+    pub(crate) fn take_woken_for_work(&mut self) -> bool {
+        std::mem::take(&mut self.woken_for_work)
+    }
+
+    /// Tick counts just before and just after the last block on the futex (valid after
+    /// [`Sleep::no_work_found`] returned [`Idled::Slept`] or [`Idled::TimedOut`]). Two clock reads
+    /// per sleep, against a futex wait of microseconds at least.
+    #[inline]
+    pub(crate) fn last_sleep(&self) -> (u64, u64) {
+        self.slept
+    }
+}
+
+impl Sleep {
+    /// Sleep state for a pool of `num_threads` workers.
+    pub fn new(num_threads: usize) -> Self {
+        assert!(num_threads <= MAX_THREADS);
+        Sleep {
+            counters: CachePadded::new(AtomicCounters::new()),
+            slots: (0..num_threads)
+                .map(|_| CachePadded::new(Slot::new()))
+                .collect(),
+            idle_workers: CachePadded::new(AtomicUsize::new(0)),
+            untimed_sleepers: CachePadded::new(AtomicUsize::new(0)),
+            last_patrol: CachePadded::new(AtomicU64::new(NO_PATROL_YET)),
+            patrol_gap: crate::platform::clock::ticks_in(PATROL_FIRST),
+        }
+    }
+
+    /// Number of workers this sleep state serves.
+    pub fn num_threads(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Begins an idle period for worker `index`.
+    #[cfg(any(test, forkjoin_loom))]
+    #[inline]
+    pub fn start_looking(&self, index: usize) -> IdleState {
+        self.start_looking_as(index, false)
+    }
+
+    /// Begins an idle period for worker `index`; `guarded`: it is past its stack guard (cannot steal).
+    #[inline]
+    pub fn start_looking_as(&self, index: usize, guarded: bool) -> IdleState {
+        IdleState {
+            index,
+            rounds: 0,
+            jec: JobsEventCounter::default(),
+            guarded,
+            woken_for_work: false,
+            patrol_interval: PATROL_FIRST,
+            patrol_due: false,
+            slept: (0, 0),
+        }
+    }
+
+    /// The count of idle workers that can steal (see the field).
+    #[inline(always)]
+    pub fn idle_workers(&self) -> &AtomicUsize {
+        &self.idle_workers
+    }
+
+    /// A worker leaves the idle count (it found a job, or the latch it waited on was set). True if
+    /// some worker sleeps with no patrol timeout: then this worker's first push must be published at
+    /// once (README rule 8), because that sleeper will not come to heavy-steal it.
+    ///
+    /// Otherwise every sleeper patrols, so the worker keeps its sharing heartbeat: in a pool of many
+    /// workers, a worker that waited on a stolen job or stole a small one would otherwise publish
+    /// half of its next call at once, every time, and the work would break up into hand-offs of a
+    /// microsecond (skynet on 16 threads: one steal per 0.5 µs of work).
+    #[inline]
+    pub fn leave_idle(&self) -> bool {
+        // Decrement, SeqCst fence, load: pairs with the sleeper's increment of `untimed_sleepers`,
+        // fence and load of `idle_workers` in `sleep` (a store-load handshake: either it sees us
+        // leave and sleeps with a patrol timeout, or we see it and publish at once).
+        self.idle_workers.fetch_sub(1, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        self.untimed_sleepers.load(Ordering::Relaxed) != 0
+    }
+
+    /// A worker's patrol is due (its timed sleep ran out): true if it should run its heavy steal,
+    /// false if another worker of the pool patrolled less than [`PATROL_FIRST`] ago.
+    ///
+    /// A heavy steal's barrier interrupts every CPU that runs a thread of the process, so each
+    /// sleeper patrolling on its own timer would cost the busy workers one interrupt per patrol
+    /// interval per sleeper: with 15 sleepers and one busy worker, one every 7 µs. One patrol scans
+    /// every worker's private stack, so one per interval pool-wide finds what all of them would; a
+    /// patrol that loses sleeps again (twice as long) and a later one takes the next hidden job.
+    pub fn claim_patrol(&self) -> bool {
+        let now = crate::platform::clock::ticks();
+        // Relaxed: a rate limit, not a protocol step; a job hidden on a private stack stays there
+        // until some patrol's own barrier (see `crate::runtime::jobs::jobstack`), whoever runs it.
+        let last = self.last_patrol.load(Ordering::Relaxed);
+        if last != NO_PATROL_YET && now.wrapping_sub(last) < self.patrol_gap {
+            return false;
+        }
+        self.last_patrol
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// Called by an idle worker after a search that found nothing.
+    ///
+    /// `try_sleep` is the worker's latch's `UNSET → SLEEPING` transition: it runs after this worker's slot
+    /// is marked `SLEEPING`, so a latch setter that observes the latch's sleeping state finds the slot
+    /// claimable. If it returns false (latch set) the worker does not sleep. `has_injected_jobs` is the
+    /// last check before blocking (see README, "JEC wrap-around").
+    // Under loom both round limits are 0, which makes the first two comparisons constant.
+    #[cfg_attr(forkjoin_loom, allow(clippy::absurd_extreme_comparisons))]
+    pub fn no_work_found(
+        &self,
+        idle: &mut IdleState,
+        try_sleep: impl FnOnce() -> bool,
+        has_injected_jobs: impl FnOnce() -> bool,
+    ) -> Idled {
+        if idle.rounds < SPIN_ROUNDS {
+            for _ in 0..(1u32 << idle.rounds.min(6)) {
+                crate::platform::sync::spin_loop();
+            }
+            idle.rounds += 1;
+            Idled::Waited
+        } else if idle.rounds < ROUNDS_UNTIL_SLEEPY {
+            yield_now();
+            idle.rounds += 1;
+            Idled::Waited
+        } else if idle.rounds == ROUNDS_UNTIL_SLEEPY {
+            idle.jec = self.announce_sleepy();
+            idle.rounds += 1;
+            Idled::Waited
+        } else {
+            match self.sleep(idle, try_sleep, has_injected_jobs) {
+                Slept::No => {
+                    // Search in earnest again before the next attempt. New work appeared: the pool
+                    // is active, so patrol at the short interval again.
+                    idle.rounds = 0;
+                    idle.patrol_interval = PATROL_FIRST;
+                    Idled::Aborted
+                }
+                Slept::Woken => {
+                    idle.rounds = 0;
+                    idle.patrol_interval = PATROL_FIRST;
+                    Idled::Slept
+                }
+                Slept::TimedOut => {
+                    // Nobody needed us: patrol, then go back to sleep at once (announcing again),
+                    // for twice as long.
+                    idle.rounds = ROUNDS_UNTIL_SLEEPY;
+                    idle.patrol_due = true;
+                    idle.patrol_interval = (idle.patrol_interval * 2).min(PATROL_MAX);
+                    Idled::TimedOut
+                }
+            }
+        }
+    }
+
+    /// Makes the JEC odd ("sleepy") unless it already is, and returns the odd value.
+    fn announce_sleepy(&self) -> JobsEventCounter {
+        // SeqCst: this read-modify-write and the search that follows it are ordered against the
+        // publisher's fence in `new_jobs` (see README, rule 3).
+        let mut current = self.counters.load(Ordering::SeqCst);
+        let jec = loop {
+            if current.jobs_counter().is_sleepy() {
+                break current.jobs_counter();
+            }
+            let sleepy = current.with_next_jobs_counter();
+            match self.counters.compare_exchange_weak(
+                current,
+                sleepy,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => break sleepy.jobs_counter(),
+                Err(now) => current = now,
+            }
+        };
+        // SeqCst fence: pairs with the fence in `new_jobs`; the next search sees every job published
+        // before a publisher read the counters as "active".
+        fence(Ordering::SeqCst);
+        jec
+    }
+
+    /// Blocks the worker until it is woken, or, while another worker is busy, until its patrol
+    /// interval runs out.
+    fn sleep(
+        &self,
+        idle: &mut IdleState,
+        try_sleep: impl FnOnce() -> bool,
+        has_injected_jobs: impl FnOnce() -> bool,
+    ) -> Slept {
+        let slot = &self.slots[idle.index];
+        let mark = SlotState::sleeping(idle.guarded);
+        // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile.
+        // True if nobody claimed us (we leave on our own: a timeout).
+        let give_up = |idle: &mut IdleState| {
+            // AcqRel: acquire what a claiming waker published; the swap orders against its CAS.
+            let was = slot.swap(SlotState::AWAKE, Ordering::AcqRel);
+            if was.is_woken_for_work() {
+                idle.woken_for_work = true;
+            }
+            was == mark
+        };
+        // SeqCst: must be visible to any latch setter that observes the latch's SLEEPING state (set by
+        // `try_sleep` below), and to any waker that observes our sleeper count.
+        slot.store(mark, Ordering::SeqCst);
+        if !try_sleep() {
+            give_up(idle);
+            return Slept::No;
+        }
+        // SeqCst: part of the fall-asleep step below; pairs with `announce_jobs`' fence + load.
+        let mut current = self.counters.load(Ordering::SeqCst);
+        loop {
+            if current.jobs_counter() != idle.jec {
+                // New work since we announced sleepiness: search again instead. A waker that claimed our
+                // slot meanwhile is satisfied, because we are awake and about to search.
+                give_up(idle);
+                return Slept::No;
+            }
+            // SeqCst: the decisive step; pairs with `new_jobs`' fence + load (rule 3 of the README).
+            match self.counters.compare_exchange_weak(
+                current,
+                current.with_one_more_sleeper(),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => break,
+                Err(now) => current = now,
+            }
+        }
+        // SeqCst fence: pairs with the injector's push + `new_jobs` fence, for the wrap-around check.
+        fence(Ordering::SeqCst);
+        if has_injected_jobs() {
+            // Relaxed: as below.
+            self.counters.remove_sleeper(Ordering::Relaxed);
+            give_up(idle);
+            return Slept::No;
+        }
+        // While another worker is busy it may hold private jobs that nobody will publish (its owner
+        // publishes on a heartbeat and may block in user code): sleep only until the next patrol.
+        // Count ourselves as a candidate untimed sleeper first. Increment, SeqCst fence, load:
+        // pairs with `leave_idle` (its decrement, fence and load of this count): a worker that
+        // leaves the idle count after our load sees us and publishes its first push at once, which
+        // `new_jobs` announces to us.
+        self.untimed_sleepers.fetch_add(1, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        let timed = self.idle_workers.load(Ordering::Relaxed) < self.num_threads();
+        if timed {
+            // Relaxed: only `leave_idle`'s decision reads it; a stale count only publishes early.
+            self.untimed_sleepers.fetch_sub(1, Ordering::Relaxed);
+        }
+        let asleep_at = crate::platform::clock::ticks();
+        // Acquire: pairs with the waker's CAS out of `mark`, so whatever it published before waking us
+        // is visible once we leave.
+        if timed {
+            if slot.load(Ordering::Acquire) == mark {
+                slot.wait_while_for(mark, idle.patrol_interval);
+            }
+        } else {
+            while slot.load(Ordering::Acquire) == mark {
+                slot.wait_while(mark);
+            }
+        }
+        idle.slept = (asleep_at, crate::platform::clock::ticks());
+        if !timed {
+            // Relaxed: as above.
+            self.untimed_sleepers.fetch_sub(1, Ordering::Relaxed);
+        }
+        let timed_out = give_up(idle);
+        // Relaxed: the count is only a hint for wakers; each sleeper removes exactly its own increment.
+        self.counters.remove_sleeper(Ordering::Relaxed);
+        if timed_out {
+            Slept::TimedOut
+        } else {
+            Slept::Woken
+        }
+    }
+
+    /// Announces that new stealable work became visible (call *after* publishing it); wakes one sleeper
+    /// that can steal, if needed. Returns the index of the worker it woke, if any (for the trace).
+    /// The pool's deques announce through `WorkMap::publish`, which fences itself and calls
+    /// [`new_jobs_fenced`](Self::new_jobs_fenced); the models and unit tests use this.
+    #[cfg(any(test, forkjoin_loom))]
+    #[inline]
+    pub fn new_jobs(&self) -> Option<usize> {
+        // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a
+        // sleepy thread's search sees our job, or we see its odd JEC / its sleeper count below.
+        fence(Ordering::SeqCst);
+        self.announce_jobs(false)
+    }
+
+    /// `new_jobs` for a caller that issued the `fence(SeqCst)` itself after
+    /// making the job visible (`WorkMap::publish`, whose fences follow its last write).
+    #[inline]
+    pub fn new_jobs_fenced(&self) -> Option<usize> {
+        self.announce_jobs(false)
+    }
+
+    /// Announces a job pushed into the injector; may also wake a worker past its stack guard (which
+    /// still takes injected work).
+    pub(crate) fn new_injected_jobs(&self) {
+        // SeqCst fence: as in `new_jobs`.
+        fence(Ordering::SeqCst);
+        self.announce_jobs(true);
+    }
+
+    /// Rule 2 after the publisher's fence: moves a sleepy JEC on and wakes one sleeper if any.
+    #[inline]
+    fn announce_jobs(&self, include_guarded: bool) -> Option<usize> {
+        let mut current = self.counters.load(Ordering::SeqCst);
+        loop {
+            if !current.jobs_counter().is_sleepy() {
+                break;
+            }
+            let active = current.with_next_jobs_counter();
+            // SeqCst: makes every pending fall-asleep CAS fail (it compares the whole word).
+            match self.counters.compare_exchange_weak(
+                current,
+                active,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => {
+                    current = active;
+                    break;
+                }
+                Err(now) => current = now,
+            }
+        }
+        if current.sleeping_threads() != 0 {
+            self.wake_any(include_guarded)
+        } else {
+            None
+        }
+    }
+
+    /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
+    /// calls this so parallelism spreads). Returns the index of the worker it woke, if any.
+    pub(crate) fn wake_one_if_sleeping(&self) -> Option<usize> {
+        // Relaxed: a heuristic; missing a sleeper here loses no work (the work is already taken).
+        if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
+            self.wake_any(false)
+        } else {
+            None
+        }
+    }
+
+    /// Wakes one sleeping worker for new work, if any is still asleep: first those that can steal, then
+    /// (for injected work) those past their stack guard. Returns its index.
+    #[cold]
+    fn wake_any(&self, include_guarded: bool) -> Option<usize> {
+        if let Some(i) = self
+            .slots
+            .iter()
+            .position(|slot| slot.claim(SlotState::SLEEPING, SlotState::WOKEN_FOR_WORK))
+        {
+            return Some(i);
+        }
+        if include_guarded {
+            return self.slots.iter().position(|slot| {
+                slot.claim(SlotState::SLEEPING_GUARDED, SlotState::WOKEN_FOR_WORK)
+            });
+        }
+        None
+    }
+
+    /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.
+    pub fn notify_worker_latch_is_set(&self, index: usize) {
+        self.slots[index].notify_latch_is_set();
+    }
+
+    /// Worker `index`'s sleep slot: what a latch it waits on keeps to wake it.
+    pub fn slot(&self, index: usize) -> &Slot {
+        &self.slots[index]
+    }
+
+    /// How many idle workers that can steal are awake (spinning, yielding or searching), not
+    /// asleep: they would take work offered now within microseconds, while a sleeper first needs a
+    /// futex wake.
+    ///
+    /// Two relaxed loads, a hint: the two counts are not read at one instant, and a sleeper past
+    /// its stack guard (counted as sleeping, not as idle) can hide an awake worker.
+    #[inline]
+    pub(crate) fn searching_workers(&self) -> usize {
+        // Relaxed: see `idle_workers`; only steers how eagerly a loop answers.
+        let idle = self.idle_workers.load(Ordering::Relaxed);
+        idle.saturating_sub(self.counters.load(Ordering::Relaxed).sleeping_threads() as usize)
+    }
+
+    /// Futex wakes issued to worker `index` so far.
+    pub(crate) fn wakeups_of(&self, index: usize) -> u64 {
+        self.slots[index].wakeups()
+    }
+
+    /// Number of threads currently counted as sleeping (a snapshot).
+    #[cfg(test)]
+    pub(crate) fn num_sleeping(&self) -> usize {
+        self.counters.load(Ordering::Relaxed).sleeping_threads() as usize
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::mpsc;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// Drives one "worker" through the idle rounds until it sleeps or aborts.
+    fn idle_until_done(sleep: &Sleep, index: usize, has_work: &AtomicBool) -> Idled {
+        let mut idle = sleep.start_looking(index);
+        loop {
+            if has_work.load(Ordering::SeqCst) {
+                return Idled::Aborted;
+            }
+            match sleep.no_work_found(&mut idle, || true, || false) {
+                Idled::Waited => continue,
+                other => return other,
+            }
+        }
+    }
+
+    #[test]
+    fn new_jobs_wakes_a_sleeper() {
+        let sleep = Arc::new(Sleep::new(1));
+        let work = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let (s2, w2) = (sleep.clone(), work.clone());
+        let t = std::thread::spawn(move || {
+            let r = idle_until_done(&s2, 0, &w2);
+            tx.send(r).unwrap();
+        });
+        // Publish, then announce: whatever phase the sleeper is in, it must come back.
+        work.store(true, Ordering::SeqCst);
+        sleep.new_jobs();
+        let r = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("lost wake-up");
+        assert!(r == Idled::Slept || r == Idled::Aborted);
+        t.join().unwrap();
+        assert_eq!(sleep.num_sleeping(), 0);
+    }
+
+    #[test]
+    fn an_idle_worker_counts_as_searching_only_while_awake() {
+        let sleep = Sleep::new(3);
+        // Counts a sleeper the way the fall-asleep step does (without blocking a thread).
+        let add_sleeper = || loop {
+            let c = sleep.counters.load(Ordering::SeqCst);
+            let more = c.with_one_more_sleeper();
+            if sleep
+                .counters
+                .compare_exchange_weak(c, more, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                break;
+            }
+        };
+        assert_eq!(sleep.searching_workers(), 0, "nobody idle");
+        sleep.idle_workers().fetch_add(2, Ordering::Relaxed);
+        assert_eq!(sleep.searching_workers(), 2, "two idle, none asleep");
+        add_sleeper();
+        assert_eq!(sleep.searching_workers(), 1, "two idle, one of them awake");
+        add_sleeper();
+        assert_eq!(sleep.searching_workers(), 0, "both idle ones asleep");
+        sleep.counters.remove_sleeper(Ordering::SeqCst);
+        assert_eq!(sleep.searching_workers(), 1, "one woke up");
+        // A sleeper past its stack guard is counted asleep but not idle: it hides an awake one
+        // (documented: a hint).
+        sleep.idle_workers().fetch_sub(1, Ordering::Relaxed);
+        assert_eq!(sleep.searching_workers(), 0);
+    }
+
+    #[test]
+    fn announce_then_new_jobs_aborts_the_fall_asleep() {
+        let sleep = Sleep::new(1);
+        let mut idle = sleep.start_looking(0);
+        while idle.rounds <= ROUNDS_UNTIL_SLEEPY {
+            assert_eq!(
+                sleep.no_work_found(&mut idle, || true, || false),
+                Idled::Waited
+            );
+        }
+        sleep.new_jobs(); // JEC moves on: the sleep attempt must not block
+        assert_eq!(
+            sleep.no_work_found(&mut idle, || true, || false),
+            Idled::Aborted
+        );
+        assert_eq!(sleep.num_sleeping(), 0);
+    }
+
+    #[test]
+    fn latch_refusal_and_injected_jobs_prevent_sleep() {
+        let sleep = Sleep::new(1);
+        for (latch_ok, injected) in [(false, false), (true, true)] {
+            let mut idle = sleep.start_looking(0);
+            while idle.rounds <= ROUNDS_UNTIL_SLEEPY {
+                sleep.no_work_found(&mut idle, || true, || false);
+            }
+            assert_eq!(
+                sleep.no_work_found(&mut idle, || latch_ok, || injected),
+                Idled::Aborted
+            );
+            assert_eq!(sleep.num_sleeping(), 0);
+        }
+    }
+
+    #[test]
+    fn targeted_wake_reaches_the_sleeper() {
+        let sleep = Arc::new(Sleep::new(2));
+        let (tx, rx) = mpsc::channel();
+        let s2 = sleep.clone();
+        let t = std::thread::spawn(move || {
+            let never = AtomicBool::new(false);
+            loop {
+                if idle_until_done(&s2, 1, &never) == Idled::Slept {
+                    tx.send(()).unwrap();
+                    return;
+                }
+            }
+        });
+        // Keep poking until the thread has really slept and been woken by the targeted call (the poll
+        // interval is not a synchronisation assumption: any interleaving ends with a received message).
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            sleep.notify_worker_latch_is_set(1);
+            if rx.recv_timeout(Duration::from_millis(10)).is_ok() {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "sleeper never woken");
+        }
+        t.join().unwrap();
+    }
+}
