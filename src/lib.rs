@@ -15,7 +15,9 @@
 //! `platform` (the sync facade, clock, unwinding, affinity) → `runtime` (the scheduler and the
 //! public runtime API; its internals are private to it) → `iter` and `sort` (which reach the
 //! scheduler only through `runtime::hints` and the public API). `docs/architecture.md` has the map.
-#![warn(missing_docs, missing_debug_implementations)]
+#![deny(missing_docs, missing_debug_implementations, unreachable_pub)]
+// The loom build exposes scheduler internals to the models (`__loom`); they are not public API.
+#![cfg_attr(forkjoin_loom, allow(missing_debug_implementations, unreachable_pub))]
 
 mod platform;
 mod runtime;
@@ -143,7 +145,7 @@ pub mod str {
     //! ```
     pub use crate::iter::sources::string::{
         Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString,
-        Pattern, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
+        Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
     };
 }
 

@@ -45,8 +45,6 @@
 //! let _ = (0..10u32).into_par_iter().filter(|x| x % 2 == 0).enumerate();
 //! ```
 
-#![warn(unreachable_pub)]
-
 mod indexed;
 mod into;
 mod parallel_iterator;
@@ -91,7 +89,6 @@ pub use self::adaptors::zips::zip::Zip;
 pub use self::adaptors::zips::zip_eq::ZipEq;
 pub use self::consumers::collect::FromParallelIterator;
 pub use self::consumers::extend::ParallelExtend;
-pub use self::consumers::try_op::Try;
 pub use self::indexed::IndexedParallelIterator;
 pub use self::into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use self::parallel_iterator::ParallelIterator;

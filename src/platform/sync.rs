@@ -321,6 +321,7 @@ mod asym {
     }
 
     /// The thief's side: a process-wide barrier (or a full fence, pairing with `light_barrier`'s).
+    #[allow(unreachable_pub)] // see the re-export below
     pub fn heavy_barrier() {
         // Relaxed: see `light_barrier`.
         if ENABLED.load(Ordering::Relaxed) {
@@ -365,6 +366,7 @@ mod asym {
     }
 
     /// The thief's side (portable: a full fence).
+    #[allow(unreachable_pub)] // see the re-export below
     pub fn heavy_barrier() {
         // SeqCst fence: pairs with the fence in `light_barrier`.
         fence(Ordering::SeqCst);
@@ -373,4 +375,5 @@ mod asym {
 
 pub(crate) use asym::{init_asymmetric_barriers, light_barrier, light_barrier_is_sound};
 // `pub` only so the loom models can reach it through `crate::__loom`; the module itself is private.
+#[allow(unreachable_pub)]
 pub use asym::heavy_barrier;

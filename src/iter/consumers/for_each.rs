@@ -1,6 +1,6 @@
 //! `for_each`: calls a function on every item.
 
-use crate::iter::plumbing::{LazyConsumer, NoopReducer};
+use crate::iter::plumbing::{LazyConsumer, Reducer};
 
 /// LazyConsumer behind [`ParallelIterator::for_each`](crate::iter::ParallelIterator::for_each).
 #[derive(Debug)]
@@ -20,4 +20,13 @@ impl<'f, T, F: Fn(T) + Sync> LazyConsumer<T> for ForEachConsumer<'f, F> {
         (ForEachConsumer { op: self.op }, self, NoopReducer)
     }
     fn complete(self) {}
+}
+
+/// A reducer for results that need no combining (`for_each`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NoopReducer;
+
+impl Reducer<()> for NoopReducer {
+    #[inline]
+    fn reduce(self, _left: (), _right: ()) {}
 }

@@ -13,9 +13,7 @@
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use crate::iter::plumbing::{
-    Consumer, ConsumerFolder, Folder, LazyConsumer, Reducer, UnindexedConsumer,
-};
+use crate::iter::plumbing::{Consumer, Folder, LazyConsumer, Reducer, UnindexedConsumer};
 
 /// A rayon [`Consumer`] as a [`LazyConsumer`] (see the module docs).
 pub(crate) struct FromConsumer<C: Consumer<T>, T> {
@@ -294,5 +292,62 @@ impl<T, L: LazyConsumer<T>> UnindexedConsumer<T> for AsConsumer<L> {
             drop(empty.complete());
             (right, reducer)
         })
+    }
+}
+
+/// The largest batch a [`ConsumerFolder`] feeds its consumer between two checks of `full`.
+const FOLD_BATCH: usize = 1024;
+
+/// A [`LazyConsumer`] seen as rayon's [`Folder`] (from [`LazyConsumer::into_folder`]).
+#[derive(Debug)]
+pub struct ConsumerFolder<C>(pub(crate) C);
+
+impl<Item, C: LazyConsumer<Item>> Folder<Item> for ConsumerFolder<C> {
+    type Result = C::Result;
+
+    fn consume(self, item: Item) -> Self {
+        ConsumerFolder(self.0.consume_iter(std::iter::once(item)))
+    }
+
+    /// Feeds `iter` in batches that double up to `FOLD_BATCH` items, so that a consumer that
+    /// becomes full (through a hit elsewhere) stops within a batch, as rayon's folders stop
+    /// within an item.
+    fn consume_iter<I>(mut self, iter: I) -> Self
+    where
+        I: IntoIterator<Item = Item>,
+    {
+        let mut iter = iter.into_iter();
+        let mut batch = 1;
+        let mut exhausted = false;
+        while !exhausted && !self.0.full() {
+            let mut taken = 0;
+            let next_batch = std::iter::from_fn(|| {
+                if taken == batch {
+                    return None;
+                }
+                let item = iter.next();
+                taken += 1;
+                exhausted = item.is_none();
+                item
+            });
+            self.0 = self.0.consume_iter(next_batch);
+            batch = (batch * 2).min(FOLD_BATCH);
+        }
+        self
+    }
+
+    fn complete(self) -> C::Result {
+        self.0.complete()
+    }
+
+    fn full(&self) -> bool {
+        self.0.full()
+    }
+}
+
+impl<C> ConsumerFolder<C> {
+    /// The consumer again, with what it was fed.
+    pub(crate) fn into_consumer(self) -> C {
+        self.0
     }
 }

@@ -316,64 +316,8 @@ pub trait LazyConsumer<Item>: Send + Sized {
     }
 }
 
+use crate::iter::plumbing::consumer_adapters::ConsumerFolder;
 pub(crate) use crate::iter::plumbing::consumer_adapters::{AsConsumer, FromConsumer};
-
-/// The largest batch a [`ConsumerFolder`] feeds its consumer between two checks of `full`.
-const FOLD_BATCH: usize = 1024;
-
-/// A [`LazyConsumer`] seen as rayon's [`Folder`] (from [`LazyConsumer::into_folder`]).
-#[derive(Debug)]
-pub struct ConsumerFolder<C>(C);
-
-impl<Item, C: LazyConsumer<Item>> Folder<Item> for ConsumerFolder<C> {
-    type Result = C::Result;
-
-    fn consume(self, item: Item) -> Self {
-        ConsumerFolder(self.0.consume_iter(std::iter::once(item)))
-    }
-
-    /// Feeds `iter` in batches that double up to `FOLD_BATCH` items, so that a consumer that
-    /// becomes full (through a hit elsewhere) stops within a batch, as rayon's folders stop
-    /// within an item.
-    fn consume_iter<I>(mut self, iter: I) -> Self
-    where
-        I: IntoIterator<Item = Item>,
-    {
-        let mut iter = iter.into_iter();
-        let mut batch = 1;
-        let mut exhausted = false;
-        while !exhausted && !self.0.full() {
-            let mut taken = 0;
-            let next_batch = std::iter::from_fn(|| {
-                if taken == batch {
-                    return None;
-                }
-                let item = iter.next();
-                taken += 1;
-                exhausted = item.is_none();
-                item
-            });
-            self.0 = self.0.consume_iter(next_batch);
-            batch = (batch * 2).min(FOLD_BATCH);
-        }
-        self
-    }
-
-    fn complete(self) -> C::Result {
-        self.0.complete()
-    }
-
-    fn full(&self) -> bool {
-        self.0.full()
-    }
-}
-
-impl<C> ConsumerFolder<C> {
-    /// The consumer again, with what it was fed.
-    pub(crate) fn into_consumer(self) -> C {
-        self.0
-    }
-}
 
 /// Combines the results of the left and right half of a split, in that order.
 pub trait Reducer<R> {
@@ -395,12 +339,3 @@ pub trait ProducerCallback<T> {
 }
 
 pub use crate::iter::plumbing::bridge::{bridge, bridge_producer_consumer, bridge_unindexed};
-
-/// A reducer for results that need no combining (`for_each`).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoopReducer;
-
-impl Reducer<()> for NoopReducer {
-    #[inline]
-    fn reduce(self, _left: (), _right: ()) {}
-}

@@ -7,7 +7,7 @@
 /// What a job executed through its `JobRef` is, known from its type (`crate::runtime::jobs::job::Job::KIND`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub enum JobKind {
+pub(crate) enum JobKind {
     /// A `join`'s second closure, taken from a queue (published and then popped back or stolen, or
     /// heavy-stolen). The iterators' pieces are `join` b's too.
     JoinB = 0,

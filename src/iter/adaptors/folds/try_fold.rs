@@ -8,8 +8,9 @@ use std::fmt;
 use std::iter::once;
 use std::marker::PhantomData;
 
+use crate::iter::consumers::try_op::Try;
 use crate::iter::plumbing::LazyConsumer;
-use crate::iter::{ParallelIterator, Try};
+use crate::iter::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::try_fold`]: yields one `R` per piece.
 #[derive(Clone)]
