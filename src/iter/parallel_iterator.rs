@@ -91,7 +91,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// Calls the fallible `op` on every item and stops early, on all threads, once a call fails:
-    /// `op` returns `Result<(), E>` or `Option<()>` (see [`Try`]). Returns the success value if every
+    /// `op` returns `Result<(), E>` or `Option<()>` (the sealed `Try` trait). Returns the success value if every
     /// call succeeded, otherwise a failure.
     ///
     /// If several calls fail, which failure is returned is unspecified (as in rayon): it is the
@@ -613,7 +613,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// Like [`fold`](Self::fold) with a fallible `fold_op` (returning `Result<T, E>` or
-    /// `Option<T>`, see [`Try`]): each piece folds from `identity()` until a call fails and then
+    /// `Option<T>`, the sealed `Try` trait): each piece folds from `identity()` until a call fails and then
     /// stops, yielding that failure; a piece without failure yields its accumulator as a success.
     /// A failure stops only its own piece. The result is not indexed.
     ///

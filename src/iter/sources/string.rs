@@ -28,7 +28,7 @@ use crate::iter::ParallelIterator;
 ///
 /// The patterns of `par_split`, `par_split_inclusive`, `par_split_terminator`, `par_matches` and
 /// `par_match_indices` are those of rayon: a `char`, a `&[char]`, a `[char; N]`, a `&[char; N]`,
-/// or a closure `Fn(char) -> bool + Sync + Send` (the sealed trait [`Pattern`]). Every iterator
+/// or a closure `Fn(char) -> bool + Sync + Send` (the sealed trait `Pattern`). Every iterator
 /// yields the items of its std counterpart, in the same order.
 ///
 /// ```
