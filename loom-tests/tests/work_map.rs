@@ -1,4 +1,4 @@
-//! loom models of the work map (`src/work_map.rs`): an owner pushes a job and marks its deque while
+//! loom models of the work map (`src/runtime/sleep/work_map.rs`): an owner pushes a job and marks its deque while
 //! a thief unmarks it (its probe found the deque empty) and another worker searches and falls
 //! asleep. Both searchers use the production search (`WorkMap::steal`) and sleep through the real
 //! protocol with every worker counted idle (no patrol timeout), so a job hidden behind a cleared bit,

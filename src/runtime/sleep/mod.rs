@@ -1,6 +1,6 @@
 //! Idle workers: spin → yield → sleep, and the protocol that wakes them without ever losing a wake-up.
 //!
-//! The states, rules and the proof sketch live in `src/sleep/README.md`; the short version:
+//! The states, rules and the proof sketch live in `src/runtime/sleep/README.md`; the short version:
 //!
 //! * A worker that finds no work counts idle *rounds*. The first rounds spin, the next ones yield. Then it
 //!   **announces it is sleepy** by moving the global *jobs event counter* (JEC) from even ("active") to odd
