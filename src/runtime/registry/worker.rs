@@ -9,8 +9,10 @@
 //! terminates. With `use_current_thread`, worker 0 is the building thread instead
 //! ([`adopt_current_thread`]).
 //!
-//! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStackOwner`]) whose owner
-//! operations use no locked instruction and no hardware fence, and pops it back after running a — the
+//! **Two levels.** `join` pushes its job b on a *private* stack ([`JobStackOwner`]) and pops it back
+//! after running a; where `membarrier` is available the owner's push and pop need no locked
+//! instruction and no hardware fence (a compiler fence that a thief's process-wide barrier turns
+//! into a full one; elsewhere a `fence(SeqCst)`, see `crate::runtime::jobs::jobstack`) — the
 //! common case shares nothing with other threads. Below it sits the *public* Chase-Lev deque that
 //! thieves steal from cheaply. A worker that runs out of work joins the pool's *idle count* (and stays
 //! in it while it searches, spins, yields and sleeps, until it finds a job). An owner reads the count

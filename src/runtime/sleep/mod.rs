@@ -6,11 +6,17 @@
 //!   **announces it is sleepy** by moving the global *jobs event counter* (JEC) from even ("active") to odd
 //!   ("sleepy") and remembers the value, searches once more, and finally **falls asleep** only if the JEC still
 //!   holds the remembered value (one CAS that also counts it as a sleeper).
-//! * Whoever makes new work visible (publishes to a deque, injects) then announces it: a SeqCst fence
-//!   and a load of the counters (`new_jobs`; a deque push goes through `crate::runtime::sleep::work_map`, which also
-//!   marks the deque and then calls [`Sleep::new_jobs_fenced`]); only if the JEC is odd does it bump it to even (so no sleepy thread can
-//!   complete its fall-asleep CAS), and only if some thread sleeps does it wake one. A busy pool therefore pays
-//!   one fence and one shared load per publication, and no read-modify-write.
+//! * Whoever makes new work visible then announces it: a SeqCst fence and a load of the counters;
+//!   only if the JEC is odd does it bump it to even (so no sleepy thread can complete its
+//!   fall-asleep CAS), and only if some thread sleeps does it wake one. A push onto a public deque
+//!   announces through `WorkMap::publish` (`crate::runtime::sleep::work_map`), which marks the
+//!   deque, fences and calls [`Sleep::new_jobs_fenced`]; `Registry::inject` (work from outside the
+//!   pool, through `registry::entry`) calls [`Sleep::new_injected_jobs`], which fences itself and
+//!   may also wake a worker past its stack guard. ([`Sleep::new_jobs`], fence and announce in one,
+//!   is for the models and unit tests.) A busy pool therefore pays one fence and one shared load
+//!   per publication, and no read-modify-write.
+//! * A broadcast's share goes to one worker's own inbox (`Registry::push_broadcast`): a SeqCst
+//!   fence, then that worker is woken directly, as for a latch (below).
 //! * A latch set for a specific sleeping worker wakes exactly that worker
 //!   ([`Sleep::notify_worker_latch_is_set`]).
 //! * While some worker is busy, a sleeper wakes on its own after a *patrol* interval (100 µs, doubling to
