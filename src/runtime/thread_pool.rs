@@ -369,8 +369,10 @@ impl<S> ThreadPoolBuilder<S> {
 
     /// Called on each worker thread, with its index, when it starts.
     ///
-    /// [`build`](Self::build) returns only after every start handler has returned, so a start handler
-    /// must not wait for the thread that calls `build`. A panic in it goes to the panic handler.
+    /// [`build`](Self::build) returns only after every start handler has returned (unless a
+    /// [spawn handler](Self::spawn_handler) starts the threads and pinning is off: then `build` does
+    /// not wait), so a start handler must not wait for the thread that calls `build`. A panic in it
+    /// goes to the panic handler.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};

@@ -26,11 +26,14 @@
 //! every job `join` might be waiting for is either still on top of the private stack or already taken
 //! (see `join.rs`). A pool of one worker pushes nothing at all: nobody could take it.
 //!
-//! **Search order** (idle or waiting): own public deque (LIFO, hot in cache) → injector (work from
-//! outside the pool) → the other workers whose deques the work map marks as possibly holding jobs
-//! (`crate::runtime::sleep::work_map`), from a random one on (FIFO end, the oldest and largest jobs). Finding
-//! nothing, the worker joins the idle count, then spins, yields and finally sleeps through
-//! [`crate::runtime::sleep`]; after a patrol timeout it heavy-steals once and sleeps again, twice as long.
+//! **Search order** (idle or waiting, [`WorkerThread::find_work`]): own public deque (LIFO, hot in
+//! cache) → own broadcast inbox (a broadcast's share, which only this worker may run) → injector
+//! (work from outside the pool) → the other workers whose deques the work map marks as possibly
+//! holding jobs (`crate::runtime::sleep::work_map`), from a random one on (FIFO end, the oldest and
+//! largest jobs). Finding nothing, the worker joins the idle count, then spins, yields and finally
+//! sleeps through [`crate::runtime::sleep`] (checking the injector and its inbox once more before it
+//! blocks); after a patrol timeout it heavy-steals once ([`WorkerThread::heavy_steal`]) and sleeps
+//! again, twice as long.
 //!
 //! **Stack guard** (rayon #854). A worker that waits for a stolen job executes other jobs on top of its
 //! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each
