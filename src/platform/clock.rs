@@ -1,8 +1,8 @@
 //! The cheap clock behind the runtime's rate limits and the iterators' batch timing.
 //!
-//! `Instant::now` costs about 23 ns here (a vDSO `clock_gettime`), and a lot more where the kernel
-//! cannot read the clock in user space; a small parallel call that timed its batches with it spent
-//! most of its time in the clock. On x86-64 a tick is the time-stamp counter (about 9 ns to read),
+//! `Instant::now` is a vDSO `clock_gettime` at best, and a system call where the kernel cannot
+//! read the clock in user space: too dear for a small parallel call that times every batch (the
+//! costs are in `docs/benchmarks.md`, "The clock"). On x86-64 a tick is the time-stamp counter,
 //! converted to nanoseconds with a factor measured once against `Instant` (three windows of about
 //! 200 µs, on first use); elsewhere a tick is a nanosecond from `Instant`. These clocks only steer
 //! hints (when to publish, how large a batch is, whether a split pays), so a skew between cores

@@ -6,11 +6,11 @@
 //!  caller frame                          private stack        public deque        thieves
 //!  ───────────────────────────────────   ──────────────       ────────────        ───────
 //!  1. job_b = StackJob(b, latch)          push b  ─────┐
-//!     (if some worker is idle and our public      │ oldest first ───► push ─► steal (FIFO end)
-//!      deque is empty, the oldest private job is      │                           run b, set latch
-//!      published)                                     │
+//!     (if some worker is idle, our public deque is     │ oldest first ───► push ─► steal (FIFO end)
+//!      empty and the sharing heartbeat is due, the     │                           run b, set latch
+//!      oldest private job is published)                │
 //!  2. ra = a()                             (nested joins push/pop above b)
-//!  3. top == b ?  pop it, rb = b() inline  ◄───┘            (fast path: no atomics, no fence)
+//!  3. top == b ?  pop it, rb = b() inline  ◄───┘            (fast path: no locked instruction)
 //!     else b was published:
 //!       pop public: b → run inline; other job → execute it and pop again;
 //!       empty → b was stolen: wait_until(latch), working meanwhile; rb = result

@@ -16,8 +16,8 @@
 //! dropped, gets written. Live pools are read with a seqlock snapshot of their rings, so a flush
 //! never stops a worker.
 //!
-//! **Clock.** Events are stamped with [`crate::platform::clock::ticks`] (the time-stamp counter on x86-64:
-//! about 9 ns to read against 23 ns for `Instant::now`) and converted to nanoseconds only when the
+//! **Clock.** Events are stamped with [`crate::platform::clock::ticks`] (the time-stamp counter on
+//! x86-64, cheaper to read than `Instant::now`) and converted to nanoseconds only when the
 //! file is written, with the clock's calibration. Each worker's readings go through its ring writer,
 //! which never lets them decrease, so its spans nest even if the thread moves to a core whose
 //! counter lags. Time 0 is the start of the process's first traced pool.
