@@ -2,7 +2,7 @@
 //!
 //! `join` pushes its job b here and, in the common case, pops it straight back. The owner's push and
 //! pop use plain (Relaxed/Release) stores, Relaxed/Acquire loads and the *light barrier*
-//! ([`light_barrier`](crate::platform::sync::light_barrier)); the rare thief pays for both sides
+//! ([`light_barrier`]); the rare thief pays for both sides
 //! with the *heavy barrier* ([`heavy_barrier`](crate::platform::sync::heavy_barrier)): the
 //! asymmetric-fence variant of the Chase-Lev deque. On Linux, once the process registered for
 //! `membarrier(PRIVATE_EXPEDITED)`, the light barrier is a compiler fence and the heavy one a
@@ -10,7 +10,7 @@
 //! common case has no locked instruction and no hardware fence. Elsewhere (other systems, loom,
 //! shuttle) both barriers are `fence(SeqCst)`, which is plain Chase-Lev. Where the registration
 //! fails (old kernels, valgrind) the light barrier would be unsound, so every stack refuses every
-//! push ([`light_barrier_is_sound`](crate::platform::sync::light_barrier_is_sound)) and `join` uses
+//! push ([`light_barrier_is_sound`]) and `join` uses
 //! the public deque. Read-modify-writes remain where jobs are contended: the owner's pop of the last
 //! job while a heavy steal is in flight and its [`JobStackOwner::take_oldest`] CAS `base` (SeqCst),
 //! as does every thief.

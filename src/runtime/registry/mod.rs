@@ -1,5 +1,6 @@
-//! The shared state of one pool: every worker's stealer and private job stack, the injector for work
-//! from outside, the sleep state, the handlers, the statistics storage, and termination.
+//! The shared state of one pool: every worker's stealer, private-stack thief handle, broadcast
+//! inbox and `spawn_fifo` queue, the injector for work from outside, the sleep state and work map,
+//! the handlers, the statistics storage, and termination.
 //!
 //! This is the bottom of the scheduler layer: it imports neither the worker thread nor the entry
 //! points and starts no thread. The threads are started by [`crate::runtime::registry::thread_builder::start_pool`]

@@ -12,7 +12,7 @@
 //!   announces through `WorkMap::publish` (`crate::runtime::sleep::work_map`), which marks the
 //!   deque, fences and calls [`Sleep::new_jobs_fenced`]; `Registry::inject` (work from outside the
 //!   pool, through `registry::entry`) calls [`Sleep::new_injected_jobs`], which fences itself and
-//!   may also wake a worker past its stack guard. ([`Sleep::new_jobs`], fence and announce in one,
+//!   may also wake a worker past its stack guard. (`Sleep::new_jobs`, fence and announce in one,
 //!   is for the models and unit tests.) A busy pool therefore pays one fence and one shared load
 //!   per publication, and no read-modify-write.
 //! * A broadcast's share goes to one worker's own inbox (`Registry::push_broadcast`): a SeqCst
