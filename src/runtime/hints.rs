@@ -34,7 +34,7 @@ pub(crate) fn is_work_requested() -> bool {
 /// (spinning or searching), not asleep: a request that is answered now is taken at once.
 ///
 /// A leaf whose items turned out to cost nothing asks this before it drops its end batches (see
-/// `iter::bridge`): a sleeping worker is not waiting for the next microsecond.
+/// `iter::plumbing::bridge`): a sleeping worker is not waiting for the next microsecond.
 #[inline]
 pub(crate) fn some_worker_searching() -> bool {
     let wt = WorkerThread::current();
