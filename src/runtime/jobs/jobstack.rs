@@ -1,19 +1,18 @@
 //! The owner-private job stack that sits above each worker's public Chase-Lev deque.
 //!
-//! `join` pushes its job b here and, in the common case, pops it straight back. The owner's push and
-//! pop use plain (Relaxed/Release) stores, Relaxed/Acquire loads and the *light barrier*
-//! ([`light_barrier`]); the rare thief pays for both sides
-//! with the *heavy barrier* ([`heavy_barrier`](crate::platform::sync::heavy_barrier)): the
-//! asymmetric-fence variant of the Chase-Lev deque. On Linux, once the process registered for
-//! `membarrier(PRIVATE_EXPEDITED)`, the light barrier is a compiler fence and the heavy one a
-//! `membarrier` call, which runs a full fence on every running thread of the process: the owner's
-//! common case has no locked instruction and no hardware fence. Elsewhere (other systems, loom,
-//! shuttle) both barriers are `fence(SeqCst)`, which is plain Chase-Lev. Where the registration
-//! fails (old kernels, valgrind) the light barrier would be unsound, so every stack refuses every
-//! push ([`light_barrier_is_sound`]) and `join` uses
-//! the public deque. Read-modify-writes remain where jobs are contended: the owner's pop of the last
-//! job while a heavy steal is in flight and its [`JobStackOwner::take_oldest`] CAS `base` (SeqCst),
-//! as does every thief.
+//! `join` pushes its job b here and, in the common case, pops it straight back. The owner's push
+//! and pop use plain (Relaxed/Release) stores, Relaxed/Acquire loads and the *light barrier*
+//! ([`light_barrier`]); the rare thief pays for both sides with the *heavy barrier*
+//! ([`heavy_barrier`](crate::platform::sync::heavy_barrier)): the asymmetric-fence variant of the
+//! Chase-Lev deque. On Linux, once the process registered for `membarrier(PRIVATE_EXPEDITED)`, the
+//! light barrier is a compiler fence and the heavy one a `membarrier` call, which runs a full fence
+//! on every running thread of the process: the owner's common case has no locked instruction and no
+//! hardware fence. Elsewhere (other systems, loom, shuttle) both barriers are `fence(SeqCst)`,
+//! which is plain Chase-Lev. Where the registration fails (old kernels, valgrind) the light barrier
+//! would be unsound, so every stack refuses every push ([`light_barrier_is_sound`]) and `join` uses
+//! the public deque. Read-modify-writes remain where jobs are contended: the owner's pop of the
+//! last job while a heavy steal is in flight and its [`JobStackOwner::take_oldest`] CAS `base`
+//! (SeqCst), as does every thief.
 //!
 //! Jobs leave the stack from the bottom (oldest first) in two ways:
 //! * **publication** by the owner ([`JobStackOwner::take_oldest`], on its sharing heartbeat while the
