@@ -20,13 +20,15 @@ mod sealed {
 /// stand-in for the unstable `std::ops::Try`, and cannot be implemented outside this crate.
 ///
 /// ```
-/// use forkjoin::iter::Try;
-/// assert_eq!(Result::<u8, ()>::from_output(3), Ok(3));
-/// assert_eq!(Some(3).into_output(), Ok(3));
-/// assert_eq!(None::<u8>.into_output(), Err(None));
+/// use forkjoin::prelude::*;
+/// let small = |x: u8| if x < 5 { Ok(()) } else { Err(x) };
+/// let r: Result<(), u8> = (0..10u8).into_par_iter().try_for_each(small);
+/// assert!(matches!(r, Err(5..=9)));
+/// let o: Option<()> = (0..10u8).into_par_iter().try_for_each(|_| Some(()));
+/// assert_eq!(o, Some(()));
 /// ```
 ///
-/// Other types cannot implement it:
+/// Other types cannot implement it (outside the crate it cannot even be named):
 ///
 /// ```compile_fail
 /// struct Flag(bool);
