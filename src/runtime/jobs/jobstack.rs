@@ -695,25 +695,29 @@ mod tests {
 
     /// Owner rounds of `1..=8` pushes popped back newest first, against three thieves running heavy
     /// steals (and stealing from the public deque, where a refused push goes). Every job is a
-    /// distinct [`Counted`], executed by whoever took it: each must run exactly once.
+    /// distinct [`Counted`], executed by whoever took it: each must run exactly once. Every
+    /// `WAIT_PERIOD`-th round the owner waits until a thief has taken a job (heavy steals where the
+    /// stack is private), so the thieves really race the owner; a deadline fails the test if they
+    /// never steal.
     fn pop_and_steal_concurrently(s: JobStackOwner, thieves_pause: bool) {
         use crate::runtime::deque::Worker;
         use std::sync::atomic::AtomicBool;
+        use std::time::{Duration, Instant};
         const ROUNDS: usize = 20_000;
+        /// Every this many rounds the owner waits for a steal before it pops.
+        const WAIT_PERIOD: usize = 100;
         let private = s.stack.owner.limit != 0;
-        let jobs: Vec<Counted> = (0..ROUNDS)
-            .flat_map(|round| 0..1 + round % 8)
-            .map(|_| Counted {
-                runs: AtomicUsize::new(0),
-            })
-            .collect();
+        // Boxed: each job keeps its address while the vector grows.
+        let mut jobs: Vec<Box<Counted>> = Vec::new();
         let public: Worker<JobRef> = Worker::new();
         let done = Arc::new(AtomicBool::new(false));
+        // Jobs taken by heavy steals, and from the public deque.
         let heavy_stolen = Arc::new(AtomicUsize::new(0));
+        let public_stolen = Arc::new(AtomicUsize::new(0));
         let thieves: Vec<_> = (0..3)
             .map(|_| {
                 let (s, public, done) = (s.thief(), public.stealer(), done.clone());
-                let heavy_stolen = heavy_stolen.clone();
+                let (heavy_stolen, public_stolen) = (heavy_stolen.clone(), public_stolen.clone());
                 std::thread::spawn(move || {
                     while !done.load(Ordering::Acquire) {
                         let base = s.base_before_barrier();
@@ -724,6 +728,7 @@ mod tests {
                             unsafe { j.execute() };
                         }
                         if let Some(j) = public.steal().success() {
+                            public_stolen.fetch_add(1, Ordering::Relaxed);
                             // SAFETY: as above, taken from the deque.
                             unsafe { j.execute() };
                         }
@@ -734,15 +739,24 @@ mod tests {
                 })
             })
             .collect();
-        let mut next = jobs.iter();
+        let stolen = || {
+            // Relaxed: a progress count; the final checks read after the joins.
+            heavy_stolen.load(Ordering::Relaxed) + public_stolen.load(Ordering::Relaxed)
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
         let mut owner_popped = 0;
         for round in 0..ROUNDS {
-            let pushed: Vec<(JobRef, Pushed)> = next
-                .by_ref()
-                .take(1 + round % 8)
+            let first = jobs.len();
+            jobs.extend((0..1 + round % 8).map(|_| {
+                Box::new(Counted {
+                    runs: AtomicUsize::new(0),
+                })
+            }));
+            let pushed: Vec<(JobRef, Pushed)> = jobs[first..]
+                .iter()
                 .map(|c| {
-                    // SAFETY: `jobs` outlives every thread that may execute the job.
-                    let j = unsafe { JobRef::new(c) };
+                    // SAFETY: `jobs` keeps each box alive until every thread that may execute it is joined.
+                    let j = unsafe { JobRef::new(&**c) };
                     let p = s.push(j).unwrap_or_else(|| {
                         public.push(j);
                         Pushed::NOWHERE
@@ -750,6 +764,20 @@ mod tests {
                     (j, p)
                 })
                 .collect();
+            if round % WAIT_PERIOD == 0 {
+                // Like an `a` that runs until a thief has taken a job: without these waits the
+                // owner's rounds can outrun the thieves' barriers, which then find nothing.
+                let before = stolen();
+                while stolen() == before {
+                    assert!(
+                        Instant::now() < deadline,
+                        "no steal in 60 s: {} (heavy) + {} (public) in {round} rounds",
+                        heavy_stolen.load(Ordering::Relaxed),
+                        public_stolen.load(Ordering::Relaxed)
+                    );
+                    std::thread::yield_now();
+                }
+            }
             for &(j, p) in pushed.iter().rev() {
                 if s.pop(p) {
                     owner_popped += 1;
@@ -761,6 +789,12 @@ mod tests {
                 }
             }
         }
+        let (heavy, from_public) = (
+            heavy_stolen.load(Ordering::Relaxed),
+            public_stolen.load(Ordering::Relaxed),
+        );
+        eprintln!("{heavy} heavy steals, {from_public} from the public deque");
+        assert!(heavy + from_public >= ROUNDS / WAIT_PERIOD, "one steal per wait at least");
         done.store(true, Ordering::Release);
         for t in thieves {
             t.join().unwrap();
@@ -770,14 +804,15 @@ mod tests {
             // SAFETY: as above.
             unsafe { j.execute() };
         }
-        assert!(next.next().is_none(), "every job was pushed");
         for (id, c) in jobs.iter().enumerate() {
             let runs = c.runs.load(Ordering::Relaxed);
             assert_eq!(runs, 1, "job {id} of {} ran {runs} times", jobs.len());
         }
-        if !private {
+        if private {
+            assert_eq!(from_public, 0, "every push went to the private stack");
+        } else {
             assert_eq!(owner_popped, 0, "a refusing stack holds nothing to pop");
-            assert_eq!(heavy_stolen.load(Ordering::Relaxed), 0, "nor to steal");
+            assert_eq!(heavy, 0, "nor to steal");
         }
     }
 }
