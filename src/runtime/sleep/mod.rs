@@ -593,7 +593,13 @@ mod tests {
         sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel();
         let s2 = sleep.clone();
+        let (tid_tx, tid_rx) = mpsc::channel();
         let t = std::thread::spawn(move || {
+            #[cfg(target_os = "linux")]
+            // SAFETY: a plain syscall without arguments.
+            tid_tx.send(unsafe { libc::gettid() }).unwrap();
+            #[cfg(not(target_os = "linux"))]
+            drop(tid_tx);
             let mut idle = s2.start_looking(0);
             let r = loop {
                 match s2.no_work_found(&mut idle, || true, || false) {
@@ -606,6 +612,21 @@ mod tests {
         // Wait until the sleeper is counted asleep (its fall-asleep CAS is done): from then on only
         // a wake lets it return, and `new_jobs` must find it.
         wait_for("the worker never fell asleep", || sleep.num_sleeping() == 1);
+        // On Linux, also until it blocks on its futex (state S: nothing else blocks once it is
+        // counted), so the wake must really go through the futex.
+        if let Ok(tid) = tid_rx.recv() {
+            let stat = format!("/proc/self/task/{tid}/stat");
+            if std::fs::metadata(&stat).is_ok() {
+                wait_for("the worker never blocked", || {
+                    std::fs::read_to_string(&stat)
+                        .ok()
+                        .and_then(|s| s.rsplit(") ").next().map(|r| r.starts_with('S')))
+                        .unwrap_or(false)
+                });
+            } else {
+                eprintln!("note: no {stat}: the wake may find the worker not yet blocked");
+            }
+        }
         assert_eq!(sleep.wakeups_of(0), 0, "woken before any job was announced");
         assert_eq!(sleep.new_jobs(), Some(0), "new_jobs woke nobody");
         let (r, woken_for_work) = rx
