@@ -794,7 +794,10 @@ mod tests {
             public_stolen.load(Ordering::Relaxed),
         );
         eprintln!("{heavy} heavy steals, {from_public} from the public deque");
-        assert!(heavy + from_public >= ROUNDS / WAIT_PERIOD, "one steal per wait at least");
+        assert!(
+            heavy + from_public >= ROUNDS / WAIT_PERIOD,
+            "one steal per wait at least"
+        );
         done.store(true, Ordering::Release);
         for t in thieves {
             t.join().unwrap();

@@ -633,7 +633,10 @@ mod tests {
             .recv_timeout(Duration::from_secs(60))
             .expect("lost wake-up: the sleeper never returned");
         assert_eq!(r, Idled::Slept);
-        assert!(woken_for_work, "the sleeper does not know it was woken for work");
+        assert!(
+            woken_for_work,
+            "the sleeper does not know it was woken for work"
+        );
         assert_eq!(sleep.wakeups_of(0), 1);
         t.join().unwrap();
         assert_eq!(sleep.num_sleeping(), 0);
