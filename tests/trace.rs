@@ -408,6 +408,6 @@ fn per_worker_metrics_sum_to_the_totals() {
         let stats = pool.stats();
         assert_eq!(stats.workers.len(), threads);
         check_sums(&stats);
-        assert!(stats.injector_pops >= 9, "{stats:?}");
+        assert_eq!(stats.injector_pops, 10, "{stats:?}");
     }
 }

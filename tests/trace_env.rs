@@ -76,7 +76,7 @@ fn the_global_pool_and_built_pools_trace_to_forkjoin_trace() {
     // Three calls from outside went into the global pool; the last two after the child's
     // explicit flush, so only the exit hook can have written them.
     let installs = global_installs(&file);
-    assert!(installs >= 3, "{installs}");
+    assert_eq!(installs, 3);
     let capacities: Vec<u64> = file
         .other
         .get("pools")

@@ -427,23 +427,88 @@ mod tests {
         a + b
     }
 
+    /// The jobs `fib(n)` pushes on a worker whose pool has nobody idle, by the depth rule of
+    /// `worker::take_inline_join`: a join pushes while its inline-join budget is not armed; a push
+    /// with three older jobs below arms it (63 inline joins); the join that finds it spent renews it
+    /// (nobody idle) and runs inline; popping back one of the first three jobs disarms it.
+    fn fib_pushes_with_nobody_idle(n: u64) -> u64 {
+        struct Model {
+            budget: u32,
+            depth: usize,
+            pushes: u64,
+        }
+        fn fib(m: &mut Model, n: u64) {
+            if n < 2 {
+                return;
+            }
+            if m.budget > 1 {
+                m.budget -= 1;
+            } else if m.budget == 1 {
+                m.budget = 64;
+            } else {
+                m.depth += 1;
+                m.pushes += 1;
+                let depth = m.depth;
+                if depth > 3 {
+                    m.budget = 64;
+                }
+                fib(m, n - 1);
+                if depth <= 3 {
+                    m.budget = 0;
+                }
+                m.depth -= 1;
+                fib(m, n - 2);
+                return;
+            }
+            fib(m, n - 1);
+            fib(m, n - 2);
+        }
+        let mut m = Model {
+            budget: 0,
+            depth: 0,
+            pushes: 0,
+        };
+        fib(&mut m, n);
+        assert_eq!((m.budget == 0 || m.budget > 1, m.depth), (true, 0));
+        m.pushes
+    }
+
     #[test]
     fn fib_in_pools_of_every_size() {
+        // fib(22) makes 28656 joins; with nobody idle only the shallow ones push.
+        let pushes = fib_pushes_with_nobody_idle(22);
+        assert!((4..28656).contains(&pushes), "model: {pushes}");
         for threads in [1, 2, 3, 8] {
             let pool = ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
+            // Every other worker blocked in user code: nobody idles, nobody steals, and the count is
+            // exact.
+            let blocked: Vec<_> = (1..threads)
+                .map(|_| crate::test_support::block_one_worker(&pool))
+                .collect();
             assert_eq!(pool.install(|| fib(22)), 17711, "{threads} threads");
             let stats = pool.stats();
+            drop(blocked);
             if threads == 1 {
                 // The only worker's joins push nothing (nobody could steal): only the install.
                 assert_eq!(stats.jobs_executed, 1, "{stats:?}");
             } else {
-                // The three outermost joins always push; the deeper ones only while some worker
-                // idles, one time in 64. Every pushed job is executed once, plus the install.
-                assert!((4..=28657).contains(&stats.jobs_executed), "{stats:?}");
+                // Each pushed job is popped back and run once, plus the install and the blocking
+                // jobs (injector pops).
+                let injected = threads as u64;
+                assert_eq!(stats.steals, 0, "{stats:?}");
+                assert_eq!(stats.injector_pops, injected, "{stats:?}");
+                assert_eq!(stats.local_pops, pushes, "{threads} threads: {stats:?}");
+                assert_eq!(
+                    stats.jobs_executed,
+                    pushes + injected,
+                    "{threads} threads: {stats:?}"
+                );
             }
+            // With the workers free again, the result is the same whoever runs what.
+            assert_eq!(pool.install(|| fib(22)), 17711, "{threads} threads, free");
         }
     }
 

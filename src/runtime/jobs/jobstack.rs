@@ -656,68 +656,175 @@ mod tests {
 
     #[test]
     fn concurrent_pop_and_steal_take_each_job_once() {
-        pop_and_steal_concurrently(false);
+        pop_and_steal_concurrently(active_stack(), false);
     }
 
     /// Thieves that pause between steals leave the in-flight count at zero most of the time, so the
     /// owner also takes its last job without a CAS while heavy steals start and end around it.
     #[test]
     fn concurrent_pop_and_intermittent_steals_take_each_job_once() {
-        pop_and_steal_concurrently(true);
+        pop_and_steal_concurrently(active_stack(), true);
     }
 
-    fn pop_and_steal_concurrently(thieves_pause: bool) {
-        use std::sync::atomic::AtomicBool;
+    /// The fallback of a system without `membarrier`, run everywhere: the stack refuses every push,
+    /// so each job goes to the public deque (as `WorkerThread::push_private` does), the owner takes
+    /// its jobs back from there and heavy steals never find anything.
+    #[test]
+    fn concurrent_pops_and_steals_on_a_refusing_stack_take_each_job_once() {
+        pop_and_steal_concurrently(JobStackOwner::with_limit(0), false);
+    }
+
+    /// The stack a pool would use on this system: private where the light barrier is sound, refusing
+    /// every push (the fallback, which the concurrency tests then exercise instead) where it is not.
+    fn active_stack() -> JobStackOwner {
         crate::platform::sync::init_asymmetric_barriers();
         if !crate::platform::sync::light_barrier_is_sound() {
             // No `membarrier` here (e.g. under valgrind): pools never use private stacks, see above.
-            eprintln!("skipped: the owner's light barrier is not sound on this system");
-            return;
+            eprintln!(
+                "note: the owner's light barrier is not sound on this system: testing the fallback \
+                 (every push refused, jobs go to the public deque)"
+            );
         }
-        let s = JobStackOwner::new();
+        JobStackOwner::new()
+    }
+
+    /// A job that counts its own executions: the stress test checks each one ran exactly once.
+    struct Counted {
+        runs: AtomicUsize,
+    }
+
+    impl Job for Counted {
+        unsafe fn execute(this: *const Self) {
+            // SAFETY: the test keeps every `Counted` alive until all threads are joined.
+            let this = unsafe { &*this };
+            // Relaxed: read after the threads are joined.
+            this.runs.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Owner rounds of `1..=8` pushes popped back newest first, against three thieves running heavy
+    /// steals (and stealing from the public deque, where a refused push goes). Every job is a
+    /// distinct [`Counted`], executed by whoever took it: each must run exactly once. Every
+    /// `WAIT_PERIOD`-th round the owner waits until a thief has taken a job (heavy steals where the
+    /// stack is private), so the thieves really race the owner; a deadline fails the test if they
+    /// never steal.
+    fn pop_and_steal_concurrently(s: JobStackOwner, thieves_pause: bool) {
+        use crate::runtime::deque::Worker;
+        use std::sync::atomic::AtomicBool;
+        use std::time::{Duration, Instant};
+        const ROUNDS: usize = 20_000;
+        /// Every this many rounds the owner waits for a steal before it pops.
+        const WAIT_PERIOD: usize = 100;
+        let private = s.stack.owner.limit != 0;
+        // Boxed: each job keeps its address while the vector grows.
+        let mut jobs: Vec<Box<Counted>> = Vec::new();
+        let public: Worker<JobRef> = Worker::new();
         let done = Arc::new(AtomicBool::new(false));
-        let dummies: Vec<Dummy> = (0..64).map(Dummy).collect();
-        let ids: Vec<usize> = dummies.iter().map(|d| job(d).id() as usize).collect();
+        // Jobs taken by heavy steals, and from the public deque.
+        let heavy_stolen = Arc::new(AtomicUsize::new(0));
+        let public_stolen = Arc::new(AtomicUsize::new(0));
         let thieves: Vec<_> = (0..3)
             .map(|_| {
-                let (s, done) = (s.thief(), done.clone());
+                let (s, public, done) = (s.thief(), public.stealer(), done.clone());
+                let (heavy_stolen, public_stolen) = (heavy_stolen.clone(), public_stolen.clone());
                 std::thread::spawn(move || {
-                    let mut got = Vec::new();
                     while !done.load(Ordering::Acquire) {
                         let base = s.base_before_barrier();
                         heavy_barrier();
                         if let Some(j) = s.steal_after_barrier(base) {
-                            got.push(j.id() as usize);
+                            heavy_stolen.fetch_add(1, Ordering::Relaxed);
+                            // SAFETY: taken from the stack, so ours alone; the job outlives the threads.
+                            unsafe { j.execute() };
+                        }
+                        if let Some(j) = public.steal().success() {
+                            public_stolen.fetch_add(1, Ordering::Relaxed);
+                            // SAFETY: as above, taken from the deque.
+                            unsafe { j.execute() };
                         }
                         if thieves_pause {
                             std::thread::yield_now();
                         }
                     }
-                    got
                 })
             })
             .collect();
-        let mut owner_got = Vec::new();
-        for round in 0..20_000 {
-            let n = 1 + round % 8;
-            let pushed: Vec<Pushed> = dummies[..n]
+        let stolen = || {
+            // Relaxed: a progress count; the final checks read after the joins.
+            heavy_stolen.load(Ordering::Relaxed) + public_stolen.load(Ordering::Relaxed)
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut owner_popped = 0;
+        for round in 0..ROUNDS {
+            let first = jobs.len();
+            jobs.extend((0..1 + round % 8).map(|_| {
+                Box::new(Counted {
+                    runs: AtomicUsize::new(0),
+                })
+            }));
+            let pushed: Vec<(JobRef, Pushed)> = jobs[first..]
                 .iter()
-                .map(|d| s.push(job(d)).unwrap())
+                .map(|c| {
+                    // SAFETY: `jobs` keeps each box alive until every thread that may execute it is joined.
+                    let j = unsafe { JobRef::new(&**c) };
+                    let p = s.push(j).unwrap_or_else(|| {
+                        public.push(j);
+                        Pushed::NOWHERE
+                    });
+                    (j, p)
+                })
                 .collect();
-            for (d, &p) in dummies[..n].iter().zip(&pushed).rev() {
+            if round % WAIT_PERIOD == 0 {
+                // Like an `a` that runs until a thief has taken a job: without these waits the
+                // owner's rounds can outrun the thieves' barriers, which then find nothing.
+                let before = stolen();
+                while stolen() == before {
+                    assert!(
+                        Instant::now() < deadline,
+                        "no steal in 60 s: {} (heavy) + {} (public) in {round} rounds",
+                        heavy_stolen.load(Ordering::Relaxed),
+                        public_stolen.load(Ordering::Relaxed)
+                    );
+                    std::thread::yield_now();
+                }
+            }
+            for &(j, p) in pushed.iter().rev() {
                 if s.pop(p) {
-                    owner_got.push(job(d).id() as usize);
+                    owner_popped += 1;
+                    // SAFETY: popped back, so ours alone.
+                    unsafe { j.execute() };
+                } else if let Some(j) = public.pop() {
+                    // SAFETY: taken from the deque, so ours alone.
+                    unsafe { j.execute() };
                 }
             }
         }
+        let (heavy, from_public) = (
+            heavy_stolen.load(Ordering::Relaxed),
+            public_stolen.load(Ordering::Relaxed),
+        );
+        eprintln!("{heavy} heavy steals, {from_public} from the public deque");
+        assert!(
+            heavy + from_public >= ROUNDS / WAIT_PERIOD,
+            "one steal per wait at least"
+        );
         done.store(true, Ordering::Release);
-        let mut stolen: Vec<usize> = Vec::new();
         for t in thieves {
-            stolen.extend(t.join().unwrap());
+            t.join().unwrap();
         }
-        let total = owner_got.len() + stolen.len();
-        let pushed: usize = (0..20_000).map(|r| 1 + r % 8).sum();
-        assert_eq!(total, pushed, "every pushed job taken exactly once");
-        assert!(stolen.iter().all(|id| ids.contains(id)));
+        // Jobs the thieves left in the public deque (they may stop before it is empty).
+        while let Some(j) = public.pop() {
+            // SAFETY: as above.
+            unsafe { j.execute() };
+        }
+        for (id, c) in jobs.iter().enumerate() {
+            let runs = c.runs.load(Ordering::Relaxed);
+            assert_eq!(runs, 1, "job {id} of {} ran {runs} times", jobs.len());
+        }
+        if private {
+            assert_eq!(from_public, 0, "every push went to the private stack");
+        } else {
+            assert_eq!(owner_popped, 0, "a refusing stack holds nothing to pop");
+            assert_eq!(heavy, 0, "nor to steal");
+        }
     }
 }

@@ -582,9 +582,78 @@ mod tests {
         }
     }
 
+    /// Polls `done` (yielding) until it holds; fails the test after 60 s instead of hanging.
+    fn wait_for(what: &str, done: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+            std::thread::yield_now();
+        }
+    }
+
     #[test]
     fn new_jobs_wakes_a_sleeper() {
         let sleep = Arc::new(Sleep::new(1));
+        // The pool's only worker counted idle: its sleep has no patrol timeout (nobody is busy), so
+        // only a wake ends it.
+        sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel();
+        let s2 = sleep.clone();
+        let (tid_tx, tid_rx) = mpsc::channel();
+        let t = std::thread::spawn(move || {
+            #[cfg(target_os = "linux")]
+            // SAFETY: a plain syscall without arguments.
+            tid_tx.send(unsafe { libc::gettid() }).unwrap();
+            #[cfg(not(target_os = "linux"))]
+            drop(tid_tx);
+            let mut idle = s2.start_looking(0);
+            let r = loop {
+                match s2.no_work_found(&mut idle, || true, || false) {
+                    Idled::Waited => continue,
+                    other => break other,
+                }
+            };
+            tx.send((r, idle.take_woken_for_work())).unwrap();
+        });
+        // Wait until the sleeper is counted asleep (its fall-asleep CAS is done): from then on only
+        // a wake lets it return, and `new_jobs` must find it.
+        wait_for("the worker never fell asleep", || sleep.num_sleeping() == 1);
+        // On Linux, also until it blocks on its futex (state S: nothing else blocks once it is
+        // counted), so the wake must really go through the futex.
+        if let Ok(tid) = tid_rx.recv() {
+            let stat = format!("/proc/self/task/{tid}/stat");
+            if std::fs::metadata(&stat).is_ok() {
+                wait_for("the worker never blocked", || {
+                    std::fs::read_to_string(&stat)
+                        .ok()
+                        .and_then(|s| s.rsplit(") ").next().map(|r| r.starts_with('S')))
+                        .unwrap_or(false)
+                });
+            } else {
+                eprintln!("note: no {stat}: the wake may find the worker not yet blocked");
+            }
+        }
+        assert_eq!(sleep.wakeups_of(0), 0, "woken before any job was announced");
+        assert_eq!(sleep.new_jobs(), Some(0), "new_jobs woke nobody");
+        let (r, woken_for_work) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("lost wake-up: the sleeper never returned");
+        assert_eq!(r, Idled::Slept);
+        assert!(
+            woken_for_work,
+            "the sleeper does not know it was woken for work"
+        );
+        assert_eq!(sleep.wakeups_of(0), 1);
+        t.join().unwrap();
+        assert_eq!(sleep.num_sleeping(), 0);
+    }
+
+    /// Whatever phase the sleeper is in when the work shows up (spinning, sleepy, falling asleep,
+    /// asleep), publishing then announcing brings it back.
+    #[test]
+    fn new_jobs_in_any_phase_brings_the_idler_back() {
+        let sleep = Arc::new(Sleep::new(1));
+        sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
         let work = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
         let (s2, w2) = (sleep.clone(), work.clone());
@@ -592,13 +661,12 @@ mod tests {
             let r = idle_until_done(&s2, 0, &w2);
             tx.send(r).unwrap();
         });
-        // Publish, then announce: whatever phase the sleeper is in, it must come back.
         work.store(true, Ordering::SeqCst);
         sleep.new_jobs();
         let r = rx
             .recv_timeout(Duration::from_secs(60))
             .expect("lost wake-up");
-        assert!(r == Idled::Slept || r == Idled::Aborted);
+        assert!(r == Idled::Slept || r == Idled::Aborted, "{r:?}");
         t.join().unwrap();
         assert_eq!(sleep.num_sleeping(), 0);
     }
