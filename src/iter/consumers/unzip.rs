@@ -1,11 +1,101 @@
-//! `unzip`, `partition` and collecting or extending into pairs of collections.
+//! `unzip`, `partition`, `partition_map` and collecting or extending into pairs of collections.
 //!
-//! A first version built from existing pieces: the items are collected into one `Vec` in parallel
-//! (in place for indexed input), split into two `Vec`s in one sequential pass of moves, and each
-//! is appended to its destination with `par_extend`. rayon instead feeds both destinations while
-//! splitting; that saves the intermediate vectors and the sequential pass.
+//! Both destinations are fed while the input splits, as in rayon: each destination's
+//! [`ParallelExtend`] is handed a stand-in iterator ([`UnzipA`], then [`UnzipB`]) whose only job is
+//! to capture the consumer that `par_extend` drives it with. With both consumers in hand, the input
+//! is driven once with an [`UnzipConsumer`] holding the pair; every piece of the input splits both
+//! consumers at the same positions and folds its items into both sides. No vector of all the items
+//! is made: within a batch, a piece passes up to [`CHUNK`] items to the left consumer while it
+//! parks their right halves in a small buffer, then hands the buffer to the right consumer.
+//!
+//! For `unzip` every item feeds both sides, so an indexed input keeps its length on both sides
+//! (a `Vec` destination is then written in place); `partition` and `partition_map` send each item
+//! to one side only, so their sides have no known length.
 
-use crate::iter::{Either, IntoParallelIterator, ParallelExtend, ParallelIterator};
+use crate::iter::plumbing::{LazyConsumer, Reducer};
+use crate::iter::{
+    Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
+};
+
+/// The most items a piece hands to the left consumer before it hands their right halves on.
+const CHUNK: usize = 1024;
+
+/// Where one item of the input goes.
+#[derive(Debug)]
+pub(in crate::iter) enum Sides<A, B> {
+    /// To both sides (`unzip`).
+    Both(A, B),
+    /// To the left side only.
+    Left(A),
+    /// To the right side only.
+    Right(B),
+}
+
+/// How the items of the input are split between the two sides.
+pub(in crate::iter) trait UnzipOp<T>: Sync + Send {
+    /// The items of the left side.
+    type Left: Send;
+    /// The items of the right side.
+    type Right: Send;
+    /// True if every item feeds both sides, so each side has the input's length.
+    const BOTH: bool;
+    /// Where `item` goes.
+    fn split(&self, item: T) -> Sides<Self::Left, Self::Right>;
+}
+
+/// `unzip`: a pair feeds both sides.
+#[derive(Debug)]
+struct Unzip;
+
+impl<A: Send, B: Send> UnzipOp<(A, B)> for Unzip {
+    type Left = A;
+    type Right = B;
+    const BOTH: bool = true;
+    #[inline]
+    fn split(&self, (a, b): (A, B)) -> Sides<A, B> {
+        Sides::Both(a, b)
+    }
+}
+
+/// `partition`: the items for which the predicate holds go left.
+struct Partition<P>(P);
+
+impl<P> std::fmt::Debug for Partition<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Partition")
+    }
+}
+
+impl<T: Send, P: Fn(&T) -> bool + Sync + Send> UnzipOp<T> for Partition<P> {
+    type Left = T;
+    type Right = T;
+    const BOTH: bool = false;
+    #[inline]
+    fn split(&self, item: T) -> Sides<T, T> {
+        if (self.0)(&item) {
+            Sides::Left(item)
+        } else {
+            Sides::Right(item)
+        }
+    }
+}
+
+/// `partition_map` (and collecting `Either`s): the side of the `Either`.
+#[derive(Debug)]
+struct SplitEither;
+
+impl<L: Send, R: Send> UnzipOp<Either<L, R>> for SplitEither {
+    type Left = L;
+    type Right = R;
+    const BOTH: bool = false;
+    #[inline]
+    fn split(&self, item: Either<L, R>) -> Sides<L, R> {
+        match item {
+            Either::Left(l) => Sides::Left(l),
+            Either::Right(r) => Sides::Right(r),
+        }
+    }
+}
 
 /// Appends the left and right halves of the pairs of `par_iter` to `left` and `right`, in order.
 pub(in crate::iter) fn unzip_into<I, A, B, FromA, FromB>(
@@ -16,13 +106,10 @@ pub(in crate::iter) fn unzip_into<I, A, B, FromA, FromB>(
     I: ParallelIterator<Item = (A, B)>,
     A: Send,
     B: Send,
-    FromA: ParallelExtend<A>,
-    FromB: ParallelExtend<B>,
+    FromA: Send + ParallelExtend<A>,
+    FromB: Send + ParallelExtend<B>,
 {
-    let pairs: Vec<(A, B)> = par_iter.collect();
-    let (a, b): (Vec<A>, Vec<B>) = pairs.into_iter().unzip();
-    left.par_extend(a);
-    right.par_extend(b);
+    execute(par_iter, &Unzip, left, right);
 }
 
 /// Appends the items of `par_iter` for which `predicate` holds to `yes`, the others to `no`.
@@ -34,36 +121,273 @@ pub(in crate::iter) fn partition_into<I, P, A, B>(
 ) where
     I: ParallelIterator,
     P: Fn(&I::Item) -> bool + Sync + Send,
-    A: ParallelExtend<I::Item>,
-    B: ParallelExtend<I::Item>,
+    A: Send + ParallelExtend<I::Item>,
+    B: Send + ParallelExtend<I::Item>,
 {
-    let (a, b) = split_eithers(par_iter.map(|x| {
-        if predicate(&x) {
-            Either::Left(x)
-        } else {
-            Either::Right(x)
-        }
-    }));
-    yes.par_extend(a);
-    no.par_extend(b);
+    execute(par_iter, &Partition(predicate), yes, no);
 }
 
-/// The `Left` and the `Right` values of `par_iter`, each in order.
-pub(in crate::iter) fn split_eithers<I, L, R>(par_iter: I) -> (Vec<L>, Vec<R>)
+/// Appends the `Left` values of `par_iter` to `left` and the `Right` values to `right`, in order.
+pub(in crate::iter) fn split_eithers_into<I, L, R, A, B>(par_iter: I, left: &mut A, right: &mut B)
 where
     I: ParallelIterator<Item = Either<L, R>>,
     L: Send,
     R: Send,
+    A: Send + ParallelExtend<L>,
+    B: Send + ParallelExtend<R>,
 {
-    let tagged: Vec<Either<L, R>> = par_iter.collect();
-    let (mut left, mut right) = (Vec::new(), Vec::new());
-    for item in tagged {
-        match item {
-            Either::Left(l) => left.push(l),
-            Either::Right(r) => right.push(r),
+    execute(par_iter, &SplitEither, left, right);
+}
+
+/// Feeds the two sides of `base`'s items (split by `op`) to `left` and `right`.
+fn execute<I, OP, FromA, FromB>(base: I, op: &OP, left: &mut FromA, right: &mut FromB)
+where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    FromA: Send + ParallelExtend<OP::Left>,
+    FromB: Send + ParallelExtend<OP::Right>,
+{
+    left.par_extend(UnzipA { base, op, right });
+}
+
+/// The left side's stand-in iterator: `left.par_extend` drives it with the left consumer, which it
+/// passes on to `right.par_extend` inside an [`UnzipB`].
+#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
+struct UnzipA<'r, 'o, I, OP, FromB> {
+    base: I,
+    op: &'o OP,
+    right: &'r mut FromB,
+}
+
+impl<I, OP, FromB> std::fmt::Debug for UnzipA<'_, '_, I, OP, FromB> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UnzipA")
+    }
+}
+
+impl<I, OP, FromB> ParallelIterator for UnzipA<'_, '_, I, OP, FromB>
+where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    FromB: Send + ParallelExtend<OP::Right>,
+{
+    type Item = OP::Left;
+
+    fn drive_lazy<C: LazyConsumer<OP::Left>>(self, left: C) -> C::Result {
+        let mut left_result = None;
+        self.right.par_extend(UnzipB {
+            base: self.base,
+            op: self.op,
+            left,
+            left_result: &mut left_result,
+        });
+        left_result.expect("the right side's `par_extend` did not drive its iterator")
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        if OP::BOTH {
+            self.base.opt_len()
+        } else {
+            None
         }
     }
-    (left, right)
+}
+
+/// The right side's stand-in iterator: `right.par_extend` drives it with the right consumer; it then
+/// drives the input with both consumers and keeps the left result for [`UnzipA`].
+#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
+struct UnzipB<'r, 'o, I, OP, CA>
+where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    CA: LazyConsumer<OP::Left>,
+{
+    base: I,
+    op: &'o OP,
+    left: CA,
+    left_result: &'r mut Option<CA::Result>,
+}
+
+impl<I, OP, CA> std::fmt::Debug for UnzipB<'_, '_, I, OP, CA>
+where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    CA: LazyConsumer<OP::Left>,
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UnzipB")
+    }
+}
+
+impl<I, OP, CA> ParallelIterator for UnzipB<'_, '_, I, OP, CA>
+where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    CA: LazyConsumer<OP::Left>,
+{
+    type Item = OP::Right;
+
+    fn drive_lazy<C: LazyConsumer<OP::Right>>(self, right: C) -> C::Result {
+        let (left, right) = self.base.drive_lazy(UnzipConsumer {
+            op: self.op,
+            left: self.left,
+            right,
+            buf: Vec::new(),
+        });
+        *self.left_result = Some(left);
+        right
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        if OP::BOTH {
+            self.base.opt_len()
+        } else {
+            None
+        }
+    }
+}
+
+/// The pair of consumers the input is driven with: every split splits both at the same position,
+/// every item goes to the side(s) `op` picks.
+struct UnzipConsumer<'o, OP, CA, CB, B> {
+    op: &'o OP,
+    left: CA,
+    right: CB,
+    /// Right halves waiting for the right consumer during one `consume_iter` (empty in between;
+    /// kept only for its allocation).
+    buf: Vec<B>,
+}
+
+impl<OP, CA, CB, B> std::fmt::Debug for UnzipConsumer<'_, OP, CA, CB, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UnzipConsumer")
+    }
+}
+
+impl<'o, T, OP, CA, CB> LazyConsumer<T> for UnzipConsumer<'o, OP, CA, CB, OP::Right>
+where
+    OP: UnzipOp<T>,
+    CA: LazyConsumer<OP::Left>,
+    CB: LazyConsumer<OP::Right>,
+{
+    type Result = (CA::Result, CB::Result);
+    type Reducer = UnzipReducer<CA::Reducer, CB::Reducer>;
+
+    fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
+        let op = self.op;
+        let mut iter = iter.fuse();
+        loop {
+            // Up to `CHUNK` items: left halves straight to the left consumer, right halves parked.
+            let (mut taken, mut exhausted) = (0, false);
+            let buf = &mut self.buf;
+            if OP::BOTH {
+                buf.reserve(iter.size_hint().0.clamp(1, CHUNK));
+            }
+            let mut lefts = std::iter::from_fn(|| {
+                while taken < CHUNK {
+                    let Some(item) = iter.next() else {
+                        exhausted = true;
+                        return None;
+                    };
+                    taken += 1;
+                    match op.split(item) {
+                        Sides::Both(a, b) => {
+                            buf.push(b);
+                            return Some(a);
+                        }
+                        Sides::Left(a) => return Some(a),
+                        Sides::Right(b) => buf.push(b),
+                    }
+                }
+                None
+            });
+            self.left = self.left.consume_iter(lefts.by_ref());
+            // A left consumer that stopped early (full) still leaves the chunk's right halves.
+            lefts.for_each(drop);
+            self.right = self.right.consume_iter(self.buf.drain(..));
+            if exhausted || taken < CHUNK || self.full() {
+                return self;
+            }
+        }
+    }
+
+    fn split_off(self, keep: usize) -> (Self, Self, Self::Reducer) {
+        let (left_a, right_a, reducer_a) = self.left.split_off(keep);
+        let (left_b, right_b, reducer_b) = self.right.split_off(keep);
+        (
+            UnzipConsumer {
+                op: self.op,
+                left: left_a,
+                right: left_b,
+                buf: self.buf,
+            },
+            UnzipConsumer {
+                op: self.op,
+                left: right_a,
+                right: right_b,
+                buf: Vec::new(),
+            },
+            UnzipReducer(reducer_a, reducer_b),
+        )
+    }
+
+    fn complete(self) -> Self::Result {
+        (self.left.complete(), self.right.complete())
+    }
+
+    fn full(&self) -> bool {
+        self.left.full() && self.right.full()
+    }
+
+    fn prefers_end(&self) -> bool {
+        self.left.prefers_end() && self.right.prefers_end()
+    }
+}
+
+/// Reduces both sides' results.
+#[derive(Debug)]
+struct UnzipReducer<RA, RB>(RA, RB);
+
+impl<A, B, RA: Reducer<A>, RB: Reducer<B>> Reducer<(A, B)> for UnzipReducer<RA, RB> {
+    fn reduce(self, left: (A, B), right: (A, B)) -> (A, B) {
+        (self.0.reduce(left.0, right.0), self.1.reduce(left.1, right.1))
+    }
+}
+
+/// A destination that is built by `FromParallelIterator` from the one iterator it is extended
+/// with (rayon's trick for collecting `Either`s into two `FromParallelIterator` collections).
+struct Collector<C> {
+    result: Option<C>,
+}
+
+impl<C> Default for Collector<C> {
+    fn default() -> Self {
+        Collector { result: None }
+    }
+}
+
+impl<T: Send, C: FromParallelIterator<T>> ParallelExtend<T> for Collector<C> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        debug_assert!(self.result.is_none());
+        self.result = Some(C::from_par_iter(par_iter));
+    }
+}
+
+/// Collects the `Left` values of `par_iter` into an `A` and the `Right` values into a `B`.
+pub(in crate::iter) fn collect_eithers<I, L, R, A, B>(par_iter: I) -> (A, B)
+where
+    I: ParallelIterator<Item = Either<L, R>>,
+    L: Send,
+    R: Send,
+    A: Send + FromParallelIterator<L>,
+    B: Send + FromParallelIterator<R>,
+{
+    let (mut a, mut b) = (Collector::<A>::default(), Collector::<B>::default());
+    split_eithers_into(par_iter, &mut a, &mut b);
+    (
+        a.result.expect("the left side was collected"),
+        b.result.expect("the right side was collected"),
+    )
 }
 
 /// Collects pairs into a pair of collections, as [`ParallelIterator::unzip`] does.
@@ -73,7 +397,7 @@ where
 /// let (evens, odds): (Vec<u32>, Vec<u32>) = (0..4u32).into_par_iter().map(|x| (2 * x, 2 * x + 1)).collect();
 /// assert_eq!((evens, odds), (vec![0, 2, 4, 6], vec![1, 3, 5, 7]));
 /// ```
-impl<A, B, FromA, FromB> crate::iter::FromParallelIterator<(A, B)> for (FromA, FromB)
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
 where
     A: Send,
     B: Send,
