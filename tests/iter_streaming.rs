@@ -118,11 +118,10 @@ fn unzip_and_partition_panic_midway_drop_every_item_once() {
 
                 let (v, drops) = tracked(n);
                 let res = catch_unwind(AssertUnwindSafe(|| {
-                    let (a, b): (Vec<Tracked>, Vec<Tracked>) =
-                        v.into_par_iter().partition(|t| {
-                            assert!(t.id != victim, "boom");
-                            t.id % 2 == 0
-                        });
+                    let (a, b): (Vec<Tracked>, Vec<Tracked>) = v.into_par_iter().partition(|t| {
+                        assert!(t.id != victim, "boom");
+                        t.id % 2 == 0
+                    });
                     (a, b)
                 }));
                 assert!(res.is_err());
@@ -232,7 +231,10 @@ fn vec_deque_drain_in_place() {
                     .for_each(|t| assert!(t.id != 20_000 + victim, "boom"))
             }));
             assert!(res.is_err());
-            assert!(d.iter().map(|t| t.id).eq((0..20_000).chain(80_000..100_000)));
+            assert!(d
+                .iter()
+                .map(|t| t.id)
+                .eq((0..20_000).chain(80_000..100_000)));
             drop(d);
             assert_dropped_once(&drops, "deque drain panic");
         }

@@ -5,8 +5,8 @@
 //! to capture the consumer that `par_extend` drives it with. With both consumers in hand, the input
 //! is driven once with an [`UnzipConsumer`] holding the pair; every piece of the input splits both
 //! consumers at the same positions and folds its items into both sides. No vector of all the items
-//! is made: within a batch, a piece passes up to [`CHUNK`] items to the left consumer while it
-//! parks their right halves in a small buffer, then hands the buffer to the right consumer.
+//! is made: within a batch, a piece sorts up to [`chunk_len`] items into two small buffers, left
+//! halves and right halves, and hands each buffer to its consumer.
 //!
 //! For `unzip` every item feeds both sides, so an indexed input keeps its length on both sides
 //! (a `Vec` destination is then written in place); `partition` and `partition_map` send each item
@@ -17,8 +17,20 @@ use crate::iter::{
     Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
 };
 
-/// The most items a piece hands to the left consumer before it hands their right halves on.
-const CHUNK: usize = 1024;
+/// The most items a piece sorts into its two buffers before it hands them on: 1024, or fewer if
+/// their halves would take more than 32 KiB.
+const fn chunk_len<A, B>() -> usize {
+    let size = std::mem::size_of::<A>() + std::mem::size_of::<B>();
+    if size == 0 {
+        1024
+    } else if 32 * 1024 / size < 16 {
+        16
+    } else if 32 * 1024 / size > 1024 {
+        1024
+    } else {
+        32 * 1024 / size
+    }
+}
 
 /// Where one item of the input goes.
 #[derive(Debug)]
@@ -232,7 +244,8 @@ where
             op: self.op,
             left: self.left,
             right,
-            buf: Vec::new(),
+            lefts: Vec::new(),
+            rights: Vec::new(),
         });
         *self.left_result = Some(left);
         right
@@ -247,24 +260,94 @@ where
     }
 }
 
+/// Moves up to `chunk` items of `iter` to the side(s) `op` picks, in order, appending them to the
+/// empty `lefts` and `rights`; returns true if `iter` ran out. A loop of its own, apart from the
+/// consumers, that writes through raw pointers with the counts in locals, so that the iterator's
+/// state and the counts stay in registers.
+#[inline]
+fn sort_chunk<T, OP: UnzipOp<T>, I: Iterator<Item = T>>(
+    op: &OP,
+    iter: &mut I,
+    lefts: &mut Vec<OP::Left>,
+    rights: &mut Vec<OP::Right>,
+    chunk: usize,
+) -> bool {
+    debug_assert!(lefts.is_empty() && rights.is_empty());
+    let want = iter.size_hint().1.unwrap_or(chunk).clamp(1, chunk);
+    lefts.reserve(want);
+    rights.reserve(want);
+    let room = want.min(lefts.capacity()).min(rights.capacity());
+    let (pa, pb) = (lefts.as_mut_ptr(), rights.as_mut_ptr());
+    let mut lefts = Filled { vec: lefts, len: 0 };
+    let mut rights = Filled {
+        vec: rights,
+        len: 0,
+    };
+    let mut taken = 0;
+    while taken < room {
+        let Some(item) = iter.next() else {
+            return true;
+        };
+        taken += 1;
+        // SAFETY (all three arms): each buffer has room for `room` items and gets at most one per
+        // item taken, so `len < room <= capacity` before each write; the slot is past the
+        // vector's length, so nothing is overwritten. `Filled` makes the written items the
+        // vector's (sets its length) when it is dropped, also if `split` or `next` panics, so
+        // every item written is dropped exactly once.
+        match op.split(item) {
+            Sides::Both(a, b) => unsafe {
+                pa.add(lefts.len).write(a);
+                lefts.len += 1;
+                pb.add(rights.len).write(b);
+                rights.len += 1;
+            },
+            Sides::Left(a) => unsafe {
+                pa.add(lefts.len).write(a);
+                lefts.len += 1;
+            },
+            Sides::Right(b) => unsafe {
+                pb.add(rights.len).write(b);
+                rights.len += 1;
+            },
+        }
+    }
+    false
+}
+
+/// An empty vector being written past its length: `len` items written so far, which become the
+/// vector's when this is dropped.
+struct Filled<'v, X> {
+    vec: &'v mut Vec<X>,
+    len: usize,
+}
+
+impl<X> Drop for Filled<'_, X> {
+    fn drop(&mut self) {
+        // SAFETY: the writer initialised exactly the first `len` slots (within the capacity) of
+        // the empty vector, and nothing else owns them.
+        unsafe { self.vec.set_len(self.len) };
+    }
+}
+
 /// The pair of consumers the input is driven with: every split splits both at the same position,
 /// every item goes to the side(s) `op` picks.
-struct UnzipConsumer<'o, OP, CA, CB, B> {
+struct UnzipConsumer<'o, OP, CA, CB, A, B> {
     op: &'o OP,
     left: CA,
     right: CB,
-    /// Right halves waiting for the right consumer during one `consume_iter` (empty in between;
-    /// kept only for its allocation).
-    buf: Vec<B>,
+    /// Left and right halves of a chunk on their way to the consumers (empty between chunks; kept
+    /// for their allocations).
+    lefts: Vec<A>,
+    rights: Vec<B>,
 }
 
-impl<OP, CA, CB, B> std::fmt::Debug for UnzipConsumer<'_, OP, CA, CB, B> {
+impl<OP, CA, CB, A, B> std::fmt::Debug for UnzipConsumer<'_, OP, CA, CB, A, B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("UnzipConsumer")
     }
 }
 
-impl<'o, T, OP, CA, CB> LazyConsumer<T> for UnzipConsumer<'o, OP, CA, CB, OP::Right>
+impl<'o, T, OP, CA, CB> LazyConsumer<T> for UnzipConsumer<'o, OP, CA, CB, OP::Left, OP::Right>
 where
     OP: UnzipOp<T>,
     CA: LazyConsumer<OP::Left>,
@@ -274,38 +357,15 @@ where
     type Reducer = UnzipReducer<CA::Reducer, CB::Reducer>;
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
-        let op = self.op;
+        let chunk = chunk_len::<OP::Left, OP::Right>();
         let mut iter = iter.fuse();
         loop {
-            // Up to `CHUNK` items: left halves straight to the left consumer, right halves parked.
-            let (mut taken, mut exhausted) = (0, false);
-            let buf = &mut self.buf;
-            if OP::BOTH {
-                buf.reserve(iter.size_hint().0.clamp(1, CHUNK));
-            }
-            let mut lefts = std::iter::from_fn(|| {
-                while taken < CHUNK {
-                    let Some(item) = iter.next() else {
-                        exhausted = true;
-                        return None;
-                    };
-                    taken += 1;
-                    match op.split(item) {
-                        Sides::Both(a, b) => {
-                            buf.push(b);
-                            return Some(a);
-                        }
-                        Sides::Left(a) => return Some(a),
-                        Sides::Right(b) => buf.push(b),
-                    }
-                }
-                None
-            });
-            self.left = self.left.consume_iter(lefts.by_ref());
-            // A left consumer that stopped early (full) still leaves the chunk's right halves.
-            lefts.for_each(drop);
-            self.right = self.right.consume_iter(self.buf.drain(..));
-            if exhausted || taken < CHUNK || self.full() {
+            // Up to `chunk` items sorted into the two buffers, then each buffer to its consumer.
+            let exhausted =
+                sort_chunk(self.op, &mut iter, &mut self.lefts, &mut self.rights, chunk);
+            self.left = self.left.consume_iter(self.lefts.drain(..));
+            self.right = self.right.consume_iter(self.rights.drain(..));
+            if exhausted || self.full() {
                 return self;
             }
         }
@@ -319,13 +379,15 @@ where
                 op: self.op,
                 left: left_a,
                 right: left_b,
-                buf: self.buf,
+                lefts: self.lefts,
+                rights: self.rights,
             },
             UnzipConsumer {
                 op: self.op,
                 left: right_a,
                 right: right_b,
-                buf: Vec::new(),
+                lefts: Vec::new(),
+                rights: Vec::new(),
             },
             UnzipReducer(reducer_a, reducer_b),
         )
@@ -350,7 +412,10 @@ struct UnzipReducer<RA, RB>(RA, RB);
 
 impl<A, B, RA: Reducer<A>, RB: Reducer<B>> Reducer<(A, B)> for UnzipReducer<RA, RB> {
     fn reduce(self, left: (A, B), right: (A, B)) -> (A, B) {
-        (self.0.reduce(left.0, right.0), self.1.reduce(left.1, right.1))
+        (
+            self.0.reduce(left.0, right.0),
+            self.1.reduce(left.1, right.1),
+        )
     }
 }
 
