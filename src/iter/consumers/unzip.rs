@@ -17,16 +17,16 @@ use crate::iter::{
     Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
 };
 
-/// The most items a piece sorts into its two buffers before it hands them on: 1024, or fewer if
+/// The most items a piece sorts into its two buffers before it hands them on: 256, or fewer if
 /// their halves would take more than 32 KiB.
 const fn chunk_len<A, B>() -> usize {
     let size = std::mem::size_of::<A>() + std::mem::size_of::<B>();
     if size == 0 {
-        1024
+        256
     } else if 32 * 1024 / size < 16 {
         16
-    } else if 32 * 1024 / size > 1024 {
-        1024
+    } else if 32 * 1024 / size > 256 {
+        256
     } else {
         32 * 1024 / size
     }
@@ -289,22 +289,25 @@ fn sort_chunk<T, OP: UnzipOp<T>, I: Iterator<Item = T>>(
             return true;
         };
         taken += 1;
-        // SAFETY (all three arms): each buffer has room for `room` items and gets at most one per
-        // item taken, so `len < room <= capacity` before each write; the slot is past the
-        // vector's length, so nothing is overwritten. `Filled` makes the written items the
-        // vector's (sets its length) when it is dropped, also if `split` or `next` panics, so
-        // every item written is dropped exactly once.
+        // Each buffer has room for `room` items and gets at most one per item taken, so
+        // `len < room <= capacity` before each write below; the slot is past the vector's length,
+        // so nothing is overwritten. `Filled` makes the written items the vector's (sets its
+        // length) when it is dropped, also if `split` or `next` panics, so every item written is
+        // dropped exactly once.
         match op.split(item) {
+            // SAFETY: `lefts.len` and `rights.len` are below `room`, within capacity (see above).
             Sides::Both(a, b) => unsafe {
                 pa.add(lefts.len).write(a);
                 lefts.len += 1;
                 pb.add(rights.len).write(b);
                 rights.len += 1;
             },
+            // SAFETY: `lefts.len < room`, within capacity (see above).
             Sides::Left(a) => unsafe {
                 pa.add(lefts.len).write(a);
                 lefts.len += 1;
             },
+            // SAFETY: `rights.len < room`, within capacity (see above).
             Sides::Right(b) => unsafe {
                 pb.add(rights.len).write(b);
                 rights.len += 1;
