@@ -2,7 +2,7 @@
 //! ...). As in rayon, a collection that cannot be split cheaply is first gathered into a `Vec` (of its
 //! items or of references to them), so most of these are a [`vec::IntoIter`](crate::vec::IntoIter)
 //! under rayon's name; a `BinaryHeap` by reference is a [`slice::Iter`](crate::slice::Iter), a
-//! `VecDeque` by reference the [`Chain`](crate::iter::Chain) of its two slices, and its `par_drain`
+//! `VecDeque` by reference the [`Chain`] of its two slices, and its `par_drain`
 //! drains the deque's own buffer.
 //!
 //! ```
