@@ -21,6 +21,11 @@ macro_rules! workloads {
             a[n - 1] + u64::from(b[n / 2])
         }
 
+        pub fn collect_pairs(n: usize) -> u64 {
+            let v: Vec<(u64, u32)> = (0..n as u64).into_par_iter().map(|i| (i, i as u32)).collect();
+            v[n - 1].0 + u64::from(v[n / 2].1)
+        }
+
         pub fn partition(n: usize) -> u64 {
             let (a, b): (Vec<u64>, Vec<u64>) =
                 (0..n as u64).into_par_iter().partition(|i| i % 3 == 0);
@@ -92,6 +97,11 @@ fn rows(n: usize) -> Vec<Row> {
             "unzip (indexed, into Vecs)",
             Box::new(move || fj::unzip(n)),
             Box::new(move || ry::unzip(n)),
+        ),
+        (
+            "reference: collect the pairs into one Vec",
+            Box::new(move || fj::collect_pairs(n)),
+            Box::new(move || ry::collect_pairs(n)),
         ),
         (
             "partition (into Vecs)",
