@@ -22,7 +22,10 @@ macro_rules! workloads {
         }
 
         pub fn collect_pairs(n: usize) -> u64 {
-            let v: Vec<(u64, u32)> = (0..n as u64).into_par_iter().map(|i| (i, i as u32)).collect();
+            let v: Vec<(u64, u32)> = (0..n as u64)
+                .into_par_iter()
+                .map(|i| (i, i as u32))
+                .collect();
             v[n - 1].0 + u64::from(v[n / 2].1)
         }
 

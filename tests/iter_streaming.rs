@@ -86,6 +86,20 @@ fn unzip_and_partition_drop_every_item_once() {
             assert_dropped_once(&drops, "unzip left");
             assert_dropped_once(&drops2, "unzip right");
 
+            // Unindexed, into a `Vec` and a `LinkedList`.
+            let (v, drops) = tracked(n);
+            let (w, drops2) = tracked(n);
+            let (a, b): (Vec<Tracked>, LinkedList<Tracked>) = v
+                .into_par_iter()
+                .zip(w)
+                .filter(|(t, _)| t.id % 4 != 1)
+                .unzip();
+            assert!(a.iter().map(|t| t.id).eq((0..n).filter(|i| i % 4 != 1)));
+            assert!(b.iter().map(|t| t.id).eq((0..n).filter(|i| i % 4 != 1)));
+            drop((a, b));
+            assert_dropped_once(&drops, "unindexed unzip left");
+            assert_dropped_once(&drops2, "unindexed unzip right");
+
             let (v, drops) = tracked(n);
             let (a, b): (Vec<Tracked>, LinkedList<Tracked>) =
                 v.into_par_iter().partition(|t| t.id % 3 == 0);

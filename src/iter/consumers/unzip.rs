@@ -5,12 +5,16 @@
 //! to capture the consumer that `par_extend` drives it with. With both consumers in hand, the input
 //! is driven once with an [`UnzipConsumer`] holding the pair; every piece of the input splits both
 //! consumers at the same positions and folds its items into both sides. No vector of all the items
-//! is made: within a batch, a piece sorts up to [`chunk_len`] items into two small buffers, left
-//! halves and right halves, and hands each buffer to its consumer.
+//! is made: within a batch, a piece takes up to [`chunk_len`] items at a time. For `unzip` the left
+//! consumer folds their left halves straight from the input while their right halves are parked
+//! in a small buffer ([`Parker`]), which the right consumer then takes; otherwise the items are
+//! sorted into two small buffers, one per side, and each buffer goes to its consumer.
 //!
 //! For `unzip` every item feeds both sides, so an indexed input keeps its length on both sides
 //! (a `Vec` destination is then written in place); `partition` and `partition_map` send each item
 //! to one side only, so their sides have no known length.
+
+use std::mem::ManuallyDrop;
 
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::iter::{
@@ -332,6 +336,87 @@ impl<X> Drop for Filled<'_, X> {
     }
 }
 
+/// What a [`Parker`] hands back when it is dropped.
+struct Back<I> {
+    /// The input, between two chunks.
+    iter: Option<I>,
+    /// How many items the last chunk took.
+    taken: usize,
+    /// True once the input ran out.
+    exhausted: bool,
+}
+
+/// For `unzip`: the iterator a piece's left consumer folds. It yields the left halves of up to
+/// `room` items of the input, which it owns meanwhile (so that the input's state stays in
+/// registers), and writes their right halves past the end of the empty `rights`; when dropped, it
+/// makes those the vector's items and hands the input back.
+struct Parker<'h, T, OP: UnzipOp<T>, I> {
+    op: &'h OP,
+    /// Invariant: initialised until `Drop` moves it to `back`.
+    iter: ManuallyDrop<I>,
+    room: usize,
+    taken: usize,
+    /// Start of `rights`' buffer, with room for `room` items.
+    pb: *mut OP::Right,
+    parked: usize,
+    exhausted: bool,
+    rights: &'h mut Vec<OP::Right>,
+    back: &'h mut Back<I>,
+}
+
+impl<T, OP: UnzipOp<T>, I: Iterator<Item = T>> Iterator for Parker<'_, T, OP, I> {
+    type Item = OP::Left;
+
+    #[inline]
+    fn next(&mut self) -> Option<OP::Left> {
+        loop {
+            if self.taken == self.room {
+                return None;
+            }
+            let Some(item) = self.iter.next() else {
+                self.exhausted = true;
+                return None;
+            };
+            self.taken += 1;
+            match self.op.split(item) {
+                Sides::Both(a, b) => {
+                    // SAFETY: `parked <= taken - 1 < room <= rights.capacity()`, and the slot is
+                    // past `rights`' length (0), so nothing is overwritten; `Drop` makes the
+                    // `parked` written items the vector's, so each is dropped exactly once.
+                    unsafe { self.pb.add(self.parked).write(b) };
+                    self.parked += 1;
+                    return Some(a);
+                }
+                Sides::Left(a) => return Some(a),
+                Sides::Right(b) => {
+                    // SAFETY: as above.
+                    unsafe { self.pb.add(self.parked).write(b) };
+                    self.parked += 1;
+                }
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (lo, hi) = self.iter.size_hint();
+        let left = self.room - self.taken;
+        let lo = if OP::BOTH { lo.min(left) } else { 0 };
+        (lo, Some(hi.map_or(left, |hi| hi.min(left))))
+    }
+}
+
+impl<T, OP: UnzipOp<T>, I> Drop for Parker<'_, T, OP, I> {
+    fn drop(&mut self) {
+        // SAFETY: `rights` was empty and its first `parked` slots (within its capacity) were
+        // written by `next`; nothing else owns those items.
+        unsafe { self.rights.set_len(self.parked) };
+        // SAFETY: `iter` is initialised (field invariant) and never used again.
+        self.back.iter = Some(unsafe { ManuallyDrop::take(&mut self.iter) });
+        self.back.taken = self.taken;
+        self.back.exhausted = self.exhausted;
+    }
+}
+
 /// The pair of consumers the input is driven with: every split splits both at the same position,
 /// every item goes to the side(s) `op` picks.
 struct UnzipConsumer<'o, OP, CA, CB, A, B> {
@@ -350,6 +435,59 @@ impl<OP, CA, CB, A, B> std::fmt::Debug for UnzipConsumer<'_, OP, CA, CB, A, B> {
     }
 }
 
+/// `consume_iter` for `unzip`: the left consumer folds each chunk's left halves straight from
+/// the input (through a [`Parker`]), the right consumer then takes the parked right halves.
+fn consume_pairs<'o, T, OP, CA, CB, I>(
+    mut this: UnzipConsumer<'o, OP, CA, CB, OP::Left, OP::Right>,
+    iter: I,
+    chunk: usize,
+) -> UnzipConsumer<'o, OP, CA, CB, OP::Left, OP::Right>
+where
+    OP: UnzipOp<T>,
+    CA: LazyConsumer<OP::Left>,
+    CB: LazyConsumer<OP::Right>,
+    I: Iterator<Item = T>,
+{
+    let mut back = Back {
+        iter: Some(iter),
+        taken: 0,
+        exhausted: false,
+    };
+    loop {
+        let Some(iter) = back.iter.take() else {
+            // The left consumer kept the chunk's iterator (leaked it): nothing more to feed.
+            return this;
+        };
+        let want = iter.size_hint().1.unwrap_or(chunk).clamp(1, chunk);
+        debug_assert!(this.rights.is_empty());
+        this.rights.reserve(want);
+        let parker = Parker {
+            op: this.op,
+            iter: ManuallyDrop::new(iter),
+            room: want.min(this.rights.capacity()),
+            taken: 0,
+            pb: this.rights.as_mut_ptr(),
+            parked: 0,
+            exhausted: false,
+            rights: &mut this.rights,
+            back: &mut back,
+        };
+        this.left = this.left.consume_iter(parker);
+        if back.taken == 0 && !back.exhausted {
+            // The left consumer took nothing: sort a chunk through the buffers instead.
+            let Some(iter) = back.iter.as_mut() else {
+                return this;
+            };
+            back.exhausted = sort_chunk(this.op, iter, &mut this.lefts, &mut this.rights, chunk);
+            this.left = this.left.consume_iter(this.lefts.drain(..));
+        }
+        this.right = this.right.consume_iter(this.rights.drain(..));
+        if back.exhausted || this.full() {
+            return this;
+        }
+    }
+}
+
 impl<'o, T, OP, CA, CB> LazyConsumer<T> for UnzipConsumer<'o, OP, CA, CB, OP::Left, OP::Right>
 where
     OP: UnzipOp<T>,
@@ -361,6 +499,9 @@ where
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
         let chunk = chunk_len::<OP::Left, OP::Right>();
+        if OP::BOTH {
+            return consume_pairs(self, iter.fuse(), chunk);
+        }
         let mut iter = iter.fuse();
         loop {
             // Up to `chunk` items sorted into the two buffers, then each buffer to its consumer.
