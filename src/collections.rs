@@ -1,7 +1,9 @@
 //! Parallel iterators over the std collections, under rayon's paths (`collections::hash_map::Iter`,
 //! ...). As in rayon, a collection that cannot be split cheaply is first gathered into a `Vec` (of its
-//! items or of references to them), so every one of these is a [`vec::IntoIter`](crate::vec::IntoIter)
-//! (or, for a `BinaryHeap` by reference, a [`slice::Iter`](crate::slice::Iter)) under rayon's name.
+//! items or of references to them), so most of these are a [`vec::IntoIter`](crate::vec::IntoIter)
+//! under rayon's name; a `BinaryHeap` by reference is a [`slice::Iter`](crate::slice::Iter), a
+//! `VecDeque` by reference the [`Chain`] of its two slices, and its `par_drain`
+//! drains the deque's own buffer.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -12,8 +14,10 @@
 //! ```
 
 use crate::iter::sources::drain_full::{HashDrain, HeapDrain};
-use crate::iter::sources::slice::SliceIter;
+use crate::iter::sources::drain_range::VecDequeDrain;
+use crate::iter::sources::slice::{SliceIter, SliceIterMut};
 use crate::iter::sources::vec::VecIntoIter;
+use crate::iter::Chain;
 
 macro_rules! collection_paths {
     ($(
@@ -93,11 +97,11 @@ collection_paths! {
     vec_deque {
         /// `VecDeque::into_par_iter()`: the items, moved out, front to back.
         IntoIter<T> = VecIntoIter<T>;
-        /// `VecDeque::par_iter()`: references to the items, front to back.
-        Iter<'a, T> = VecIntoIter<&'a T>;
+        /// `VecDeque::par_iter()`: references to the items, front to back (its two slices).
+        Iter<'a, T> = Chain<SliceIter<'a, T>, SliceIter<'a, T>>;
         /// `VecDeque::par_iter_mut()`: exclusive references to the items, front to back.
-        IterMut<'a, T> = VecIntoIter<&'a mut T>;
-        /// `VecDeque::par_drain(range)`: the drained items, moved out into a `Vec` first.
-        Drain<T> = VecIntoIter<T>;
+        IterMut<'a, T> = Chain<SliceIterMut<'a, T>, SliceIterMut<'a, T>>;
+        /// `VecDeque::par_drain(range)`: the drained items, moved out of the deque's buffer.
+        Drain<'a, T> = VecDequeDrain<'a, T>;
     }
 }

@@ -19,7 +19,7 @@
 
 use either::Either;
 
-use crate::iter::consumers::unzip::split_eithers;
+use crate::iter::consumers::unzip::{collect_eithers, split_eithers_into};
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend,
@@ -108,8 +108,7 @@ where
     B: Send + FromParallelIterator<R>,
 {
     fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
-        let (left, right) = split_eithers(par_iter.into_par_iter());
-        (A::from_par_iter(left), B::from_par_iter(right))
+        collect_eithers(par_iter.into_par_iter())
     }
 }
 
@@ -122,8 +121,6 @@ where
     B: Send + ParallelExtend<R>,
 {
     fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
-        let (left, right) = split_eithers(par_iter.into_par_iter());
-        self.0.par_extend(left);
-        self.1.par_extend(right);
+        split_eithers_into(par_iter.into_par_iter(), &mut self.0, &mut self.1);
     }
 }

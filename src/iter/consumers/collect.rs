@@ -187,18 +187,22 @@ pub(in crate::iter) fn append_string_pieces<
     }
 }
 
-macro_rules! via_vec {
+/// Collections built by extending an empty one (see their `ParallelExtend`: per-piece vectors,
+/// one reservation, no vector of all the items).
+macro_rules! via_extend {
     ($(#[$doc:meta] $ty:ty => [$($bound:tt)*] $item:ty;)*) => {$(
         #[$doc]
         impl<$($bound)*> FromParallelIterator<$item> for $ty {
             fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
-                Vec::from_par_iter(par_iter).into_iter().collect()
+                let mut c = Self::default();
+                c.par_extend(par_iter);
+                c
             }
         }
     )*};
 }
 
-via_vec! {
+via_extend! {
     /// Items are produced in parallel, then inserted sequentially in order (later keys win).
     std::collections::HashMap<K, V, S> => [K: Eq + std::hash::Hash + Send, V: Send, S: std::hash::BuildHasher + Default] (K, V);
     /// Items are produced in parallel, then inserted sequentially.
@@ -207,12 +211,22 @@ via_vec! {
     std::collections::BTreeMap<K, V> => [K: Ord + Send, V: Send] (K, V);
     /// Items are produced in parallel, then inserted sequentially.
     std::collections::BTreeSet<T> => [T: Ord + Send] T;
-    /// Items are produced in parallel, then pushed in order.
-    std::collections::VecDeque<T> => [T: Send] T;
-    /// Items are produced in parallel, then pushed in order.
+    /// Every piece builds its own list; the lists are linked in order.
     std::collections::LinkedList<T> => [T: Send] T;
-    /// Items are produced in parallel, then made into a heap.
-    std::collections::BinaryHeap<T> => [T: Ord + Send] T;
+}
+
+/// Collected into a `Vec` (in place for indexed iterators), whose buffer the deque then takes over.
+impl<T: Send> FromParallelIterator<T> for std::collections::VecDeque<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into()
+    }
+}
+
+/// Collected into a `Vec` (in place for indexed iterators), which is then made a heap in place.
+impl<T: Ord + Send> FromParallelIterator<T> for std::collections::BinaryHeap<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into()
+    }
 }
 
 /// Collects an indexed iterator into `target`, which is cleared first.

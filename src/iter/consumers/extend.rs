@@ -5,7 +5,9 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
-use crate::iter::consumers::collect::{append_pieces, append_string_pieces, append_with_len};
+use crate::iter::consumers::collect::{
+    append_pieces, append_string_pieces, append_with_len, ListVecConsumer,
+};
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 
 /// Extends a collection with the items of a parallel iterator, in order (the parallel [`Extend`]).
@@ -105,19 +107,83 @@ impl<'a, T: Copy + Send + Sync + 'a> ParallelExtend<&'a T> for Vec<T> {
     }
 }
 
-/// Collects the items of `par_iter` into a `Vec` in parallel, then extends `target` with them
-/// sequentially, in order.
-fn extend_via_vec<T: Send, C: Extend<T>>(
+/// Every piece of `par_iter` collects into its own `Vec`; `target` then makes room for all the
+/// items at once and takes the pieces in order (rayon's way for collections that cannot be written
+/// in place). No vector of all the items is made.
+fn extend_via_pieces<T: Send, C: Extend<T> + Reserve>(
     target: &mut C,
     par_iter: impl IntoParallelIterator<Item = T>,
 ) {
-    let items: Vec<T> = par_iter.into_par_iter().collect();
-    target.extend(items);
+    let pieces = par_iter.into_par_iter().drive_lazy(ListVecConsumer::new());
+    target.reserve_items(pieces.iter().map(Vec::len).sum());
+    for piece in pieces {
+        target.extend(piece);
+    }
 }
 
-/// `ParallelExtend` for the std collections that cannot be written in place: the items are
-/// collected into a `Vec` in parallel, then added in order (a map keeps the last value of a key).
-macro_rules! extend_via_vec {
+/// Making room for more items ahead of an `extend`, where the collection can.
+trait Reserve {
+    /// Makes room for `additional` more items (or does nothing).
+    fn reserve_items(&mut self, additional: usize);
+}
+
+/// `Reserve` for the std collections: `$reserve` is `reserve`, or nothing where there is none.
+macro_rules! reserve {
+    ($([$($p:ident),*] $ty:ty $(where [$($bound:tt)*])? => $($reserve:ident)?;)*) => {$(
+        impl<$($p),*> Reserve for $ty $(where $($bound)*)? {
+            #[allow(unused_variables)]
+            fn reserve_items(&mut self, additional: usize) {
+                $(self.$reserve(additional);)?
+            }
+        }
+    )*};
+}
+
+reserve! {
+    [T] VecDeque<T> => reserve;
+    [T] BinaryHeap<T> where [T: Ord] => reserve;
+    [K, V, S] HashMap<K, V, S> where [K: Eq + Hash, S: BuildHasher] => reserve;
+    [T, S] HashSet<T, S> where [T: Eq + Hash, S: BuildHasher] => reserve;
+    [K, V] BTreeMap<K, V> => ;
+    [T] BTreeSet<T> => ;
+}
+
+/// Every piece builds its own list; the lists are linked in order (no item is moved twice).
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// use std::collections::LinkedList;
+/// let mut l = LinkedList::from([0]);
+/// l.par_extend((1..4).into_par_iter());
+/// assert!(l.iter().eq(&[0, 1, 2, 3]));
+/// ```
+impl<T: Send> ParallelExtend<T> for LinkedList<T> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        let mut list = par_iter
+            .into_par_iter()
+            .fold(LinkedList::new, |mut list, item| {
+                list.push_back(item);
+                list
+            })
+            .reduce(LinkedList::new, |mut left, mut right| {
+                left.append(&mut right);
+                left
+            });
+        self.append(&mut list);
+    }
+}
+
+/// Copies, linked in as for owned items.
+impl<'a, T: Copy + Send + Sync + 'a> ParallelExtend<&'a T> for LinkedList<T> {
+    fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
+        self.par_extend(par_iter.into_par_iter().copied());
+    }
+}
+
+/// `ParallelExtend` for the std collections that cannot be written in place: every piece collects
+/// into its own `Vec`, the collection reserves room for all of them where it can, and the pieces
+/// are added in order (a map keeps the last value of a key).
+macro_rules! extend_via_pieces {
     ($($(#[$doc:meta])* impl<$($lt:lifetime,)? $($p:ident),*> $item:ty => $ty:ty where [$($bound:tt)*];)*) => {$(
         $(#[$doc])*
         impl<$($lt,)? $($p),*> ParallelExtend<$item> for $ty
@@ -125,13 +191,13 @@ macro_rules! extend_via_vec {
             $($bound)*
         {
             fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
-                extend_via_vec(self, par_iter);
+                extend_via_pieces(self, par_iter);
             }
         }
     )*};
 }
 
-extend_via_vec! {
+extend_via_pieces! {
     /// Items pushed at the back, in order.
     ///
     /// ```
@@ -144,10 +210,6 @@ extend_via_vec! {
     impl<T> T => VecDeque<T> where [T: Send];
     /// Copies pushed at the back, in order.
     impl<'a, T> &'a T => VecDeque<T> where [T: Copy + Send + Sync + 'a];
-    /// Items pushed at the back, in order.
-    impl<T> T => LinkedList<T> where [T: Send];
-    /// Copies pushed at the back, in order.
-    impl<'a, T> &'a T => LinkedList<T> where [T: Copy + Send + Sync + 'a];
     /// Items pushed onto the heap.
     impl<T> T => BinaryHeap<T> where [T: Ord + Send];
     /// Copies pushed onto the heap.

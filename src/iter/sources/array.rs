@@ -1,12 +1,18 @@
-//! Arrays by value: `[T; N]::into_par_iter()` moves the items out.
+//! Arrays by value: `[T; N]::into_par_iter()` moves the items out of the array's own storage.
+//!
+//! Ownership protocol: until it is driven, the iterator owns the array as a plain value (dropping
+//! it unconsumed drops every item). Driving moves the array into a `ManuallyDrop`, whose items are
+//! then owned by the [`DrainProducer`] pieces over its slots, exactly as for `Vec::into_par_iter`:
+//! each item is moved out to the caller or dropped by its piece, once, also when a closure panics.
 
+use std::mem::{ManuallyDrop, MaybeUninit};
+
+use crate::iter::plumbing::bridge::bridge_lazy;
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
-use crate::iter::sources::vec::VecIntoIter;
+use crate::iter::sources::vec::DrainProducer;
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
-/// Parallel iterator that moves the items out of an array (rayon's `array::IntoIter`). The array
-/// is moved into a `Vec` first (one allocation and copy), which then owns the items exactly as
-/// `Vec::into_par_iter` does.
+/// Parallel iterator that moves the items out of an array (rayon's `array::IntoIter`), in place.
 ///
 /// ```
 /// use forkjoin::prelude::*;
@@ -17,16 +23,14 @@ use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterato
 #[derive(Debug, Clone)]
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct ArrayIntoIter<T, const N: usize> {
-    items: VecIntoIter<T>,
+    array: [T; N],
 }
 
 impl<T: Send, const N: usize> IntoParallelIterator for [T; N] {
     type Iter = ArrayIntoIter<T, N>;
     type Item = T;
     fn into_par_iter(self) -> ArrayIntoIter<T, N> {
-        ArrayIntoIter {
-            items: Vec::from(self).into_par_iter(),
-        }
+        ArrayIntoIter { array: self }
     }
 }
 
@@ -34,7 +38,7 @@ impl<T: Send, const N: usize> ParallelIterator for ArrayIntoIter<T, N> {
     type Item = T;
 
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
-        self.items.drive_lazy(consumer)
+        bridge_lazy(self, consumer)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -48,6 +52,14 @@ impl<T: Send, const N: usize> IndexedParallelIterator for ArrayIntoIter<T, N> {
     }
 
     fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        self.items.with_producer(callback)
+        // The array never drops its items itself from here on: the producer owns them.
+        let mut array = ManuallyDrop::new(self.array);
+        let items: *mut T = array.as_mut_ptr();
+        // SAFETY: `items` points to the `N` initialised items of `array`, which lives (and is not
+        // touched otherwise) until this function returns, after the producer and every piece of it
+        // are gone. `MaybeUninit<T>` has `T`'s layout. Ownership of the items moves to the producer
+        // (the `ManuallyDrop` never drops them), so each is moved out or dropped exactly once.
+        let slots = unsafe { std::slice::from_raw_parts_mut(items.cast::<MaybeUninit<T>>(), N) };
+        callback.callback(DrainProducer::new(slots))
     }
 }

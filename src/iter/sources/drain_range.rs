@@ -7,14 +7,18 @@
 //! reach until [`VecDrain`]'s `Drop` moves them down to the start of the range and sets the
 //! length again, also when a closure panicked. A `VecDrain` dropped without being iterated
 //! removes the range with std's `Vec::drain`.
+//!
+//! `VecDeque`: the deque's buffer becomes a `Vec` in place (std's conversion, which moves the
+//! items to the start of the buffer if they wrap around), is drained as above, and goes back to
+//! the deque when the [`VecDequeDrain`] is dropped.
 
 use std::collections::VecDeque;
 use std::ops::{Bound, Range, RangeBounds};
 
 use crate::iter::plumbing::bridge::bridge_lazy;
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
-use crate::iter::sources::vec::{DrainProducer, VecIntoIter};
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::iter::sources::vec::DrainProducer;
+use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// `par_drain(range)`: removes a range of items from a collection and iterates over them in
 /// parallel, by value, as rayon's `ParallelDrainRange`. The collection loses the range even if
@@ -144,15 +148,73 @@ impl<T: Send> Drop for VecDrain<'_, T> {
     }
 }
 
-impl<T: Send> ParallelDrainRange<usize> for &mut VecDeque<T> {
-    type Iter = VecIntoIter<T>;
+impl<'a, T: Send> ParallelDrainRange<usize> for &'a mut VecDeque<T> {
+    type Iter = VecDequeDrain<'a, T>;
     type Item = T;
 
-    /// The drained items are moved into a `Vec` first (by one thread), which is then iterated
-    /// in parallel; the deque loses them at once.
-    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> VecIntoIter<T> {
+    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> VecDequeDrain<'a, T> {
         let range = bounded(range, self.len());
-        self.drain(range).collect::<Vec<T>>().into_par_iter()
+        // In place: no allocation (the items move to the start of the buffer if they wrap).
+        let vec = Vec::from(std::mem::take(self));
+        VecDequeDrain {
+            deque: self,
+            vec,
+            range: Some(range),
+        }
+    }
+}
+
+/// Parallel iterator over a range of items moved out of a `VecDeque`
+/// ([`ParallelDrainRange::par_drain`]); indexed. The deque's buffer is viewed as a `Vec` (in
+/// place, as rayon does) and drained like one; the deque gets it back, without the range, when
+/// this is dropped, also after a panic.
+#[derive(Debug)]
+#[must_use = "parallel iterators are lazy and do nothing unless consumed (the range is removed anyway)"]
+pub struct VecDequeDrain<'a, T: Send> {
+    /// Empty until `Drop` gives the buffer back.
+    deque: &'a mut VecDeque<T>,
+    /// The deque's items, in order.
+    vec: Vec<T>,
+    /// The range still to remove; `None` once it was handed out.
+    range: Option<Range<usize>>,
+}
+
+impl<T: Send> ParallelIterator for VecDequeDrain<'_, T> {
+    type Item = T;
+    fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<T: Send> IndexedParallelIterator for VecDequeDrain<'_, T> {
+    fn len(&self) -> usize {
+        self.range.as_ref().map_or(0, Range::len)
+    }
+
+    fn with_producer<CB: ProducerCallback<T>>(mut self, callback: CB) -> CB::Output {
+        let range = self.range.take().unwrap_or(0..0);
+        let orig_len = self.vec.len();
+        VecDrain {
+            vec: &mut self.vec,
+            range,
+            orig_len,
+        }
+        .with_producer(callback)
+        // The `VecDrain` closed the gap; `self`'s `Drop` returns the buffer to the deque.
+    }
+}
+
+impl<T: Send> Drop for VecDequeDrain<'_, T> {
+    fn drop(&mut self) {
+        let mut vec = std::mem::take(&mut self.vec);
+        if let Some(range) = self.range.take() {
+            // Never handed out: std removes the range.
+            vec.drain(range);
+        }
+        *self.deque = VecDeque::from(vec);
     }
 }
 

@@ -1,8 +1,9 @@
-//! The std collections as sources, by value, `&` and `&mut`. As in rayon, the items (or references
-//! to them) are first gathered into a `Vec` by one thread, and that `Vec` is iterated in parallel:
-//! these collections cannot be split cheaply. Two exceptions need no gathering: a `BinaryHeap` by
-//! reference or by value is its backing vector (in heap order, as `BinaryHeap::iter`), and a
-//! `VecDeque` by value becomes a `Vec` in place.
+//! The std collections as sources, by value, `&` and `&mut`. As in rayon, the items of the maps,
+//! sets and lists (or references to them) are first gathered into a `Vec` by one thread, and that
+//! `Vec` is iterated in parallel: these collections cannot be split cheaply. The others need no
+//! gathering: a `BinaryHeap` by reference or by value is its backing vector (in heap order, as
+//! `BinaryHeap::iter`), a `VecDeque` by value becomes a `Vec` in place, and a `VecDeque` by
+//! reference is the chain of its two slices.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -15,9 +16,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 
-use crate::iter::sources::slice::SliceIter;
+use crate::iter::sources::slice::{SliceIter, SliceIterMut};
 use crate::iter::sources::vec::VecIntoIter;
-use crate::iter::IntoParallelIterator;
+use crate::iter::{Chain, IntoParallelIterator, ParallelIterator};
 
 /// `IntoParallelIterator` for a collection (or a reference to one) through a `Vec` of its items.
 macro_rules! via_vec {
@@ -66,10 +67,26 @@ via_vec! {
     impl<'a, T> for &'a LinkedList<T> => &'a T;
     /// Exclusive references to the items, front to back.
     impl<'a, T> for &'a mut LinkedList<T> => &'a mut T;
-    /// References to the items, front to back.
-    impl<'a, T> for &'a VecDeque<T> => &'a T;
-    /// Exclusive references to the items, front to back.
-    impl<'a, T> for &'a mut VecDeque<T> => &'a mut T;
+}
+
+/// References to the items, front to back: the deque's two slices, chained.
+impl<'a, T: Sync> IntoParallelIterator for &'a VecDeque<T> {
+    type Iter = Chain<SliceIter<'a, T>, SliceIter<'a, T>>;
+    type Item = &'a T;
+    fn into_par_iter(self) -> Self::Iter {
+        let (front, back) = self.as_slices();
+        front.into_par_iter().chain(back)
+    }
+}
+
+/// Exclusive references to the items, front to back: the deque's two slices, chained.
+impl<'a, T: Send> IntoParallelIterator for &'a mut VecDeque<T> {
+    type Iter = Chain<SliceIterMut<'a, T>, SliceIterMut<'a, T>>;
+    type Item = &'a mut T;
+    fn into_par_iter(self) -> Self::Iter {
+        let (front, back) = self.as_mut_slices();
+        front.into_par_iter().chain(back)
+    }
 }
 
 /// The items, moved out, front to back (the deque becomes a `Vec` in place).
