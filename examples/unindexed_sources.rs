@@ -1,8 +1,10 @@
 //! Timings of the self-splitting unindexed sources: `split`, the tree walks and `par_split`.
 //!
 //! ```text
-//! cargo run --release --example unindexed_sources -- [--threads 2] [--rounds 5]
+//! cargo run --release --example unindexed_sources -- [--threads 2] [--rounds 5] [--skip comb]
 //! ```
+//!
+//! `--skip WORD` leaves out the rows whose name contains `WORD`.
 //!
 //! Prints one line per row: the median of `--rounds` runs, in milliseconds.
 
@@ -43,11 +45,13 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     let mut threads = 2;
     let mut rounds = 5;
+    let mut skip = Vec::new();
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
         match pair[0].as_str() {
             "--threads" => threads = pair[1].parse().expect("--threads N"),
             "--rounds" => rounds = pair[1].parse().expect("--rounds N"),
+            "--skip" => skip.push(pair[1].clone()),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -95,6 +99,9 @@ fn main() {
         ),
     ];
     for (name, row) in &rows {
+        if skip.iter().any(|word| name.contains(word.as_str())) {
+            continue;
+        }
         let expected = pool.install(row);
         let times: Vec<f64> = (0..rounds)
             .map(|_| {
