@@ -36,7 +36,8 @@
 //! [`bridge_unindexed_lazy`] drives them with the same phases: up front it cuts while the pool wants
 //! more pieces (about `log2(threads) + 1` levels deep), and a piece that another thread stole starts
 //! such a round again, as in rayon; each piece then runs as a leaf in batches sized by the same
-//! [`Pace`], and before each batch an idle worker's request splits what is left of the piece. A
+//! [`Pace`], and an idle worker's request splits what is left of the piece before its first batch
+//! and, once a batch was timed, after each batch (see [`run_unindexed_leaf`]). A
 //! producer written for rayon folds its piece whole in one batch, so it is asked only before it
 //! starts; forkjoin's own sources fold `batch` items at a time and can be split between two
 //! batches. There is no remainder length to estimate, so a request is answered whenever the
@@ -315,9 +316,11 @@ where
 }
 
 /// Runs one piece of an unindexed producer, `depth` cuts deep, in batches ([`Pace`] sizes them,
-/// as it does the indexed leaves'), cutting what is left of it whenever an idle worker asks and
-/// the producer agrees.
-fn run_unindexed_leaf<P, C>(mut producer: P, mut consumer: C, depth: u32) -> C::Result
+/// as it does the indexed leaves'), cutting what is left of it when an idle worker asks and the
+/// producer agrees: before the first batch (a `split` piece is one item), and after the batches
+/// once one of them was timed (so a piece that keeps being asked still makes progress between two
+/// cuts). `pace`: the batches of the piece this one was cut from, `None` for a new piece.
+fn run_unindexed_leaf<P, C>(mut producer: P, consumer: C, depth: u32) -> C::Result
 where
     P: UnindexedProducer,
     C: LazyConsumer<P::Item>,
@@ -327,17 +330,31 @@ where
         // No cut can be asked for, or none may be made: no batches either.
         return producer.__fold_batch(consumer, usize::MAX).0.complete();
     }
-    let mut pace = Pace::new();
+    if consumer.full() {
+        return consumer.complete();
+    }
+    if hints::is_work_requested() {
+        match producer.split() {
+            (left, Some(right)) => return split_unindexed_leaf(left, right, consumer, cuts, None),
+            (whole, None) => producer = whole,
+        }
+    }
+    run_unindexed_batches(producer, consumer, cuts, Pace::new())
+}
+
+/// The batches of [`run_unindexed_leaf`], from `pace` on.
+fn run_unindexed_batches<P, C>(
+    mut producer: P,
+    mut consumer: C,
+    cuts: Cuts,
+    mut pace: Pace,
+) -> C::Result
+where
+    P: UnindexedProducer,
+    C: LazyConsumer<P::Item>,
+{
+    pace.restart_clock();
     loop {
-        if consumer.full() {
-            return consumer.complete();
-        }
-        if hints::is_work_requested() {
-            match producer.split() {
-                (left, Some(right)) => return split_unindexed_leaf(left, right, consumer, cuts),
-                (whole, None) => producer = whole,
-            }
-        }
         let batch = pace.batch;
         let (fed, rest) = producer.__fold_batch(consumer, batch);
         consumer = fed;
@@ -346,18 +363,39 @@ where
             None => return consumer.complete(),
         }
         pace.batch_done(batch, false);
+        if consumer.full() {
+            return consumer.complete();
+        }
+        if pace.rate.is_some() && hints::is_work_requested() {
+            match producer.split() {
+                (left, Some(right)) => {
+                    return split_unindexed_leaf(left, right, consumer, cuts, Some(pace));
+                }
+                (whole, None) => producer = whole,
+            }
+        }
     }
 }
 
-/// Cuts a leaf's rest for an idle worker: out of line, as [`split_leaf`] is.
+/// Cuts a leaf for an idle worker: out of line, as [`split_leaf`] is. The first part goes on with
+/// `pace` if the leaf had started its batches.
 #[inline(never)]
-fn split_unindexed_leaf<P, C>(left: P, right: P, consumer: C, cuts: Cuts) -> C::Result
+fn split_unindexed_leaf<P, C>(
+    left: P,
+    right: P,
+    consumer: C,
+    cuts: Cuts,
+    pace: Option<Pace>,
+) -> C::Result
 where
     P: UnindexedProducer,
     C: LazyConsumer<P::Item>,
 {
     let below = cuts.below();
-    let run_left = move |left, left_c| run_unindexed_leaf(left, left_c, below.depth);
+    let run_left = move |left, left_c| match pace {
+        Some(pace) => run_unindexed_batches(left, left_c, below, pace),
+        None => run_unindexed_leaf(left, left_c, below.depth),
+    };
     join_unindexed(left, right, consumer, run_left, below, true)
 }
 

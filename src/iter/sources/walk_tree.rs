@@ -354,6 +354,7 @@ where
 {
     type Item = S;
 
+    #[inline]
     fn next(&mut self) -> Option<S> {
         loop {
             let next = match self.levels.last_mut() {

@@ -140,6 +140,9 @@ where
     }
 
     fn __fold_batch<C: LazyConsumer<S>>(mut self, consumer: C, batch: usize) -> (C, Option<Self>) {
+        if batch == usize::MAX {
+            return (consumer.consume_iter(self), None);
+        }
         let consumer = consumer.consume_iter(self.by_ref().take(batch));
         let rest = self.slice.is_some().then_some(self);
         (consumer, rest)
