@@ -295,3 +295,132 @@ fn clone_and_debug_like_rayon() {
     let w = walk_tree_prefix(1u8, |_| None);
     assert_eq!(format!("{w:?}"), "WalkTreePrefix { initial_state: 1 }");
 }
+
+/// A pool of `threads` workers, for the tests that need an exact size.
+fn pool(threads: usize) -> forkjoin::ThreadPool {
+    forkjoin::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool")
+}
+
+/// Some work that the optimizer cannot remove, heavier for larger `cost`.
+fn busy(cost: u64) -> u64 {
+    (0..cost).fold(cost, |acc, x| {
+        std::hint::black_box(acc.wrapping_mul(31) ^ x)
+    })
+}
+
+#[test]
+fn a_split_source_is_cut_when_the_bridge_asks_on_an_unbalanced_load() {
+    let pool = pool(2);
+    let n = 4096usize;
+    let cuts = AtomicUsize::new(0);
+    // Items near the end cost far more than the others: the first cuts leave one thread with most
+    // of the work, and only cuts made on request share it.
+    let cost = |i: usize| if i >= n - n / 8 { 20_000 } else { 10 };
+    let expected: u64 = (0..n)
+        .map(|i| busy(cost(i) as u64))
+        .fold(0, u64::wrapping_add);
+    // A run that starts while the other worker sleeps may start as one leaf, and a `split` piece
+    // is one item: such a run is never cut. Over ten runs, some must be.
+    for _ in 0..10 {
+        let got = pool.install(|| {
+            split(0..n, |r: Range<usize>| {
+                let (left, right) = halve(1)(r);
+                if right.is_some() {
+                    cuts.fetch_add(1, Ordering::Relaxed);
+                }
+                (left, right)
+            })
+            .map(|r| r.map(|i| busy(cost(i) as u64)).fold(0, u64::wrapping_add))
+            .reduce(|| 0, u64::wrapping_add)
+        });
+        assert_eq!(got, expected);
+    }
+    assert!(cuts.load(Ordering::Relaxed) > 0, "no cut on 2 threads");
+}
+
+/// A comb of the nodes `0..len` (`len` odd): an even node `i` has the children `i + 1` (a leaf)
+/// and `i + 2`.
+fn comb(len: u32) -> impl Fn(&u32) -> Vec<u32> + Sync {
+    move |&i| {
+        if i % 2 == 1 || i + 2 >= len {
+            vec![]
+        } else {
+            vec![i + 1, i + 2]
+        }
+    }
+}
+
+#[test]
+fn a_running_walk_is_cut_on_request_with_bounded_stacks() {
+    // Every cut of a comb peels off one leaf, and an idle worker keeps asking: the cuts of a piece
+    // nest joins on the stacks of both workers, which must stay bounded.
+    let len = 400_001u32;
+    for threads in [1, 2, 4] {
+        let pool = pool(threads);
+        for _ in 0..3 {
+            let pre: Vec<u32> = pool.install(|| walk_tree_prefix(0, comb(len)).collect());
+            assert!(
+                pre.iter().copied().eq(0..len),
+                "prefix on {threads} threads"
+            );
+            let sum: u64 = pool.install(|| {
+                walk_tree_postfix(0, comb(len))
+                    .map(|i| busy(u64::from(i % 64)) ^ busy(u64::from(i % 64)) ^ u64::from(i))
+                    .sum()
+            });
+            assert_eq!(
+                sum,
+                (0..u64::from(len)).sum::<u64>(),
+                "postfix on {threads} threads"
+            );
+        }
+    }
+}
+
+#[test]
+fn moved_sources_give_exact_results_on_1_and_4_threads() {
+    let n = 50_000usize;
+    let children = random_children(4, 7);
+    let (mut pre, mut post) = (Vec::new(), Vec::new());
+    sequential_walk(0..n, &children, &mut pre, &mut post);
+    let v: Vec<u64> = Rng::new(3).vec(200_000, 7);
+    let sep = |x: &u64| *x == 0;
+    let parts: Vec<&[u64]> = v.split(sep).collect();
+    let inclusive: Vec<&[u64]> = v.split_inclusive(sep).collect();
+    for threads in [1, 4] {
+        pool(threads).install(|| {
+            let pieces: Vec<Range<usize>> = split(0..n, halve(7)).collect();
+            assert!(pieces.windows(2).all(|w| w[0].end == w[1].start));
+            let flat: Vec<usize> = split(0..n, halve(7)).flat_map_iter(|r| r).collect();
+            assert!(flat.into_iter().eq(0..n), "split, {threads} threads");
+            assert_eq!(split(0..n, halve(7)).map(|r| r.len()).sum::<usize>(), n);
+
+            let got: Vec<_> = walk_tree_prefix(0..n, &children).collect();
+            assert_eq!(got, pre, "prefix, {threads} threads");
+            let got: Vec<_> = walk_tree_postfix(0..n, &children).collect();
+            assert_eq!(got, post, "postfix, {threads} threads");
+            let total: usize = walk_tree(0..n, &children).map(|r| r.start).sum();
+            assert_eq!(total, n * (n - 1) / 2, "walk_tree, {threads} threads");
+            let first = walk_tree_prefix(0..n, &children).find_first(|r| r.len() == 1);
+            assert_eq!(first, pre.iter().find(|r| r.len() == 1).cloned());
+            let last = walk_tree_postfix(0..n, &children).find_last(|r| r.len() > 1);
+            assert_eq!(last, post.iter().rev().find(|r| r.len() > 1).cloned());
+
+            assert_eq!(v.par_split(sep).collect::<Vec<_>>(), parts);
+            assert_eq!(v.par_split_inclusive(sep).collect::<Vec<_>>(), inclusive);
+            let mut w = v.clone();
+            let got: Vec<Vec<u64>> = w.par_split_mut(sep).map(|s| s.to_vec()).collect();
+            assert!(got.iter().map(Vec::as_slice).eq(parts.iter().copied()));
+            let mut w = v.clone();
+            let got: Vec<Vec<u64>> = w.par_split_inclusive_mut(sep).map(|s| s.to_vec()).collect();
+            assert!(got.iter().map(Vec::as_slice).eq(inclusive.iter().copied()));
+            let first = v.par_split(sep).find_first(|s| s.len() > 20);
+            assert_eq!(first, parts.iter().find(|s| s.len() > 20).copied());
+            let last = v.par_split(sep).find_last(|s| s.len() > 20);
+            assert_eq!(last, parts.iter().rev().find(|s| s.len() > 20).copied());
+        });
+    }
+}

@@ -31,6 +31,19 @@
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
 //!    [`share_pending_work`](crate::runtime::hints::share_pending_work) publishes the oldest one now.
 //!
+//! **Unindexed producers** (`split`, the tree walks, the slice splits, a user's
+//! [`UnindexedProducer`]) have no positions: they are cut in two where they choose, or not at all.
+//! [`bridge_unindexed_lazy`] drives them with the same phases: up front it cuts while the pool wants
+//! more pieces (about `log2(threads) + 1` levels deep), and a piece that another thread stole starts
+//! such a round again, as in rayon; each piece then runs as a leaf in batches sized by the same
+//! [`Pace`], and an idle worker's request splits what is left of the piece before its first batch
+//! and, once a batch was timed, after each batch (see [`run_unindexed_leaf`]). A
+//! producer written for rayon folds its piece whole in one batch, so it is asked only before it
+//! starts; forkjoin's own sources fold `batch` items at a time and can be split between two
+//! batches. There is no remainder length to estimate, so a request is answered whenever the
+//! producer agrees to split, up to [`MAX_UNINDEXED_DEPTH`] cuts deep (a producer may cut off a
+//! little at a time, and every cut nests a join on a thread's stack).
+//!
 //! `with_min_len(m)` forbids pieces smaller than `m` (a split needs `2m` positions); `with_max_len(m)`
 //! forces the up-front phase to split until every piece is at most `m` positions long.
 //!
@@ -48,7 +61,8 @@ use crate::iter::plumbing::{
 use crate::iter::IndexedParallelIterator;
 use crate::runtime::hints::{self, StartAs};
 
-/// A batch shorter than this doubles the next batch size.
+/// A batch shorter than this grows the next batch size: eightfold while batches take under an
+/// eighth of it, twofold above that (see [`next_batch`]).
 const BATCH_TARGET: Duration = Duration::from_micros(10);
 /// A remainder estimated below this is not split for an idle worker: about what a hand-off costs
 /// (a publication, a steal, a latch; 3–4 µs measured on 2 threads), so splitting it cannot pay.
@@ -164,10 +178,10 @@ where
 
 /// Runs an [`UnindexedProducer`] into `consumer`: rayon's `bridge_unindexed`.
 ///
-/// Such a producer can only be cut in two where it chooses and folded whole, so there are no
-/// batches to split between: it runs through the driver of forkjoin's own self-splitting sources
-/// (`iter::unindexed`): cut up front about `log2(threads) + 1` levels deep, again in a piece
-/// another thread stole, and again in a piece about to be folded while an idle worker asks.
+/// Such a producer can only be cut in two where it chooses, and a producer written for rayon is
+/// folded whole: it is cut up front about `log2(threads) + 1` levels deep, again in a piece another
+/// thread stole, and again in a piece about to be folded while an idle worker asks (see
+/// "Unindexed producers" in the module doc of `forkjoin::iter::plumbing`'s bridge).
 pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
@@ -197,33 +211,192 @@ where
     par_iter.with_producer(BridgeCallback { len, consumer })
 }
 
-/// [`bridge_unindexed`] for forkjoin's own consumers.
+/// [`bridge_unindexed`] for forkjoin's own consumers, and the driver of every unindexed source that
+/// splits itself (see "Unindexed producers" in the module doc).
 pub(crate) fn bridge_unindexed_lazy<P, C>(producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
     C: LazyConsumer<P::Item>,
 {
-    crate::iter::plumbing::unindexed::drive_pieces(Unindexed(Some(producer)), consumer)
+    let splits = match hints::start_as() {
+        StartAs::SplitUpFront => crate::current_num_threads(),
+        StartAs::Whole | StartAs::OneLeaf => 0,
+    };
+    split_unindexed(producer, consumer, Cuts { splits, depth: 0 })
 }
 
-/// An [`UnindexedProducer`] as a piece of the unindexed driver; `None` only while it splits.
-struct Unindexed<P>(Option<P>);
+/// How many cuts an unindexed piece is under: deeper pieces are not cut again (see
+/// [`Cuts::may_cut`]).
+const MAX_UNINDEXED_DEPTH: u32 = 256;
 
-impl<P: UnindexedProducer> crate::iter::plumbing::unindexed::SplitPiece for Unindexed<P> {
-    type Item = P::Item;
+/// Where an unindexed piece stands in its producer's cuts.
+#[derive(Clone, Copy)]
+struct Cuts {
+    /// How many more up-front cuts are wanted, halved at every level.
+    splits: usize,
+    /// How many cuts made this piece.
+    depth: u32,
+}
 
-    fn split(&mut self) -> Option<Self> {
-        let (left, right) = self.0.take()?.split();
-        self.0 = Some(left);
-        right.map(|right| Unindexed(Some(right)))
+impl Cuts {
+    /// Each cut nests a join in the stack of the thread that runs what is left, and a producer
+    /// may cut off a little each time (a comb-shaped tree gives one leaf per cut): past
+    /// [`MAX_UNINDEXED_DEPTH`] cuts a piece is folded as it is, so the stacks stay bounded.
+    fn may_cut(self) -> bool {
+        self.depth < MAX_UNINDEXED_DEPTH
     }
 
-    fn fold_into<C: LazyConsumer<P::Item>>(self, consumer: C) -> C {
-        match self.0 {
-            Some(producer) => producer.fold_with(consumer.into_folder()).into_consumer(),
-            None => consumer,
+    /// The cuts of both parts of a cut.
+    fn below(self) -> Cuts {
+        Cuts {
+            splits: self.splits / 2,
+            depth: self.depth + 1,
         }
     }
+}
+
+/// Cuts `producer` up front while `cuts` asks for more pieces and the producer agrees, then runs
+/// each piece as a leaf ([`run_unindexed_leaf`]).
+fn split_unindexed<P, C>(producer: P, consumer: C, cuts: Cuts) -> C::Result
+where
+    P: UnindexedProducer,
+    C: LazyConsumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.complete();
+    }
+    if cuts.splits == 0 || !cuts.may_cut() {
+        return run_unindexed_leaf(producer, consumer, cuts.depth);
+    }
+    match producer.split() {
+        (left, Some(right)) => {
+            let below = cuts.below();
+            let run_left = move |left, left_c| split_unindexed(left, left_c, below);
+            join_unindexed(left, right, consumer, run_left, below, false)
+        }
+        (whole, None) => run_unindexed_leaf(whole, consumer, cuts.depth),
+    }
+}
+
+/// Runs `left` (with `run_left`) and `right` (cut further as `below` says) in parallel, each into
+/// its part of `consumer`, and reduces their results in order. `for_idle`: the cut answers an idle
+/// worker's request.
+fn join_unindexed<P, C, L>(
+    left: P,
+    right: P,
+    consumer: C,
+    run_left: L,
+    below: Cuts,
+    for_idle: bool,
+) -> C::Result
+where
+    P: UnindexedProducer,
+    C: LazyConsumer<P::Item>,
+    L: FnOnce(P, C) -> C::Result + Send,
+{
+    // Unindexed consumers ignore `keep`: these items have no positions.
+    let (left_c, right_c, reducer) = consumer.split_off(0);
+    let home = crate::current_thread_index();
+    let left = move || run_left(left, left_c);
+    let right = move || {
+        // A stolen piece starts a new round of up-front cuts, as in rayon's splitter: the thief
+        // had nothing to do, and the others may soon have nothing either.
+        let mut cuts = below;
+        if crate::current_thread_index() != home {
+            cuts.splits = crate::current_num_threads();
+        }
+        split_unindexed(right, right_c, cuts)
+    };
+    let (l, r) = if for_idle {
+        hints::join_for_idle_worker(left, right)
+    } else {
+        hints::join_for_split(left, right)
+    };
+    reducer.reduce(l, r)
+}
+
+/// Runs one piece of an unindexed producer, `depth` cuts deep, in batches ([`Pace`] sizes them,
+/// as it does the indexed leaves'), cutting what is left of it when an idle worker asks and the
+/// producer agrees: before the first batch (a `split` piece is one item), and after the batches
+/// once one of them was timed (so a piece that keeps being asked still makes progress between two
+/// cuts). `pace`: the batches of the piece this one was cut from, `None` for a new piece.
+fn run_unindexed_leaf<P, C>(mut producer: P, consumer: C, depth: u32) -> C::Result
+where
+    P: UnindexedProducer,
+    C: LazyConsumer<P::Item>,
+{
+    let cuts = Cuts { splits: 0, depth };
+    if hints::nobody_can_ask() || !cuts.may_cut() {
+        // No cut can be asked for, or none may be made: no batches either.
+        return producer.__fold_batch(consumer, usize::MAX).0.complete();
+    }
+    if consumer.full() {
+        return consumer.complete();
+    }
+    if hints::is_work_requested() {
+        match producer.split() {
+            (left, Some(right)) => return split_unindexed_leaf(left, right, consumer, cuts, None),
+            (whole, None) => producer = whole,
+        }
+    }
+    run_unindexed_batches(producer, consumer, cuts, Pace::new())
+}
+
+/// The batches of [`run_unindexed_leaf`], from `pace` on.
+fn run_unindexed_batches<P, C>(
+    mut producer: P,
+    mut consumer: C,
+    cuts: Cuts,
+    mut pace: Pace,
+) -> C::Result
+where
+    P: UnindexedProducer,
+    C: LazyConsumer<P::Item>,
+{
+    pace.restart_clock();
+    loop {
+        let batch = pace.batch;
+        let (fed, rest) = producer.__fold_batch(consumer, batch);
+        consumer = fed;
+        match rest {
+            Some(rest) => producer = rest,
+            None => return consumer.complete(),
+        }
+        pace.batch_done(batch, false);
+        if consumer.full() {
+            return consumer.complete();
+        }
+        if pace.rate.is_some() && hints::is_work_requested() {
+            match producer.split() {
+                (left, Some(right)) => {
+                    return split_unindexed_leaf(left, right, consumer, cuts, Some(pace));
+                }
+                (whole, None) => producer = whole,
+            }
+        }
+    }
+}
+
+/// Cuts a leaf for an idle worker: out of line, as [`split_leaf`] is. The first part goes on with
+/// `pace` if the leaf had started its batches.
+#[inline(never)]
+fn split_unindexed_leaf<P, C>(
+    left: P,
+    right: P,
+    consumer: C,
+    cuts: Cuts,
+    pace: Option<Pace>,
+) -> C::Result
+where
+    P: UnindexedProducer,
+    C: LazyConsumer<P::Item>,
+{
+    let below = cuts.below();
+    let run_left = move |left, left_c| match pace {
+        Some(pace) => run_unindexed_batches(left, left_c, below, pace),
+        None => run_unindexed_leaf(left, left_c, below.depth),
+    };
+    join_unindexed(left, right, consumer, run_left, below, true)
 }
 
 /// Runs `piece` into `consumer` in parallel with the adaptive policy described in the module doc.

@@ -68,7 +68,6 @@
 
 pub(crate) mod bridge;
 pub(crate) mod consumer_adapters;
-pub(crate) mod unindexed;
 
 /// A splittable piece of an indexed iterator's input (a sub-range, a sub-slice): rayon's `Producer`.
 ///
@@ -110,7 +109,10 @@ pub trait Producer: Send + Sized {
 /// index, only in two where it sees fit ([`split`](Self::split)).
 ///
 /// [`bridge_unindexed`] splits such a producer up front for every thread, again whenever a piece is
-/// stolen or an idle worker asks, then folds each piece whole.
+/// stolen, and again whenever an idle worker asks before the piece is folded. A producer written
+/// for rayon is then folded whole ([`fold_with`](Self::fold_with)); forkjoin's own self-splitting
+/// sources (`split`, the tree walks, the slice splits) fold in batches and can still be asked to
+/// split what is left of them between two batches.
 pub trait UnindexedProducer: Send + Sized {
     /// The items this producer yields.
     type Item;
@@ -122,6 +124,17 @@ pub trait UnindexedProducer: Send + Sized {
     fn fold_with<F>(self, folder: F) -> F
     where
         F: Folder<Self::Item>;
+
+    /// Internal: feeds the first `batch` items of the piece (or all of them, if it has fewer) into
+    /// `consumer`, in order, and returns the rest of the piece, `None` once nothing is left. The
+    /// default folds the whole piece: a producer written for rayon is split only between folds.
+    #[doc(hidden)]
+    fn __fold_batch<C>(self, consumer: C, _batch: usize) -> (C, Option<Self>)
+    where
+        C: LazyConsumer<Self::Item>,
+    {
+        (self.fold_with(consumer.into_folder()).into_consumer(), None)
+    }
 }
 
 /// The sequential end of a consumer: takes items one at a time and produces a result (rayon's

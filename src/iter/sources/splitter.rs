@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use crate::iter::plumbing::unindexed::{drive_pieces, SplitPiece};
-use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::bridge::bridge_unindexed_lazy;
+use crate::iter::plumbing::{Folder, LazyConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
 /// A parallel iterator over the pieces that `splitter` cuts `data` into: the splitter returns the
@@ -61,37 +61,43 @@ where
 
     fn drive_lazy<C: LazyConsumer<D>>(self, consumer: C) -> C::Result {
         let piece = DataPiece {
-            data: Some(self.data),
+            data: self.data,
             splitter: &self.splitter,
         };
-        drive_pieces(piece, consumer)
+        bridge_unindexed_lazy(piece, consumer)
     }
 }
 
-/// A piece of the data; `data` is `None` only while the splitter runs (and after it panicked).
+/// A piece of the data: split by the splitter when the bridge asks, else one item.
 struct DataPiece<'s, D, S> {
-    data: Option<D>,
+    data: D,
     splitter: &'s S,
 }
 
-impl<D, S> SplitPiece for DataPiece<'_, D, S>
+impl<D, S> UnindexedProducer for DataPiece<'_, D, S>
 where
     D: Send,
     S: Fn(D) -> (D, Option<D>) + Sync,
 {
     type Item = D;
 
-    fn split(&mut self) -> Option<Self> {
-        let data = self.data.take()?;
-        let (left, right) = (self.splitter)(data);
-        self.data = Some(left);
-        right.map(|data| DataPiece {
-            data: Some(data),
-            splitter: self.splitter,
-        })
+    fn split(self) -> (Self, Option<Self>) {
+        let splitter = self.splitter;
+        let (left, right) = splitter(self.data);
+        (
+            DataPiece {
+                data: left,
+                splitter,
+            },
+            right.map(|data| DataPiece { data, splitter }),
+        )
     }
 
-    fn fold_into<C: LazyConsumer<D>>(self, consumer: C) -> C {
-        consumer.consume_iter(self.data.into_iter())
+    fn fold_with<F: Folder<D>>(self, folder: F) -> F {
+        folder.consume(self.data)
+    }
+
+    fn __fold_batch<C: LazyConsumer<D>>(self, consumer: C, _batch: usize) -> (C, Option<Self>) {
+        (consumer.consume_iter(std::iter::once(self.data)), None)
     }
 }

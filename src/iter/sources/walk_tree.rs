@@ -1,19 +1,24 @@
 //! Tree walks: [`walk_tree_prefix`], [`walk_tree_postfix`] and [`walk_tree`], unindexed sources
 //! over the nodes of a tree given by its root and a function listing a node's children.
 //!
-//! A piece of a walk is a run of *subtrees* (in order) plus the *ancestors* already visited by the
-//! cuts that made it. A piece with two subtrees or more is cut between them, in the middle; a
-//! piece with one subtree first visits that subtree's root (which becomes an ancestor) and takes
-//! its children in its place, until it has two subtrees or none. Prefix order emits a piece's
-//! ancestors before its subtrees, so they stay with the first part of a cut; postfix order emits
-//! them after, so they go with the second part. Within a piece, the subtrees are walked depth
-//! first with an explicit stack of children iterators (no recursion: a deep tree cannot overflow
-//! the thread's stack).
+//! A piece of a walk is a stack of what is left to emit, next on top: *subtrees* still to walk and
+//! single *nodes* whose children are already on the stack (or done). A sequential walk pops the top
+//! entry: a node is emitted; a subtree's root has its children listed and pushed (first child on
+//! top), then is emitted at once in prefix order, or pushed as a node beneath its children in
+//! postfix order. (Within a batch the walk keeps the children iterators of the nodes it entered on
+//! a stack of its own, and puts what they have left back as entries when the batch ends.) The
+//! stacks live on the heap, so a deep tree cannot overflow the thread's stack.
+//!
+//! A piece is an [`UnindexedProducer`] that the bridge folds a few nodes at a time, so a running
+//! walk can still be cut when an idle worker asks. A cut takes the bottom of the stack (the
+//! entries emitted last) with the later half of its subtrees; a piece with a single subtree first
+//! visits that subtree's root (which becomes a node entry, above its children in prefix order and
+//! beneath them in postfix order) until it has two subtrees or none, and one with none is not cut.
 
 use std::fmt;
 
-use crate::iter::plumbing::unindexed::{drive_pieces, SplitPiece};
-use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::bridge::bridge_unindexed_lazy;
+use crate::iter::plumbing::{Folder, LazyConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
 /// A parallel iterator over the nodes of a tree in prefix order: every node before its children,
@@ -133,7 +138,7 @@ where
 
     fn drive_lazy<C: LazyConsumer<S>>(self, consumer: C) -> C::Result {
         let piece = WalkPiece::new(self.initial_state, &self.children_of, Order::Prefix);
-        drive_pieces(piece, consumer)
+        bridge_unindexed_lazy(piece, consumer)
     }
 }
 
@@ -147,7 +152,7 @@ where
 
     fn drive_lazy<C: LazyConsumer<S>>(self, consumer: C) -> C::Result {
         let piece = WalkPiece::new(self.initial_state, &self.children_of, Order::Postfix);
-        drive_pieces(piece, consumer)
+        bridge_unindexed_lazy(piece, consumer)
     }
 }
 
@@ -170,28 +175,92 @@ enum Order {
     Postfix,
 }
 
+/// An entry of a piece's stack (see the module doc).
+enum Entry<S> {
+    /// A subtree still to walk, given by its root.
+    Subtree(S),
+    /// A node to emit.
+    Node(S),
+}
+
 /// A piece of a walk (see the module doc).
 struct WalkPiece<'b, S, B> {
-    /// Roots of the subtrees still to walk, in order.
-    subtrees: Vec<S>,
-    /// Nodes visited by cuts, in the order they were visited (each is an ancestor of the next).
-    ancestors: Vec<S>,
+    /// What is left, the entry emitted first on top (last).
+    stack: Vec<Entry<S>>,
     children_of: &'b B,
     order: Order,
 }
 
-impl<'b, S, B> WalkPiece<'b, S, B> {
+impl<'b, S, B, I> WalkPiece<'b, S, B>
+where
+    B: Fn(&S) -> I,
+    I: IntoIterator<Item = S>,
+{
     fn new(root: S, children_of: &'b B, order: Order) -> Self {
         WalkPiece {
-            subtrees: vec![root],
-            ancestors: Vec::new(),
+            stack: vec![Entry::Subtree(root)],
             children_of,
             order,
         }
     }
+
+    /// Pushes `children` as subtrees, the first one on top.
+    fn push_subtrees(stack: &mut Vec<Entry<S>>, children: I) {
+        let start = stack.len();
+        stack.extend(children.into_iter().map(Entry::Subtree));
+        stack[start..].reverse();
+    }
+
+    /// Cuts the piece in two as the module doc describes: `self` keeps the entries emitted first,
+    /// the rest is returned (`None` when no two subtrees can be had).
+    fn cut_in_two(&mut self) -> Option<Self> {
+        loop {
+            let mut subtrees = self
+                .stack
+                .iter()
+                .enumerate()
+                .filter(|(_, entry)| matches!(entry, Entry::Subtree(_)))
+                .map(|(i, _)| i);
+            let first = subtrees.next()?;
+            let count = 1 + subtrees.count();
+            if count == 1 {
+                // One subtree: visit its root, whose children take its place.
+                let Entry::Subtree(root) = self.stack.remove(first) else {
+                    unreachable!("`first` indexes a subtree")
+                };
+                let children = (self.children_of)(&root);
+                let mut replacement = Vec::new();
+                if self.order == Order::Postfix {
+                    replacement.push(Entry::Node(root));
+                    Self::push_subtrees(&mut replacement, children);
+                } else {
+                    Self::push_subtrees(&mut replacement, children);
+                    replacement.push(Entry::Node(root));
+                }
+                self.stack.splice(first..first, replacement);
+                continue;
+            }
+            // The bottom part takes the later half of the subtrees (the larger one when odd).
+            let later = count.div_ceil(2);
+            let last_of_bottom = self
+                .stack
+                .iter()
+                .enumerate()
+                .filter(|(_, entry)| matches!(entry, Entry::Subtree(_)))
+                .nth(later - 1)
+                .map(|(i, _)| i)?;
+            let top = self.stack.split_off(last_of_bottom + 1);
+            let bottom = std::mem::replace(&mut self.stack, top);
+            return Some(WalkPiece {
+                stack: bottom,
+                children_of: self.children_of,
+                order: self.order,
+            });
+        }
+    }
 }
 
-impl<S, B, I> SplitPiece for WalkPiece<'_, S, B>
+impl<S, B, I> UnindexedProducer for WalkPiece<'_, S, B>
 where
     S: Send,
     B: Fn(&S) -> I + Sync,
@@ -199,110 +268,118 @@ where
 {
     type Item = S;
 
-    fn split(&mut self) -> Option<Self> {
-        // One subtree: descend (breadth first at this level) until there are two to share.
-        while self.subtrees.len() == 1 {
-            let node = self.subtrees.pop()?;
-            self.subtrees.extend((self.children_of)(&node));
-            self.ancestors.push(node);
-        }
-        if self.subtrees.len() < 2 {
-            return None;
-        }
-        let second = self.subtrees.split_off(self.subtrees.len() / 2);
-        // Prefix order emits the ancestors first: they stay here. Postfix emits them last: they
-        // move to the second part.
-        let ancestors = match self.order {
-            Order::Prefix => Vec::new(),
-            Order::Postfix => std::mem::take(&mut self.ancestors),
-        };
-        Some(WalkPiece {
-            subtrees: second,
-            ancestors,
-            children_of: self.children_of,
-            order: self.order,
-        })
+    fn split(mut self) -> (Self, Option<Self>) {
+        let second = self.cut_in_two();
+        (self, second)
     }
 
-    fn fold_into<C: LazyConsumer<S>>(self, consumer: C) -> C {
-        let children_of = self.children_of;
-        let walk = DepthFirst {
-            roots: self.subtrees.into_iter(),
-            stack: Vec::new(),
-            children_of,
-        };
+    fn fold_with<F: Folder<S>>(mut self, folder: F) -> F {
         match self.order {
-            Order::Prefix => {
-                let consumer = consumer.consume_iter(self.ancestors.into_iter());
-                consumer.consume_iter(walk.prefix())
-            }
-            Order::Postfix => {
-                // Each ancestor is a descendant of the ones before it: the last visited comes
-                // out first.
-                let consumer = consumer.consume_iter(walk.postfix());
-                consumer.consume_iter(self.ancestors.into_iter().rev())
-            }
+            Order::Prefix => folder.consume_iter(DepthFirst::<_, _, _, false>::new(&mut self)),
+            Order::Postfix => folder.consume_iter(DepthFirst::<_, _, _, true>::new(&mut self)),
+        }
+    }
+
+    fn __fold_batch<C: LazyConsumer<S>>(self, consumer: C, batch: usize) -> (C, Option<Self>) {
+        match self.order {
+            Order::Prefix => self.fold_batch::<C, false>(consumer, batch),
+            Order::Postfix => self.fold_batch::<C, true>(consumer, batch),
         }
     }
 }
 
-/// A sequential depth-first walk of a run of subtrees; each stack entry is a node (`None` once
-/// emitted, in prefix order) with the iterator over its remaining children.
-struct DepthFirst<'b, S, B, It> {
-    roots: std::vec::IntoIter<S>,
-    stack: Vec<(Option<S>, It)>,
+impl<S, B, I> WalkPiece<'_, S, B>
+where
+    S: Send,
+    B: Fn(&S) -> I + Sync,
+    I: IntoIterator<Item = S>,
+{
+    /// [`UnindexedProducer::__fold_batch`] in the order `POSTFIX` says.
+    #[inline]
+    fn fold_batch<C, const POSTFIX: bool>(mut self, consumer: C, batch: usize) -> (C, Option<Self>)
+    where
+        C: LazyConsumer<S>,
+    {
+        if batch == usize::MAX {
+            let walk = DepthFirst::<_, _, _, POSTFIX>::new(&mut self);
+            return (consumer.consume_iter(walk), None);
+        }
+        let mut walk = DepthFirst::<_, _, _, POSTFIX>::new(&mut self);
+        let consumer = consumer.consume_iter(walk.by_ref().take(batch));
+        walk.put_back();
+        let rest = (!self.stack.is_empty()).then_some(self);
+        (consumer, rest)
+    }
+}
+
+/// The sequential walk of a piece: entries are popped off the piece's stack, and the subtrees
+/// entered are walked depth first with a stack of children iterators (each with its node while
+/// the node waits to be emitted, in postfix order), cheaper than pushing every child as an entry.
+struct DepthFirst<'p, 'b, S, B, It, const POSTFIX: bool> {
+    entries: &'p mut Vec<Entry<S>>,
+    levels: Vec<(Option<S>, It)>,
     children_of: &'b B,
 }
 
-impl<'b, S, B, I> DepthFirst<'b, S, B, I::IntoIter>
+impl<'p, 'b, S, B, I, const POSTFIX: bool> DepthFirst<'p, 'b, S, B, I::IntoIter, POSTFIX>
 where
     B: Fn(&S) -> I,
     I: IntoIterator<Item = S>,
 {
-    /// The next node to enter: the next child of the deepest node, else the next root (`None` with
-    /// an empty stack when the walk is over, or when the deepest node has no children left).
-    fn next_child(&mut self) -> Option<S> {
-        match self.stack.last_mut() {
-            Some((_, children)) => children.next(),
-            None => self.roots.next(),
+    fn new(piece: &'p mut WalkPiece<'b, S, B>) -> Self {
+        DepthFirst {
+            entries: &mut piece.stack,
+            levels: Vec::new(),
+            children_of: piece.children_of,
         }
     }
 
-    fn enter(&mut self, node: S, keep: bool) -> Option<S> {
-        let children = (self.children_of)(&node).into_iter();
-        if keep {
-            self.stack.push((Some(node), children));
-            None
-        } else {
-            self.stack.push((None, children));
-            Some(node)
-        }
-    }
-
-    /// Every node as it is entered.
-    fn prefix(mut self) -> impl Iterator<Item = S> + use<'b, S, B, I> {
-        std::iter::from_fn(move || loop {
-            match self.next_child() {
-                Some(node) => return self.enter(node, false),
-                None => {
-                    let _finished = self.stack.pop()?;
-                }
+    /// Returns what the walk has not emitted to the piece's stack, as entries (a batch ended).
+    fn put_back(self) {
+        for (node, children) in self.levels {
+            if let Some(node) = node {
+                self.entries.push(Entry::Node(node));
             }
-        })
+            let start = self.entries.len();
+            self.entries.extend(children.map(Entry::Subtree));
+            self.entries[start..].reverse();
+        }
     }
+}
 
-    /// Every node once all its children are done.
-    fn postfix(mut self) -> impl Iterator<Item = S> + use<'b, S, B, I> {
-        std::iter::from_fn(move || loop {
-            match self.next_child() {
+impl<S, B, I, const POSTFIX: bool> Iterator for DepthFirst<'_, '_, S, B, I::IntoIter, POSTFIX>
+where
+    B: Fn(&S) -> I,
+    I: IntoIterator<Item = S>,
+{
+    type Item = S;
+
+    #[inline]
+    fn next(&mut self) -> Option<S> {
+        loop {
+            let next = match self.levels.last_mut() {
+                Some((_, children)) => children.next(),
+                None => match self.entries.pop()? {
+                    Entry::Node(node) => return Some(node),
+                    Entry::Subtree(root) => Some(root),
+                },
+            };
+            match next {
                 Some(node) => {
-                    self.enter(node, true);
+                    let children = (self.children_of)(&node).into_iter();
+                    if !POSTFIX {
+                        self.levels.push((None, children));
+                        return Some(node);
+                    }
+                    self.levels.push((Some(node), children));
                 }
                 None => {
-                    let (node, _) = self.stack.pop()?;
-                    return node;
+                    // The deepest level has no children left: done with its node.
+                    if let Some((Some(node), _)) = self.levels.pop() {
+                        return Some(node);
+                    }
                 }
             }
-        })
+        }
     }
 }

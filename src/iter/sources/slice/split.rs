@@ -7,12 +7,14 @@
 //! is cut at a separator, the first one at or after its middle, else the last one before it, else
 //! not at all. A cut at separator `j` gives `[..j]` and `[j + 1..]` (`[..=j]` and `[j + 1..]` for
 //! the inclusive forms), and the items of the two parts, concatenated, are exactly the items of
-//! the whole: the separator ends the first part's last item either way.
+//! the whole: the separator ends the first part's last item either way. A piece is an
+//! [`UnindexedProducer`] that the bridge folds a few items at a time, so what is left of a running
+//! piece can still be cut when an idle worker asks.
 
 use std::fmt;
 
-use crate::iter::plumbing::unindexed::{drive_pieces, SplitPiece};
-use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::bridge::bridge_unindexed_lazy;
+use crate::iter::plumbing::{Folder, LazyConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
 /// A shared or a mutable sub-slice: what a piece of the split holds and yields.
@@ -97,14 +99,14 @@ where
     }
 }
 
-impl<S, P> SplitPiece for SplitRun<'_, S, P>
+impl<S, P> SplitRun<'_, S, P>
 where
     S: SubSlice,
-    P: Fn(&S::Elem) -> bool + Sync,
+    P: Fn(&S::Elem) -> bool,
 {
-    type Item = S;
-
-    fn split(&mut self) -> Option<Self> {
+    /// Cuts the piece in two as the module doc describes: `self` keeps the first part, the second
+    /// is returned (`None`, and `self` unchanged, without a separator to cut at).
+    fn cut_in_two(&mut self) -> Option<Self> {
         let items = self.slice.as_ref()?.items();
         // An inclusive cut after the last item would leave this piece as it is (and an empty
         // second part): only the items before the last one can end a first part.
@@ -119,9 +121,31 @@ where
         self.slice = Some(first);
         Some(SplitRun::new(second, self.separator, self.inclusive))
     }
+}
 
-    fn fold_into<C: LazyConsumer<S>>(self, consumer: C) -> C {
-        consumer.consume_iter(self)
+impl<S, P> UnindexedProducer for SplitRun<'_, S, P>
+where
+    S: SubSlice,
+    P: Fn(&S::Elem) -> bool + Sync,
+{
+    type Item = S;
+
+    fn split(mut self) -> (Self, Option<Self>) {
+        let second = self.cut_in_two();
+        (self, second)
+    }
+
+    fn fold_with<F: Folder<S>>(self, folder: F) -> F {
+        folder.consume_iter(self)
+    }
+
+    fn __fold_batch<C: LazyConsumer<S>>(mut self, consumer: C, batch: usize) -> (C, Option<Self>) {
+        if batch == usize::MAX {
+            return (consumer.consume_iter(self), None);
+        }
+        let consumer = consumer.consume_iter(self.by_ref().take(batch));
+        let rest = self.slice.is_some().then_some(self);
+        (consumer, rest)
     }
 }
 
@@ -157,7 +181,7 @@ macro_rules! split_iter {
             type Item = $slice;
 
             fn drive_lazy<C: LazyConsumer<$slice>>(self, consumer: C) -> C::Result {
-                drive_pieces(
+                bridge_unindexed_lazy(
                     SplitRun::new(self.slice, &self.separator, $inclusive),
                     consumer,
                 )
