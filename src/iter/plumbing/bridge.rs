@@ -319,7 +319,7 @@ where
 /// as it does the indexed leaves'), cutting what is left of it when an idle worker asks and the
 /// producer agrees: before the first batch (a `split` piece is one item), and after the batches
 /// once one of them was timed (so a piece that keeps being asked still makes progress between two
-/// cuts). `pace`: the batches of the piece this one was cut from, `None` for a new piece.
+/// cuts). A piece cut off a running one goes on with its batch size ([`split_unindexed_leaf`]).
 fn run_unindexed_leaf<P, C>(mut producer: P, consumer: C, depth: u32) -> C::Result
 where
     P: UnindexedProducer,
