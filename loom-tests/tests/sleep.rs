@@ -3,7 +3,7 @@
 //! is a loom deadlock (the worker blocks forever on its futex stand-in).
 #![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{CoreLatch, Idled, Sleep};
+use forkjoin::__loom::{CoreLatch, Idled, Sleep, SleepMode};
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -104,7 +104,7 @@ fn publication_wake_skips_a_guarded_sleeper() {
         let latch0 = Arc::new(forkjoin::__loom::CoreLatch::new());
         let (l0, s0) = (latch0.clone(), sleep);
         let guarded = thread::spawn(move || {
-            let mut idle = s0.start_looking_as(0, true);
+            let mut idle = s0.start_looking_as(0, SleepMode::Guarded);
             while !l0.probe() {
                 match s0.no_work_found(&mut idle, || l0.try_sleep(), || false) {
                     Idled::Waited => {}
@@ -173,5 +173,45 @@ fn leaving_the_idle_count_vs_an_untimed_sleep() {
             }
         }
         leaver.join().unwrap();
+    });
+}
+
+#[test]
+fn a_wake_refused_by_a_waiting_worker_reaches_an_idle_one() {
+    // Worker 0 waits for a job of its own (it sleeps as `Waiting`) and refuses the one published;
+    // worker 1 is idle and takes anything. The publication's wake may reach worker 0 first (when
+    // worker 1 is not asleep yet it is the only sleeper); worker 0 must then pass it to an idle
+    // sleeper (rule 7). A wake that stopped at worker 0 leaves worker 1 asleep with the job
+    // queued: a loom deadlock. Worker 0 leaves when its latch is set at the end.
+    loom::model(|| {
+        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(2)))));
+        let jobs = Arc::new(AtomicUsize::new(0));
+        let latch0 = Arc::new(forkjoin::__loom::CoreLatch::new());
+        let (l0, s0) = (latch0.clone(), sleep);
+        let waiting = thread::spawn(move || {
+            let mut idle = s0.start_looking_as(0, SleepMode::Waiting);
+            while !l0.probe() {
+                // A search here finds only the job it refuses.
+                if idle.take_woken_for_work() {
+                    s0.pass_wake_to_idle();
+                }
+                match s0.no_work_found(&mut idle, || l0.try_sleep(), || false) {
+                    Idled::Waited => {}
+                    Idled::Aborted | Idled::Slept | Idled::TimedOut => l0.wake_up(),
+                }
+            }
+        });
+        let (s1, j1) = (sleep, jobs.clone());
+        let idle_worker = thread::spawn(move || take_one(s1, 1, &j1));
+        // Relaxed RMW: only the protocol's fences order it (see `new_work_vs_falling_asleep`).
+        jobs.fetch_add(1, Ordering::Relaxed);
+        sleep.new_jobs();
+        idle_worker.join().unwrap();
+        if latch0.set_owned_for_tests() {
+            sleep.notify_worker_latch_is_set(0);
+        }
+        waiting.join().unwrap();
+        // SAFETY: leaked above; no thread uses it any more.
+        drop(unsafe { Box::from_raw(sleep as *const Arc<Sleep> as *mut Arc<Sleep>) });
     });
 }

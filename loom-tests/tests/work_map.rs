@@ -30,7 +30,7 @@ fn searcher(pool: &Pool, me: usize, stealer: &Stealer<usize>) -> bool {
             me,
             OWNER,
             &pool.sleep,
-            |_| stealer.steal(),
+            |_| Some(stealer.steal()),
             |_| stealer.is_empty(),
         );
         if found.is_some() {

@@ -16,6 +16,7 @@ use crate::platform::sync::Arc;
 use crate::platform::unwind;
 use crate::runtime::jobs::job::StackJob;
 use crate::runtime::jobs::latch::{CountLatch, Latch};
+use crate::runtime::jobs::region::WaitFor;
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::WorkerThread;
 use crate::runtime::registry::Registry;
@@ -136,12 +137,17 @@ where
         let jobs: Vec<_> = (0..n)
             .map(|_| StackJob::new(&share, ShareLatch(&latch)))
             .collect();
+        // The shares are one region: while the broadcaster waits it runs only its own share and
+        // what the shares spawn, and a worker waiting for this broadcast's caller runs its share.
+        let region = owner.open_region(&latch as *const CountLatch as usize, owner.region());
         for (index, job) in jobs.iter().enumerate() {
             // SAFETY: `jobs` is neither moved nor dropped until every share ran (the wait below);
             // the closure (a reference to a `Sync` operation) and the result are `Send`.
-            registry.push_broadcast(index, unsafe { job.as_job_ref() });
+            let job = unsafe { job.as_job_ref() }.tagged(owner.region());
+            registry.push_broadcast(index, job);
         }
-        owner.wait_until(latch.core());
+        owner.wait_for(latch.core(), WaitFor::Key(owner.region_key()));
+        drop(region);
         // Take every result (dropping them all) before resuming the first panic.
         let mut panic = None;
         let mut results = Vec::with_capacity(n);

@@ -44,6 +44,7 @@ use crate::platform::unwind;
 use crate::runtime::jobs::job::{JobRef, StackJob};
 use crate::runtime::jobs::jobstack::Pushed;
 use crate::runtime::jobs::latch::SpinLatch;
+use crate::runtime::jobs::region::WaitFor;
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::{self, WorkerThread};
 
@@ -362,7 +363,7 @@ where
     );
     // SAFETY: `job_b` stays in this frame until it is popped back or its latch is set (steps 3 and the
     // guard guarantee one of the two before we return or unwind past it); A, B, RA, RB are Send.
-    let job_b_ref: JobRef = unsafe { job_b.as_job_ref() };
+    let job_b_ref: JobRef = unsafe { job_b.as_job_ref() }.tagged(wt.region());
     let job_b_id = job_b_ref.id();
     let pushed = wt.push_private(job_b_ref);
 
@@ -402,9 +403,15 @@ where
                 // SAFETY: the deque handed b's JobRef to us, so nobody else executes it; run once.
                 return wt.run_popped_b(job_b_id, || unsafe { job_b.run_inline(false) });
             }
-            Some(job) => wt.execute(job),
+            // Pushed by `a` after b: ours to run if it belongs to b's wait (see below), else moved
+            // out of the way.
+            Some(job) => {
+                wt.run_own_if_belongs(job, WaitFor::Key(job_b_id as usize));
+            }
             None => {
-                wt.wait_until(job_b.latch().core());
+                // b was stolen: help only with b's own subtree (regions), so that a lock held
+                // around this `join` is never taken again by unrelated work on this thread.
+                wt.wait_for(job_b.latch().core(), WaitFor::Key(job_b_id as usize));
                 break;
             }
         }

@@ -54,7 +54,16 @@ pub mod __loom {
     pub use crate::runtime::jobs::job::{JobRef, StackJob};
     pub use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief, Pushed};
     pub use crate::runtime::jobs::latch::{CoreLatch, Latch, SpinLatch};
+    pub use crate::runtime::jobs::region::{RegionTag, Regions, WaitFor};
+
+    /// [`Stealer::steal_if`](crate::deque::Stealer), for the models.
+    pub fn steal_if<T>(
+        stealer: &crate::deque::Stealer<T>,
+        accept: impl FnOnce(*const T) -> bool,
+    ) -> Option<crate::deque::Steal<T>> {
+        stealer.steal_if(accept)
+    }
     pub use crate::runtime::sleep::work_map::WorkMap;
-    pub use crate::runtime::sleep::{IdleState, Idled, Sleep};
+    pub use crate::runtime::sleep::{IdleState, Idled, Sleep, SleepMode};
     pub use crossbeam_epoch::Collector;
 }

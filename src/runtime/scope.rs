@@ -3,8 +3,9 @@
 //! A scope counts its outstanding jobs in a [`CountLatch`] that starts at 1 (the scope body itself).
 //! `Scope::spawn` increments it and pushes a heap job (onto the spawning worker's public deque, or into
 //! the pool's injector when called from elsewhere); each job decrements it when finished, even if it
-//! panicked. After the body returns the owner drops its own count and waits on the latch *by working*
-//! (it executes other jobs, typically the scope's own, meanwhile). So `scope` returns only after every job
+//! panicked. After the body returns the owner drops its own count and waits on the latch *by working*:
+//! it executes the scope's jobs and what they spawn meanwhile, and nothing else (the scope is a
+//! region, see `crate::runtime::jobs::region`). So `scope` returns only after every job
 //! spawned into it, transitively, has finished — which is what makes the borrows sound. The first panic
 //! (of the body or any job) is kept and resumed once everything has finished.
 
@@ -15,6 +16,7 @@ use crate::platform::unwind::{self, Payload};
 use crate::runtime::broadcast::BroadcastContext;
 use crate::runtime::jobs::job::{HeapJob, JobRef, SendPtr};
 use crate::runtime::jobs::latch::{CountLatch, Latch, LockLatch};
+use crate::runtime::jobs::region::{RegionTag, WaitFor};
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::WorkerThread;
 use crate::runtime::registry::Registry;
@@ -35,6 +37,10 @@ use crate::runtime::registry::Registry;
 pub struct Scope<'scope> {
     registry: Arc<Registry>,
     latch: ScopeLatch,
+    /// The region the scope's jobs are created in ([`RegionTag::into_raw`]): the scope's own,
+    /// opened by its owner in [`Scope::complete`], or the root for a scope waited for from outside
+    /// the pool. Written before the body runs, so before any job exists.
+    region: AtomicUsize,
     panic: Mutex<Option<Payload>>,
     /// Invariant in `'scope`, so spawned closures cannot shorten or extend it.
     _marker: PhantomData<&'scope mut &'scope ()>,
@@ -75,10 +81,11 @@ impl ScopeLatch {
         }
     }
 
-    /// Waits until the count reaches zero; `owner` is the worker the latch was made for, if any.
-    fn wait(&self, owner: Option<&WorkerThread>, registry: &Registry) {
+    /// Waits until the count reaches zero, running only jobs that `want` admits; `owner` is the
+    /// worker the latch was made for, if any.
+    fn wait(&self, owner: Option<&WorkerThread>, registry: &Registry, want: WaitFor) {
         match (self, owner) {
-            (ScopeLatch::Worker(latch), Some(owner)) => owner.wait_until(latch.core()),
+            (ScopeLatch::Worker(latch), Some(owner)) => owner.wait_for(latch.core(), want),
             (ScopeLatch::Thread { done, .. }, _) => registry.wait_for_injected(done),
             (ScopeLatch::Worker(_), None) => {
                 unreachable!("a worker's scope latch without its worker")
@@ -210,6 +217,7 @@ impl<'scope> Scope<'scope> {
         Scope {
             registry,
             latch: ScopeLatch::new(owner),
+            region: AtomicUsize::new(RegionTag::ROOT.into_raw()),
             panic: Mutex::new(None),
             _marker: PhantomData,
         }
@@ -297,9 +305,12 @@ impl<'scope> Scope<'scope> {
             // SAFETY: the latch is live (see above); we do not touch the scope after this call.
             unsafe { Latch::set(&scope.latch as *const ScopeLatch) };
         });
+        // Relaxed: written by the owner before the body ran, which created this scope handle's
+        // users (see the field).
+        let region = RegionTag::from_raw(self.region.load(Ordering::Relaxed));
         // SAFETY: `body` borrows only data outliving the scope, and the scope waits for the job (count
         // latch); the caller has it executed exactly once.
-        unsafe { job.into_job_ref() }
+        unsafe { job.into_job_ref() }.tagged(region)
     }
 
     fn record_panic(&self, payload: Payload) {
@@ -312,6 +323,20 @@ impl<'scope> Scope<'scope> {
     /// Runs the body, then waits for all jobs, then resumes the first panic. `owner` is the worker
     /// the scope was made for, if any.
     pub(crate) fn complete<R>(&self, owner: Option<&WorkerThread>, body: impl FnOnce() -> R) -> R {
+        // A worker of the scope's pool runs the body in the scope's own region and, while it waits
+        // at the end, helps only with the scope's jobs (and what they spawn). A worker of another
+        // pool (`ThreadPool::in_place_scope`) cannot run them at all.
+        let own = owner.filter(|o| Arc::ptr_eq(o.registry(), &self.registry));
+        let region = own.map(|o| o.open_region(self as *const Self as usize, o.region()));
+        let want = match (own, owner) {
+            (Some(o), _) => {
+                // Relaxed: no job of this scope exists yet (see the field).
+                self.region.store(o.region().into_raw(), Ordering::Relaxed);
+                WaitFor::Key(o.region_key())
+            }
+            (None, Some(_)) => WaitFor::Injected,
+            (None, None) => WaitFor::Anything,
+        };
         let result = unwind::halt_unwinding(body);
         let result = match result {
             Ok(v) => Some(v),
@@ -322,7 +347,8 @@ impl<'scope> Scope<'scope> {
         };
         // SAFETY: the latch is live (it is ours); drops the body's count.
         unsafe { Latch::set(&self.latch as *const ScopeLatch) };
-        self.latch.wait(owner, &self.registry);
+        self.latch.wait(owner, &self.registry, want);
+        drop(region);
         let panic = self.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(payload) = panic {
             unwind::resume_unwinding(payload);

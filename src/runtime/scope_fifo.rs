@@ -129,7 +129,7 @@ impl<'scope> ScopeFifo<'scope> {
             Some(wt) => {
                 // SAFETY: the queue lives in this scope, which outlives its jobs; the trampoline
                 // goes on this pool's deque, to be run once.
-                let trampoline = unsafe { self.fifos[wt.index()].push(job) };
+                let trampoline = unsafe { self.fifos[wt.index()].push(job) }.tagged(job.tag());
                 wt.push_public(trampoline);
             }
             None => registry.inject(job),

@@ -49,6 +49,20 @@ pub(crate) struct Speculative<T>(MaybeUninit<T>);
 pub(crate) struct Speculative<T>(*mut T);
 
 impl<T> Speculative<T> {
+    /// The bits read, for a look before the item is won (they may be torn or stale); `None` under
+    /// loom for a slot never written.
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> Option<*const T> {
+        #[cfg(not(forkjoin_loom))]
+        {
+            Some(self.0.as_ptr())
+        }
+        #[cfg(forkjoin_loom)]
+        {
+            (!self.0.is_null()).then_some(self.0.cast_const())
+        }
+    }
+
     /// Takes ownership of the item that was read.
     ///
     /// # Safety

@@ -45,13 +45,25 @@ impl<T> Stealer<T> {
     /// ```
     #[inline]
     pub fn steal(&self) -> Steal<T> {
+        match self.steal_if(|_| true) {
+            Some(steal) => steal,
+            None => Steal::Retry,
+        }
+    }
+
+    /// Like [`steal`](Self::steal), but takes the oldest item only if `accept` says yes to it;
+    /// `None` if it said no (the item stays). `accept` gets a pointer to the item's bits as read
+    /// before the CAS, which may be torn or stale: it must read only plain data from it, and its
+    /// answer counts only if the CAS then succeeds (which proves the bits were the item's).
+    #[inline]
+    pub(crate) fn steal_if(&self, accept: impl FnOnce(*const T) -> bool) -> Option<Steal<T>> {
         let inner = &*self.inner;
         // Cheap pre-check, no fence and no pin: an idle thief scanning empty deques stops here.
         // Returning `Empty` takes nothing, so a stale view only costs a missed chance, exactly like a
         // steal that ran a moment earlier. Acquire on both, for the same pairings as below.
         let t = inner.top.load(Ordering::Acquire);
         if inner.bottom.load(Ordering::Acquire).wrapping_sub(t) <= 0 {
-            return Steal::Empty;
+            return Some(Steal::Empty);
         }
         // Pin before the protocol below, so the pin's own cost is outside the window between our
         // `top` load and our CAS (a wider window means more lost races), and before loading the buffer
@@ -67,7 +79,7 @@ impl<T> Stealer<T> {
         // the buffer pointer of any resize before it, are visible.
         let b = inner.bottom.load(Ordering::Acquire);
         if b.wrapping_sub(t) <= 0 {
-            return Steal::Empty;
+            return Some(Steal::Empty);
         }
         // Acquire: pairs with the Release store in `resize`: the copied slots are visible.
         let buffer = inner.buffer.load(Ordering::Acquire);
@@ -79,7 +91,12 @@ impl<T> Stealer<T> {
         // a replaced buffer must never be handed out). Relaxed suffices: only equality matters, and
         // a stale value only makes us retry.
         if inner.buffer.load(Ordering::Relaxed) != buffer {
-            return Steal::Retry;
+            return Some(Steal::Retry);
+        }
+        if let Some(bits) = item.as_ptr() {
+            if !accept(bits) {
+                return None;
+            }
         }
         // A deliberately broken variant for the simulation's self-check (docs/testing.md): the CAS
         // compares against a fresh `top`, so it no longer decides who took the item read above.
@@ -93,12 +110,12 @@ impl<T> Stealer<T> {
             .compare_exchange(t, t.wrapping_add(1), Ordering::SeqCst, Ordering::Relaxed)
             .is_err()
         {
-            return Steal::Retry;
+            return Some(Steal::Retry);
         }
         drop(guard);
         // SAFETY: our CAS won position `t` and the buffer we read it from was current; no one else can
         // take this item.
-        Steal::Success(unsafe { item.assume_owned() })
+        Some(Steal::Success(unsafe { item.assume_owned() }))
     }
 
     /// Whether the deque looked empty (a snapshot: it may change right after).

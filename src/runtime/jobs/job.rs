@@ -1,9 +1,10 @@
 //! Jobs: type-erased references to work that some worker will execute exactly once.
 //!
-//! * [`JobRef`] is what the deques, the private stack and the injector hold: a data pointer plus a
+//! * [`JobRef`] is what the deques, the private stack and the injector hold: a data pointer, a
 //!   static table for its type (the monomorphised function that knows how to run it, and the job's
-//!   [`JobKind`] for the trace). Two words, `Copy`, compared by data pointer (which is how `join`
-//!   recognises its own job b when it pops one back).
+//!   [`JobKind`] for the trace), and the [`RegionTag`] of the region it was created in (which waits
+//!   may run it, see `crate::runtime::jobs::region`). Three words, `Copy`, compared by data pointer
+//!   (which is how `join` recognises its own job b when it pops one back).
 //! * [`StackJob`] lives in the frame of the thread that waits for it (`join`'s b, `install`). It carries a
 //!   closure, a slot for the result (or the panic), and a latch set after the result is written.
 //! * [`HeapJob`] is boxed and owns its closure (`spawn`, `Scope::spawn`); it frees itself when run.
@@ -18,14 +19,16 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 use crate::platform::sync::UnsafeCell;
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::jobs::latch::Latch;
+use crate::runtime::jobs::region::RegionTag;
 use crate::runtime::trace::JobKind;
 
-/// A type-erased pointer to a job and the table of what its type knows: how to execute it, and what
-/// kind of job it is (for the trace).
+/// A type-erased pointer to a job, the table of what its type knows (how to execute it, and what
+/// kind of job it is, for the trace), and the region it was created in.
 #[derive(Clone, Copy, Debug)]
 pub struct JobRef {
     pointer: *const (),
     vtable: &'static JobVTable,
+    tag: RegionTag,
 }
 
 /// One per job type, in static memory: what a [`JobRef`] needs besides the data pointer.
@@ -38,7 +41,7 @@ struct JobVTable {
 // SAFETY: a JobRef is a handle to a job whose closure and result are `Send` (enforced by the constructors'
 // bounds); it is executed exactly once, by whichever thread takes it.
 unsafe impl Send for JobRef {}
-// SAFETY: shared references to a JobRef only allow copying the two words.
+// SAFETY: shared references to a JobRef only allow copying its words.
 unsafe impl Sync for JobRef {}
 
 /// Something a [`JobRef`] can point to.
@@ -68,15 +71,46 @@ impl JobRef {
                     kind: T::KIND,
                 }
             },
+            tag: RegionTag::ROOT,
         }
     }
 
-    /// The two words of the reference, for storage in atomics.
+    /// The same reference, created in region `tag` (a new reference is in [`RegionTag::ROOT`]).
     #[inline(always)]
-    pub(crate) fn into_raw(self) -> (usize, usize) {
+    pub(crate) fn tagged(self, tag: RegionTag) -> JobRef {
+        JobRef { tag, ..self }
+    }
+
+    /// The region the job was created in.
+    #[inline(always)]
+    pub(crate) fn tag(&self) -> RegionTag {
+        self.tag
+    }
+
+    /// The id and tag of a reference read speculatively from a queue slot (whose words may be
+    /// torn or stale: only these two plain words are read, and no reference is made).
+    ///
+    /// # Safety
+    /// `job` must point to memory that holds a `JobRef`'s bytes (initialised, perhaps torn).
+    #[inline(always)]
+    pub(crate) unsafe fn raw_parts(job: *const JobRef) -> (usize, RegionTag) {
+        // SAFETY: per the contract the bytes are initialised; any bit pattern is a valid pointer
+        // or usize, and neither is dereferenced.
+        unsafe {
+            (
+                std::ptr::addr_of!((*job).pointer).read() as usize,
+                std::ptr::addr_of!((*job).tag).read(),
+            )
+        }
+    }
+
+    /// The three words of the reference, for storage in atomics.
+    #[inline(always)]
+    pub(crate) fn into_raw(self) -> (usize, usize, usize) {
         (
             self.pointer as usize,
             self.vtable as *const JobVTable as usize,
+            self.tag.into_raw(),
         )
     }
 
@@ -85,11 +119,12 @@ impl JobRef {
     /// # Safety
     /// The words must come from `into_raw` of a live, not yet executed `JobRef`.
     #[inline(always)]
-    pub(crate) unsafe fn from_raw(data: usize, vtable: usize) -> JobRef {
+    pub(crate) unsafe fn from_raw(data: usize, vtable: usize, tag: usize) -> JobRef {
         JobRef {
             pointer: data as *const (),
             // SAFETY: `vtable` is the address of a `JobVTable` in static memory, per the contract.
             vtable: unsafe { &*(vtable as *const JobVTable) },
+            tag: RegionTag::from_raw(tag),
         }
     }
 
@@ -325,9 +360,13 @@ mod tests {
         let r = unsafe { job.as_job_ref() };
         assert_eq!(r.id(), &job as *const _ as *const ());
         assert_eq!(r.kind(), JobKind::Other);
-        let (data, vtable) = r.into_raw();
+        let tag = crate::runtime::jobs::region::Regions::tag(0, 3);
+        let (data, vtable, raw_tag) = r.tagged(tag).into_raw();
         // SAFETY: the words of a live, unexecuted reference.
-        let r = unsafe { JobRef::from_raw(data, vtable) };
+        let r = unsafe { JobRef::from_raw(data, vtable, raw_tag) };
+        assert_eq!(r.tag(), tag);
+        // SAFETY: `r` is a live local holding a JobRef's bytes.
+        assert_eq!(unsafe { JobRef::raw_parts(&r) }, (r.id() as usize, tag));
         // SAFETY: executed once while `job` is live.
         unsafe { r.execute() };
         assert!(job.latch().probe());

@@ -146,10 +146,11 @@ impl AtomicBase {
     }
 }
 
-/// One job reference, stored as two words that a thief may read while the owner writes others.
+/// One job reference, stored as three words that a thief may read while the owner writes others.
 struct Slot {
     data: AtomicUsize,
     execute: AtomicUsize,
+    tag: AtomicUsize,
 }
 
 /// The owner's cache line: what push and pop read and write.
@@ -208,8 +209,9 @@ impl JobStack {
         // Relaxed: ordered by the Acquire load of `top`/`base` that revealed the slot.
         let data = slot.data.load(Ordering::Relaxed);
         let execute = slot.execute.load(Ordering::Relaxed);
-        // SAFETY: the two words were produced by `JobRef::into_raw` in `push`.
-        unsafe { JobRef::from_raw(data, execute) }
+        let tag = slot.tag.load(Ordering::Relaxed);
+        // SAFETY: the three words were produced by `JobRef::into_raw` in `push`.
+        unsafe { JobRef::from_raw(data, execute, tag) }
     }
 }
 
@@ -254,6 +256,7 @@ impl JobStackOwner {
             slots: std::array::from_fn(|_| Slot {
                 data: AtomicUsize::new(0),
                 execute: AtomicUsize::new(0),
+                tag: AtomicUsize::new(0),
             }),
         };
         JobStackOwner {
@@ -290,12 +293,13 @@ impl JobStackOwner {
         if t >= stack.owner.limit {
             return None;
         }
-        let (data, execute) = job.into_raw();
+        let (data, execute, tag) = job.into_raw();
         // SAFETY: `t < limit <= CAPACITY`, checked above.
         let slot = unsafe { stack.slots.get_unchecked(t) };
         // Relaxed: published by the Release store of `top` below.
         slot.data.store(data, Ordering::Relaxed);
         slot.execute.store(execute, Ordering::Relaxed);
+        slot.tag.store(tag, Ordering::Relaxed);
         // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
         stack.owner.top.store(t + 1, Ordering::Release);
         light_barrier();
@@ -461,7 +465,20 @@ impl JobStackThief {
     /// Second half: tries to take the oldest job. `None` if empty or if the race was lost.
     ///
     /// The caller must have executed [`crate::platform::sync::heavy_barrier`] after taking the ticket.
+    /// (The pool steals through [`steal_after_barrier_if`](Self::steal_after_barrier_if).)
+    #[cfg(any(test, forkjoin_loom))]
     pub fn steal_after_barrier(&self, ticket: StealTicket<'_>) -> Option<JobRef> {
+        self.steal_after_barrier_if(ticket, |_| true)
+    }
+
+    /// [`steal_after_barrier`](Self::steal_after_barrier), taking the oldest job only if `accept`
+    /// says yes to it. `accept` sees the job as read before the CAS: if the CAS then fails, its
+    /// answer is discarded with the job (see `crate::runtime::jobs::region`).
+    pub fn steal_after_barrier_if(
+        &self,
+        ticket: StealTicket<'_>,
+        accept: impl FnOnce(&JobRef) -> bool,
+    ) -> Option<JobRef> {
         debug_assert!(
             std::ptr::eq(ticket.thief, self),
             "a ticket of another stack"
@@ -477,6 +494,9 @@ impl JobStackThief {
         // SAFETY: b < top observed after the barrier: slot b was written and published by the owner. If
         // the slot has since been reused, `base` changed and the CAS below fails, discarding the read.
         let job = unsafe { stack.read_slot(b) };
+        if !accept(&job) {
+            return None;
+        }
         // SeqCst: arbitrates against the owner's pop of the last job and other thieves (Chase-Lev).
         stack
             .base

@@ -20,6 +20,7 @@ use crate::platform::unwind;
 use crate::runtime::error::ThreadPoolBuildError;
 use crate::runtime::jobs::job::{HeapJob, JobRef, StackJob};
 use crate::runtime::jobs::latch::{CrossPoolLatch, LockLatch};
+use crate::runtime::jobs::region::WaitFor;
 use crate::runtime::registry::thread_builder::{self, DefaultSpawn, ThreadSpawn};
 use crate::runtime::registry::worker::WorkerThread;
 use crate::runtime::registry::{self, Registry, RegistryConfig};
@@ -197,7 +198,7 @@ where
     unsafe { job.into_result() }
 }
 
-/// From a worker of another pool: inject, and keep that worker busy with its own pool until done.
+/// From a worker of another pool: inject, and wait; meanwhile that worker runs only work injected into its own pool.
 /// Traced as an `install` span on this thread's caller track of the target pool, if it traces.
 #[cold]
 fn in_worker_cross<OP, R>(registry: &Registry, current: &WorkerThread, op: OP) -> R
@@ -231,10 +232,12 @@ where
         },
         latch,
     );
-    // SAFETY: `job` lives in this frame until its latch is set (`wait_until` below).
+    // SAFETY: `job` lives in this frame until its latch is set (`wait_for` below).
     registry.inject(unsafe { job.as_job_ref() });
-    current.wait_until(job.latch().core());
-    // SAFETY: `wait_until` returned: the latch is set.
+    // Nothing of this worker's pool belongs to the job it waits for, except work injected from
+    // outside (the other pool may call back into this one).
+    current.wait_for(job.latch().core(), WaitFor::Injected);
+    // SAFETY: `wait_for` returned: the latch is set.
     unsafe { job.into_result() }
 }
 

@@ -30,6 +30,7 @@ use crate::runtime::jobs::fifo::JobFifo;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief};
 use crate::runtime::jobs::latch::{CoreLatch, Latch, LockLatch};
+use crate::runtime::jobs::region::{RegionTag, Regions, WaitFor};
 use crate::runtime::sleep::work_map::WorkMap;
 use crate::runtime::sleep::{Sleep, MAX_THREADS};
 use crate::runtime::trace::{PoolTrace, RingWriter, TraceConfig};
@@ -227,6 +228,30 @@ impl Injector {
         // SeqCst: pairs with the store in `push` (see above).
         self.len.load(Ordering::SeqCst) != 0
     }
+
+    /// The oldest job `accept` says yes to, taken out of the queue.
+    fn pop_if(&self, accept: impl Fn(&JobRef) -> bool) -> Option<JobRef> {
+        // Relaxed: as in `pop`.
+        if self.len.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let i = q.iter().position(accept)?;
+        let job = q.remove(i);
+        // SeqCst: as in `pop`.
+        self.len.store(q.len(), Ordering::SeqCst);
+        job
+    }
+
+    /// True if the queue holds a job `accept` says yes to (read after the sleeper's fence, like
+    /// `has_jobs`).
+    fn has_jobs_for(&self, accept: impl Fn(&JobRef) -> bool) -> bool {
+        if !self.has_jobs() {
+            return false;
+        }
+        let q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.iter().any(accept)
+    }
 }
 
 /// The shared state of one pool.
@@ -235,6 +260,8 @@ pub(crate) struct Registry {
     sleep: Arc<Sleep>,
     /// Which workers' public deques may hold jobs (searches probe only those).
     work_map: WorkMap,
+    /// Which jobs belong to which waits (`crate::runtime::jobs::region`).
+    regions: Regions,
     injector: Injector,
     terminate_count: AtomicUsize,
     panic_handler: Option<Box<PanicHandler>>,
@@ -344,6 +371,7 @@ impl Registry {
             sleep: Arc::new(Sleep::new(n)),
             breadth_first: config.breadth_first,
             work_map: WorkMap::new(n),
+            regions: Regions::new(n),
             injector: Injector::new(),
             terminate_count: AtomicUsize::new(1),
             panic_handler: config.panic_handler.take(),
@@ -425,21 +453,47 @@ impl Registry {
         &self.work_map
     }
 
-    /// Makes a job from outside the pool visible and wakes a worker for it.
+    #[inline]
+    pub(crate) fn regions(&self) -> &Regions {
+        &self.regions
+    }
+
+    /// True if a job with this id and tag may run in a wait for `want`.
+    #[inline]
+    pub(crate) fn belongs(&self, want: WaitFor, job: &JobRef) -> bool {
+        self.regions.belongs(want, job.id() as usize, job.tag())
+    }
+
+    /// Makes a job from outside the pool visible and wakes a worker for it. A job with a region
+    /// (a waiting worker's own-deque job it may not run, a scope's job spawned from a plain thread)
+    /// wakes the waiting workers too, since only the one it belongs to may take it.
     pub(crate) fn inject(&self, job: JobRef) {
+        let tagged = job.tag() != RegionTag::ROOT;
         self.injector.push(job);
         // A deliberately broken variant for the simulation's self-check (docs/testing.md).
         if !cfg!(forkjoin_sim_bug = "no_wake_on_inject") {
-            self.sleep.new_injected_jobs();
+            if tagged {
+                self.sleep.new_injected_jobs_for_waiters();
+            } else {
+                self.sleep.new_injected_jobs();
+            }
         }
     }
 
-    pub(crate) fn pop_injected(&self) -> Option<JobRef> {
-        self.injector.pop()
+    /// The oldest injected job that may run in a wait for `want`.
+    pub(crate) fn pop_injected(&self, want: WaitFor) -> Option<JobRef> {
+        match want {
+            WaitFor::Anything => self.injector.pop(),
+            _ => self.injector.pop_if(|job| self.belongs(want, job)),
+        }
     }
 
-    pub(crate) fn has_injected_jobs(&self) -> bool {
-        self.injector.has_jobs()
+    /// True if an injected job waits that may run in a wait for `want`.
+    pub(crate) fn has_injected_jobs(&self, want: WaitFor) -> bool {
+        match want {
+            WaitFor::Anything => self.injector.has_jobs(),
+            _ => self.injector.has_jobs_for(|job| self.belongs(want, job)),
+        }
     }
 
     /// Delivers `job` to worker `index` alone (a broadcast's share) and wakes that worker if it sleeps.

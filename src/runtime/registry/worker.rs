@@ -55,9 +55,10 @@ use crate::runtime::deque::{Steal, Worker};
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::{JobStackOwner, Pushed, StealTicket};
 use crate::runtime::jobs::latch::CoreLatch;
+use crate::runtime::jobs::region::{RegionTag, Regions, WaitFor, LEVELS};
 use crate::runtime::registry::{bump, Registry, WorkerCounters, WorkerQueues};
 use crate::runtime::sleep::slot::Slot;
-use crate::runtime::sleep::{IdleState, Idled};
+use crate::runtime::sleep::{IdleState, Idled, SleepMode};
 use crate::runtime::trace::{Event, JobKind, RingWriter, Source, WakeReason};
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
@@ -237,7 +238,28 @@ pub(crate) struct WorkerThread {
     /// This worker's trace ring, if its pool traces. Every event site tests it once, and none is
     /// on the `join` fast path (see `crate::runtime::trace`).
     trace: Option<RingWriter>,
+    /// The region this worker runs in: the tag of the jobs it creates (see
+    /// `crate::runtime::jobs::region`).
+    region: Cell<RegionTag>,
+    /// Regions this worker has open (queue-taken jobs and scopes nested on its stack); only the
+    /// first [`LEVELS`] have an entry in the table.
+    open_regions: Cell<usize>,
     registry: Arc<Registry>,
+}
+
+/// Closes a region opened by [`WorkerThread::open_region`] when dropped.
+pub(crate) struct RegionGuard<'a> {
+    worker: &'a WorkerThread,
+    outer: RegionTag,
+}
+
+impl Drop for RegionGuard<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        let w = self.worker;
+        w.open_regions.set(w.open_regions.get() - 1);
+        w.region.set(self.outer);
+    }
 }
 
 /// An address near the current top of the stack.
@@ -298,6 +320,39 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn registry(&self) -> &Arc<Registry> {
         &self.registry
+    }
+
+    /// The region this worker runs in: the tag for the jobs it creates now.
+    #[inline(always)]
+    pub(crate) fn region(&self) -> RegionTag {
+        self.region.get()
+    }
+
+    /// The key of the region this worker runs in (0 in none): what a wait for everything created
+    /// in it admits.
+    #[inline]
+    pub(crate) fn region_key(&self) -> usize {
+        self.registry.regions().key_of(self.region.get())
+    }
+
+    /// Opens a region with `key` under `parent` and runs in it until the guard drops: for a job
+    /// taken from a queue (key: the job's address, parent: its tag) and for a scope (key: the
+    /// scope's address, parent: the region it was created in). Past [`LEVELS`] open regions the
+    /// worker stays in its deepest one (see `crate::runtime::jobs::region`).
+    #[inline]
+    pub(crate) fn open_region(&self, key: usize, parent: RegionTag) -> RegionGuard<'_> {
+        let level = self.open_regions.get();
+        let outer = self.region.get();
+        if level < LEVELS {
+            let tag = Regions::tag(self.index, level);
+            self.registry.regions().open(tag, key, parent);
+            self.region.set(tag);
+        }
+        self.open_regions.set(level + 1);
+        RegionGuard {
+            worker: self,
+            outer,
+        }
     }
 
     #[inline(always)]
@@ -553,7 +608,7 @@ impl WorkerThread {
         let found = if local {
             own()
         } else {
-            own().or_else(|| self.find_work(!self.may_steal()))
+            own().or_else(|| self.find_work(!self.may_steal(), WaitFor::Anything))
         };
         match found {
             Some((job, source)) => {
@@ -578,6 +633,7 @@ impl WorkerThread {
         if !self.alone {
             INLINE_JOINS.set(0);
         }
+        let _region = self.open_region(job.id() as usize, job.tag());
         if let Some(trace) = &self.trace {
             return execute_traced(trace, job, source);
         }
@@ -611,23 +667,49 @@ impl WorkerThread {
         approx_stack_pointer() > self.stack_limit
     }
 
-    /// Waits until `latch` is set, executing other jobs meanwhile.
+    /// Waits until `latch` is set, executing any other jobs meanwhile (an idle worker's loop).
     #[inline]
     pub(crate) fn wait_until(&self, latch: &CoreLatch) {
+        self.wait_for(latch, WaitFor::Anything);
+    }
+
+    /// Waits until `latch` is set, executing meanwhile only jobs that belong to what it waits for
+    /// (`want`, see `crate::runtime::jobs::region`).
+    #[inline]
+    pub(crate) fn wait_for(&self, latch: &CoreLatch, want: WaitFor) {
         if !latch.probe() {
-            self.wait_until_cold(latch);
+            self.wait_until_cold(latch, want);
+        }
+    }
+
+    /// Runs `job`, taken from this worker's own public deque while it waits for `want`, if it
+    /// belongs there; otherwise moves it to the injector for the worker it belongs to (or an idle
+    /// one). True if it ran it.
+    pub(crate) fn run_own_if_belongs(&self, job: JobRef, want: WaitFor) -> bool {
+        if self.registry.belongs(want, &job) {
+            self.execute(job);
+            true
+        } else {
+            self.registry.inject(job);
+            false
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn wait_until_cold(&self, latch: &CoreLatch) {
+    fn wait_until_cold(&self, latch: &CoreLatch, want: WaitFor) {
         self.publish_all_private();
         let registry = &*self.registry;
         let sleep = registry.sleep();
-        // The frame depth does not change while we wait: decide the stack guard once.
-        let guarded = !self.may_steal();
-        let mut idle = sleep.start_looking_as(self.index, guarded);
+        // The frame depth does not change while we wait: decide the stack guard once. A wait for
+        // another pool steals nothing here either.
+        let guarded = !self.may_steal() || want == WaitFor::Injected;
+        let mode = match want {
+            _ if guarded => SleepMode::Guarded,
+            WaitFor::Anything => SleepMode::Idle,
+            _ => SleepMode::Waiting,
+        };
+        let mut idle = sleep.start_looking_as(self.index, mode);
         // In the pool's idle count (only workers that can steal are counted).
         let mut counted = false;
         // A waker claimed us for new work and we have not searched since.
@@ -635,13 +717,13 @@ impl WorkerThread {
         // Ticks when our current idle period began (our first failed search), while idle.
         let mut idle_since: Option<u64> = None;
         while !latch.probe() {
-            let found = match self.find_work(guarded) {
+            let found = match self.find_work(guarded, want) {
                 Some(found) => Some(found),
                 None if !guarded && idle.take_patrol_due() && sleep.claim_patrol() => {
                     // A timed sleep ran out, and no other worker patrolled just now: look for jobs
                     // hidden on other workers' private stacks, whose owners may be blocked in user
                     // code.
-                    self.steal_private()
+                    self.steal_private(want)
                 }
                 None => None,
             };
@@ -661,10 +743,15 @@ impl WorkerThread {
                 }
                 owe_wake = false;
                 self.execute_from(job, source);
-                idle = sleep.start_looking_as(self.index, guarded);
+                idle = sleep.start_looking_as(self.index, mode);
                 continue;
             }
-            // We searched: whatever we were woken for is taken.
+            if owe_wake && want != WaitFor::Anything {
+                // Woken for work that was not ours to take: an idle sleeper may take it (rule 7).
+                let woken = sleep.pass_wake_to_idle();
+                self.trace_wake(woken);
+            }
+            // We searched: whatever we were woken for is taken, or passed on.
             owe_wake = false;
             if idle_since.is_none() {
                 idle_since = Some(self.begin_idle());
@@ -678,7 +765,7 @@ impl WorkerThread {
             let outcome = sleep.no_work_found(
                 &mut idle,
                 || latch.try_sleep(),
-                || registry.has_injected_jobs() || registry.has_broadcasts(self.index),
+                || registry.has_injected_jobs(want) || registry.has_broadcasts(self.index),
             );
             let woken_for_work = idle.take_woken_for_work();
             owe_wake |= woken_for_work;
@@ -716,7 +803,7 @@ impl WorkerThread {
         registry.sleep().searching_workers() == 0
             && (registry.work_map().others_marked(self.index)
                 || !self.deque.is_empty()
-                || registry.has_injected_jobs())
+                || registry.has_injected_jobs(WaitFor::Anything))
     }
 
     /// An idle period begins (a search failed): returns its start, in ticks, for [`end_idle`](Self::end_idle).
@@ -761,30 +848,37 @@ impl WorkerThread {
         self.share_clock.read_next_time();
     }
 
-    /// One search: own deque → injector → marked victims (not past the stack guard).
-    fn find_work(&self, guarded: bool) -> Option<(JobRef, Source)> {
-        if let Some(job) = self.pop_public() {
-            return Some((job, Source::OwnDeque));
+    /// One search for a job that may run in a wait for `want`: own deque → broadcast inbox →
+    /// injector → marked victims (not past the stack guard).
+    fn find_work(&self, guarded: bool, want: WaitFor) -> Option<(JobRef, Source)> {
+        while let Some(job) = self.pop_public() {
+            if want == WaitFor::Anything || self.registry.belongs(want, &job) {
+                return Some((job, Source::OwnDeque));
+            }
+            // Not ours to run while we wait, and it would hide what lies below it: move it where
+            // the worker it belongs to (or an idle one) finds it.
+            self.registry.inject(job);
         }
-        // A broadcast's share is ours alone (and may be what we wait for): past the guard too.
+        // A broadcast's share is ours alone, and its broadcaster may be waiting for us while we
+        // wait for it (two workers broadcasting at once): it runs in every wait, past the guard too.
         if let Some(job) = self.registry.pop_broadcast(self.index) {
             return Some((job, Source::Injector));
         }
-        // Injected work is always taken, even past the stack guard: it may be the very job this
-        // worker waits for (a cross-pool install, a scope job spawned from a plain thread).
-        if let Some(job) = self.registry.pop_injected() {
+        // Injected work is taken even past the stack guard: it may be the very job this worker
+        // waits for (a cross-pool install, a scope job spawned from a plain thread).
+        if let Some(job) = self.registry.pop_injected(want) {
             bump(&self.stats().injector_pops);
             return Some((job, Source::Injector));
         }
         if guarded {
             return None;
         }
-        self.steal()
+        self.steal(want)
     }
 
     /// Tries every other worker whose deque the work map marks once, starting at a random one,
-    /// until a steal succeeds or all are empty.
-    fn steal(&self) -> Option<(JobRef, Source)> {
+    /// until a steal of a job that may run in a wait for `want` succeeds or none is left.
+    fn steal(&self, want: WaitFor) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let infos = registry.thread_infos();
         let n = infos.len();
@@ -798,8 +892,17 @@ impl WorkerThread {
             start,
             registry.sleep(),
             |victim| {
-                let stolen = infos[victim].stealer.steal();
-                if stolen.is_empty() {
+                let stealer = &infos[victim].stealer;
+                let stolen = match want {
+                    WaitFor::Anything => Some(stealer.steal()),
+                    // SAFETY: `steal_if` passes the bits of a `JobRef` slot as read (initialised,
+                    // perhaps torn); `JobRef::raw_parts` reads only their two plain words.
+                    _ => stealer.steal_if(|job| unsafe {
+                        let (id, tag) = JobRef::raw_parts(job);
+                        registry.regions().belongs(want, id, tag)
+                    }),
+                };
+                if stolen.as_ref().is_some_and(Steal::is_empty) {
                     bump(&stats.empty_probes);
                 }
                 stolen
@@ -823,12 +926,12 @@ impl WorkerThread {
     /// A patrol: a heavy steal from the private stacks (see `crate::runtime::jobs::jobstack`), recorded as a span
     /// (with the job it took) when the pool traces.
     #[cold]
-    fn steal_private(&self) -> Option<(JobRef, Source)> {
+    fn steal_private(&self, want: WaitFor) -> Option<(JobRef, Source)> {
         let Some(trace) = &self.trace else {
-            return self.heavy_steal();
+            return self.heavy_steal(want);
         };
         let begin = trace.now();
-        let found = self.heavy_steal();
+        let found = self.heavy_steal(want);
         let end = trace.now();
         if let Some((job, Source::Patrol(victim))) = found {
             let job = job.id() as u64;
@@ -842,7 +945,7 @@ impl WorkerThread {
     /// Heavy steal from the private stacks (see `crate::runtime::jobs::jobstack`): one process-wide barrier, then each
     /// victim's oldest private job. The caller is already in the idle count, so afterwards any private job
     /// is either taken or its owner's next push sees the count (and publishes, and wakes sleepers).
-    fn heavy_steal(&self) -> Option<(JobRef, Source)> {
+    fn heavy_steal(&self, want: WaitFor) -> Option<(JobRef, Source)> {
         if self.registry.num_threads() == 1 {
             return None;
         }
@@ -858,7 +961,8 @@ impl WorkerThread {
         bump(&self.stats().heavy_steals);
         heavy_barrier();
         for (i, ticket) in tickets {
-            if let Some(job) = infos[i].jobs.steal_after_barrier(ticket) {
+            let accept = |job: &JobRef| self.registry.belongs(want, job);
+            if let Some(job) = infos[i].jobs.steal_after_barrier_if(ticket, accept) {
                 self.stats().count_steal(i);
                 return Some((job, Source::Patrol(i as u32)));
             }
@@ -936,6 +1040,8 @@ impl WorkerThread {
             )),
             stack_limit: base.saturating_sub(stack_size / 2),
             trace,
+            region: Cell::new(RegionTag::ROOT),
+            open_regions: Cell::new(0),
             registry: registry.clone(),
         }
     }

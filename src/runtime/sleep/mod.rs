@@ -109,8 +109,8 @@ pub struct IdleState {
     rounds: u32,
     /// The JEC value observed when announcing sleepiness (valid once `rounds > ROUNDS_UNTIL_SLEEPY`).
     jec: JobsEventCounter,
-    /// Past the stack guard: sleeps as `SLEEPING_GUARDED`.
-    guarded: bool,
+    /// How this worker sleeps (which wakes reach it).
+    mode: SleepMode,
     /// A waker claimed this worker for new work since the last `take_woken_for_work`.
     woken_for_work: bool,
     /// The next timed sleep's length.
@@ -119,6 +119,19 @@ pub struct IdleState {
     patrol_due: bool,
     /// Tick counts (`crate::platform::clock::ticks`) around the last block on the futex: the trace's sleep span.
     slept: (u64, u64),
+}
+
+/// What an idle worker can take, which decides which wakes for new work reach it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SleepMode {
+    /// Anything: an idle worker. Sleeps as `SLEEPING`; a publication wakes it first.
+    Idle,
+    /// Only jobs of what it waits for (`crate::runtime::jobs::region`). Sleeps as
+    /// `SLEEPING_WAITING`; a publication wakes it only if no idle worker sleeps.
+    Waiting,
+    /// Only its own deque's jobs, its broadcast shares and injected jobs: past its stack guard, or
+    /// waiting for another pool. Sleeps as `SLEEPING_GUARDED`; only injected work wakes it.
+    Guarded,
 }
 
 /// How [`Sleep::sleep`] ended.
@@ -161,7 +174,7 @@ impl IdleState {
     /// True (once) if a waker claimed this worker for new work: the worker must then search, or pass
     /// the wake on with [`Sleep::wake_one_if_sleeping`].
     #[inline]
-    pub(crate) fn take_woken_for_work(&mut self) -> bool {
+    pub fn take_woken_for_work(&mut self) -> bool {
         std::mem::take(&mut self.woken_for_work)
     }
 
@@ -199,17 +212,17 @@ impl Sleep {
     #[cfg(any(test, forkjoin_loom))]
     #[inline]
     pub fn start_looking(&self, index: usize) -> IdleState {
-        self.start_looking_as(index, false)
+        self.start_looking_as(index, SleepMode::Idle)
     }
 
-    /// Begins an idle period for worker `index`; `guarded`: it is past its stack guard (cannot steal).
+    /// Begins an idle period for worker `index`, which can take what `mode` says.
     #[inline]
-    pub fn start_looking_as(&self, index: usize, guarded: bool) -> IdleState {
+    pub fn start_looking_as(&self, index: usize, mode: SleepMode) -> IdleState {
         IdleState {
             index,
             rounds: 0,
             jec: JobsEventCounter::default(),
-            guarded,
+            mode,
             woken_for_work: false,
             patrol_interval: PATROL_FIRST,
             patrol_due: false,
@@ -351,7 +364,7 @@ impl Sleep {
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> Slept {
         let slot = &self.slots[idle.index];
-        let mark = SlotState::sleeping(idle.guarded);
+        let mark = SlotState::sleeping(idle.mode);
         // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile.
         // True if nobody claimed us (we leave on our own: a timeout).
         let give_up = |idle: &mut IdleState| {
@@ -468,6 +481,17 @@ impl Sleep {
     /// Rule 2 after the publisher's fence: moves a sleepy JEC on and wakes one sleeper if any.
     #[inline]
     fn announce_jobs(&self, include_guarded: bool) -> Option<usize> {
+        if self.make_jec_active() != 0 {
+            self.wake_any(include_guarded)
+        } else {
+            None
+        }
+    }
+
+    /// Rule 2's first half: moves a sleepy JEC on to the next (even) value. Returns the sleeper
+    /// count read with it.
+    #[inline]
+    fn make_jec_active(&self) -> u32 {
         let mut current = self.counters.load(Ordering::SeqCst);
         loop {
             if !current.jobs_counter().is_sleepy() {
@@ -488,11 +512,7 @@ impl Sleep {
                 Err(now) => current = now,
             }
         }
-        if current.sleeping_threads() != 0 {
-            self.wake_any(include_guarded)
-        } else {
-            None
-        }
+        current.sleeping_threads()
     }
 
     /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
@@ -506,23 +526,53 @@ impl Sleep {
         }
     }
 
-    /// Wakes one sleeping worker for new work, if any is still asleep: first those that can steal, then
-    /// (for injected work) those past their stack guard. Returns its index.
+    /// Passes on a wake for work that a waiting worker could not use (rule 7): wakes one *idle*
+    /// sleeper, which takes anything, if one sleeps. Never another waiting worker, so a wake cannot
+    /// circle among waiters that all refuse the job.
+    pub fn pass_wake_to_idle(&self) -> Option<usize> {
+        // Relaxed: as in `wake_one_if_sleeping`.
+        if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
+            self.claim_first(SlotState::SLEEPING)
+        } else {
+            None
+        }
+    }
+
+    /// Wakes one sleeping worker for new work, if any is still asleep: first an idle one, then one
+    /// waiting for a job (it may be the job's), then (for injected work) one past its stack guard
+    /// or waiting for another pool. Returns its index.
     #[cold]
     fn wake_any(&self, include_guarded: bool) -> Option<usize> {
-        if let Some(i) = self
-            .slots
+        self.claim_first(SlotState::SLEEPING)
+            .or_else(|| self.claim_first(SlotState::SLEEPING_WAITING))
+            .or_else(|| {
+                include_guarded
+                    .then(|| self.claim_first(SlotState::SLEEPING_GUARDED))
+                    .flatten()
+            })
+    }
+
+    /// Claims the first worker sleeping under `mark` for work, and wakes it.
+    fn claim_first(&self, mark: SlotState) -> Option<usize> {
+        self.slots
             .iter()
-            .position(|slot| slot.claim(SlotState::SLEEPING, SlotState::WOKEN_FOR_WORK))
-        {
-            return Some(i);
+            .position(|slot| slot.claim(mark, SlotState::WOKEN_FOR_WORK))
+    }
+
+    /// Announces a job that only certain waiting workers may take, pushed into the injector (a job
+    /// a waiting worker moved out of its own deque, or a scope's job spawned from outside the pool):
+    /// wakes an idle sleeper if there is one, else every waiting and guarded sleeper, since only
+    /// the one the job belongs to can use it and we cannot tell which. Rare: only waits that find
+    /// another wait's job in their own deque, and scopes spawned into from plain threads.
+    pub(crate) fn new_injected_jobs_for_waiters(&self) {
+        // SeqCst fence: as in `new_jobs`.
+        fence(Ordering::SeqCst);
+        if self.make_jec_active() == 0 || self.claim_first(SlotState::SLEEPING).is_some() {
+            return;
         }
-        if include_guarded {
-            return self.slots.iter().position(|slot| {
-                slot.claim(SlotState::SLEEPING_GUARDED, SlotState::WOKEN_FOR_WORK)
-            });
+        for mark in [SlotState::SLEEPING_WAITING, SlotState::SLEEPING_GUARDED] {
+            while self.claim_first(mark).is_some() {}
         }
-        None
     }
 
     /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.

@@ -1,12 +1,13 @@
 //! One worker's sleep slot: the futex word it blocks on, and the states that word may hold.
 //!
-//! The worker moves its own slot `AWAKE → SLEEPING` (or `SLEEPING_GUARDED`) before it blocks and back to
+//! The worker moves its own slot `AWAKE → SLEEPING` (or `SLEEPING_WAITING`, `SLEEPING_GUARDED`) before it blocks and back to
 //! `AWAKE` when it leaves; a waker claims a sleeping worker by CAS out of its sleeping mark (to
 //! `WOKEN_FOR_WORK`, or to `AWAKE` for a latch) and only then issues the futex wake (README, rules 4, 5
 //! and 7). Like the counters wrapper, [`Slot`] adds no ordering of its own: the caller passes it.
 
 use std::time::Duration;
 
+use super::SleepMode;
 use crate::platform::sync::{AtomicU64, Futex, Ordering};
 
 /// A value of a worker's slot word.
@@ -24,14 +25,18 @@ impl SlotState {
     /// A waker claimed the worker *for new work*; if it then leaves without searching (its latch got
     /// set), it must pass the wake on.
     pub(super) const WOKEN_FOR_WORK: SlotState = SlotState(3);
+    /// Like `SLEEPING`, but the worker waits for a job and takes only jobs that belong to it
+    /// (`crate::runtime::jobs::region`): a publication wakes it only when no `SLEEPING` worker,
+    /// which takes anything, is there to claim.
+    pub(super) const SLEEPING_WAITING: SlotState = SlotState(4);
 
-    /// The mark a worker sleeps under: `SLEEPING_GUARDED` past its stack guard, else `SLEEPING`.
+    /// The mark a worker in `mode` sleeps under.
     #[inline]
-    pub(super) fn sleeping(guarded: bool) -> SlotState {
-        if guarded {
-            SlotState::SLEEPING_GUARDED
-        } else {
-            SlotState::SLEEPING
+    pub(super) fn sleeping(mode: SleepMode) -> SlotState {
+        match mode {
+            SleepMode::Idle => SlotState::SLEEPING,
+            SleepMode::Waiting => SlotState::SLEEPING_WAITING,
+            SleepMode::Guarded => SlotState::SLEEPING_GUARDED,
         }
     }
 
@@ -64,8 +69,15 @@ impl Slot {
 
     /// A latch that this slot's worker may be sleeping on was set: wake the worker if it sleeps.
     pub fn notify_latch_is_set(&self) {
-        if !self.claim(SlotState::SLEEPING, SlotState::AWAKE) {
-            self.claim(SlotState::SLEEPING_GUARDED, SlotState::AWAKE);
+        // The sleeper's mark says how it sleeps; a latch wakes it whichever it is.
+        for mark in [
+            SlotState::SLEEPING,
+            SlotState::SLEEPING_WAITING,
+            SlotState::SLEEPING_GUARDED,
+        ] {
+            if self.claim(mark, SlotState::AWAKE) {
+                return;
+            }
         }
     }
 

@@ -95,7 +95,7 @@ impl WorkMap {
         me: usize,
         start: usize,
         sleep: &Sleep,
-        mut probe: impl FnMut(usize) -> Steal<T>,
+        mut probe: impl FnMut(usize) -> Option<Steal<T>>,
         is_empty: impl Fn(usize) -> bool,
     ) -> Option<(usize, T)> {
         loop {
@@ -105,14 +105,16 @@ impl WorkMap {
                     continue;
                 }
                 match probe(victim) {
-                    Steal::Success(job) => return Some((victim, job)),
-                    Steal::Retry => retry = true,
-                    Steal::Empty => {
-                        if self.unmark_if_empty(victim, &is_empty) {
-                            self.publish(victim, sleep);
-                            retry = true;
-                        }
+                    // The probe refused the oldest job (a waiting worker's region test): the
+                    // deque stays marked, for others.
+                    None => {}
+                    Some(Steal::Success(job)) => return Some((victim, job)),
+                    Some(Steal::Retry) => retry = true,
+                    Some(Steal::Empty) if self.unmark_if_empty(victim, &is_empty) => {
+                        self.publish(victim, sleep);
+                        retry = true;
                     }
+                    Some(Steal::Empty) => {}
                 }
             }
             if !retry {
@@ -226,7 +228,7 @@ mod tests {
                 me,
                 start,
                 &sleep,
-                |v| stealers[v].steal(),
+                |v| Some(stealers[v].steal()),
                 |v| stealers[v].is_empty(),
             )
         };
@@ -257,9 +259,9 @@ mod tests {
             |_| {
                 if std::mem::take(&mut first) {
                     deque.push(9);
-                    Steal::Empty
+                    Some(Steal::Empty)
                 } else {
-                    stealer.steal()
+                    Some(stealer.steal())
                 }
             },
             |_| stealer.is_empty(),
