@@ -26,6 +26,11 @@ use crate::runtime::sleep::Sleep;
 /// something only this frame will do after `block_on` returns, delays this `block_on` as well.
 /// A waker may be called from any thread, and `block_on` can be nested.
 ///
+/// As with `join`, waiting by working cannot deadlock while every future a worker blocks on is
+/// completed by work started after it (a [`spawn_future`](crate::spawn_future) of its own, work of
+/// another pool, an outside event). A future that only a frame *beneath* the `block_on` on the
+/// same thread can complete (or only a job that itself waits for that frame) never completes.
+///
 /// The future is polled only on the calling thread, so it need not be `Send`.
 ///
 /// ```
