@@ -5,6 +5,11 @@
 
 mod common;
 
+// The README's async example, run in the test path (the file itself, not a copy).
+#[path = "../examples/async.rs"]
+#[allow(dead_code)] // the example's `main` is not called here
+mod async_example;
+
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
@@ -316,11 +321,12 @@ fn panics_propagate_to_the_awaiting_task() {
             .build()
             .unwrap();
         let p = pool.clone();
-        let err = runtime
-            .block_on(runtime.spawn(async move {
-                p.spawn_future(|| -> u8 { panic!("boom in the job") }).await
-            }))
-            .unwrap_err();
+        let err =
+            runtime
+                .block_on(runtime.spawn(async move {
+                    p.spawn_future(|| -> u8 { panic!("boom in the job") }).await
+                }))
+                .unwrap_err();
         assert!(err.is_panic());
         let payload = err.into_panic();
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom in the job"));
@@ -370,8 +376,16 @@ fn dropping_the_future_before_completion() {
         drop(waker);
         assert_eq!(Arc::strong_count(&counter), 2, "the future holds the waker");
         drop(future);
-        assert_eq!(Arc::strong_count(&counter), 1, "dropping the future drops its waker");
-        assert_eq!(drops.load(Ordering::SeqCst), 0, "nothing dropped before the job runs");
+        assert_eq!(
+            Arc::strong_count(&counter),
+            1,
+            "dropping the future drops its waker"
+        );
+        assert_eq!(
+            drops.load(Ordering::SeqCst),
+            0,
+            "nothing dropped before the job runs"
+        );
         gate.open();
         drain(&pool);
         assert!(ran.load(Ordering::SeqCst), "the job ran");
@@ -381,7 +395,11 @@ fn dropping_the_future_before_completion() {
             "the capture and the result are dropped once each"
         );
         assert_eq!(counter.wakes(), 0, "nobody awaits: nobody is woken");
-        assert_eq!(Arc::strong_count(&drops), 1, "no clone of the counter leaked");
+        assert_eq!(
+            Arc::strong_count(&drops),
+            1,
+            "no clone of the counter leaked"
+        );
     });
 }
 
@@ -395,7 +413,11 @@ fn dropping_a_finished_or_unpolled_future() {
         let d = DropCount(drops.clone());
         let future = pool.spawn_future(move || d);
         drain(&pool);
-        assert_eq!(drops.load(Ordering::SeqCst), 0, "the result waits in the future");
+        assert_eq!(
+            drops.load(Ordering::SeqCst),
+            0,
+            "the result waits in the future"
+        );
         drop(future);
         assert_eq!(drops.load(Ordering::SeqCst), 1);
 
@@ -428,7 +450,9 @@ fn the_waker_is_woken_exactly_when_ready() {
         assert!(poll_once(&mut future, &waker).is_pending(), "a second poll");
         assert_eq!(counter.wakes(), 0, "not woken while the job is held");
         gate.open();
-        woken.recv_timeout(TIMEOUT).expect("the waker was never woken");
+        woken
+            .recv_timeout(TIMEOUT)
+            .expect("the waker was never woken");
         drain(&pool);
         assert_eq!(counter.wakes(), 1, "woken exactly once");
         assert_eq!(poll_once(&mut future, &waker), Poll::Ready("ready"));
@@ -454,9 +478,15 @@ fn the_latest_waker_is_woken() {
         let (second, second_waker, second_woken) = CountingWaker::new();
         assert!(poll_once(&mut future, &first_waker).is_pending());
         assert!(poll_once(&mut future, &second_waker).is_pending());
-        assert_eq!(Arc::strong_count(&first), 2, "the replaced waker is released");
+        assert_eq!(
+            Arc::strong_count(&first),
+            2,
+            "the replaced waker is released"
+        );
         gate.open();
-        second_woken.recv_timeout(TIMEOUT).expect("latest waker never woken");
+        second_woken
+            .recv_timeout(TIMEOUT)
+            .expect("latest waker never woken");
         drain(&pool);
         assert_eq!((first.wakes(), second.wakes()), (0, 1));
         assert_eq!(poll_once(&mut future, &second_waker), Poll::Ready(1));
@@ -548,4 +578,19 @@ fn spawn_future_on_the_global_pool() {
         })
     });
     assert_eq!(got, 42);
+}
+
+/// The README's example (`examples/async.rs`): four requests served at once on tokio.
+#[test]
+fn the_async_example_runs() {
+    let answers = watchdog(async_example::run);
+    assert_eq!(
+        answers,
+        [
+            "4 primes below 10",
+            "168 primes below 1000",
+            "9592 primes below 100000",
+            "78498 primes below 1000000",
+        ]
+    );
 }
