@@ -796,7 +796,7 @@ impl ThreadPool {
     }
 
     /// [`spawn_future`](crate::spawn_future) into this pool: `op` runs on one of this pool's
-    /// workers, and the returned [`JobFuture`](crate::JobFuture) resolves to its result.
+    /// workers, and the returned [`JobFuture`] resolves to its result.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

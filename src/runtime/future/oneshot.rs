@@ -171,12 +171,13 @@ impl<T> Sender<T> {
         // it stored before that is visible to the read below.
         let prev = shared.state.set(State::SENT, Ordering::AcqRel);
         if prev.has(State::WAKER) && !prev.has(State::CLOSED) {
-            // SAFETY: our `set` found `WAKER` set and `CLOSED` clear, so the receiver will not
-            // write the cell again (it writes only after a `clear(WAKER)` that finds `SENT` clear,
-            // and our `SENT` is now set); it may read it concurrently, which `Sync` allows. The
-            // cell lives as long as our `Arc`.
             shared.waker.with(|w| {
-                if let Some(waker) = unsafe { &*w } {
+                // SAFETY: our `set` found `WAKER` set and `CLOSED` clear, so the receiver will not
+                // write the cell again (it writes only after a `clear(WAKER)` that finds `SENT`
+                // clear, and our `SENT` is now set); it may read it concurrently, which `Sync`
+                // allows. The cell lives as long as our `Arc`.
+                let waker = unsafe { &*w };
+                if let Some(waker) = waker {
                     waker.wake_by_ref();
                 }
             });
@@ -211,12 +212,11 @@ impl<T> Receiver<T> {
             return Poll::Ready(self.take_value());
         }
         if state.has(State::WAKER) {
-            // SAFETY: `WAKER` is set, so the sender at most reads the cell (shared reads are fine),
-            // and only this receiver (`&mut self`) would write it.
             let same = shared.waker.with(|w| {
-                unsafe { &*w }
-                    .as_ref()
-                    .is_some_and(|old| old.will_wake(waker))
+                // SAFETY: `WAKER` is set, so the sender at most reads the cell (shared reads are
+                // fine), and only this receiver (`&mut self`) would write it.
+                let old = unsafe { &*w };
+                old.as_ref().is_some_and(|old| old.will_wake(waker))
             });
             if same {
                 return Poll::Pending;
