@@ -178,6 +178,8 @@ pub use runtime::broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 #[allow(deprecated)]
 pub use runtime::configuration::{initialize, Configuration};
 pub use runtime::error::ThreadPoolBuildError;
+pub use runtime::future::block_on::block_on;
+pub use runtime::future::spawn_future::{spawn_future, JobFuture};
 pub use runtime::join::{join, join_context, FnContext};
 pub use runtime::scope::{in_place_scope, scope, Scope};
 pub use runtime::scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};

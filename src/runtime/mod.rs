@@ -9,6 +9,7 @@
 //!   jobs/        job references, latches, the owner-private job stack, the FIFO queue of spawns
 //!   registry/    a pool's state, the worker loop and its search, starting threads, entering a pool
 //!   hints.rs     the one door for `iter/` and `sort/`: when to split, how to offer work
+//!   future/      spawn_future's JobFuture (a lock-free oneshot channel) and block_on
 //!   join.rs, scope.rs, scope_fifo.rs, spawn.rs, broadcast.rs, yield_now.rs,
 //!   thread_pool.rs, configuration.rs, error.rs        the public API
 //! ```
@@ -38,6 +39,7 @@ pub(crate) mod hints;
 pub(crate) mod broadcast;
 pub(crate) mod configuration;
 pub(crate) mod error;
+pub(crate) mod future;
 pub(crate) mod join;
 pub(crate) mod scope;
 pub(crate) mod scope_fifo;
@@ -51,6 +53,8 @@ pub(crate) mod yield_now;
 pub mod __loom {
     pub use crate::platform::sync::heavy_barrier;
     pub use crate::runtime::deque::Reclaimer;
+    pub use crate::runtime::future::block_on::WakeLatch;
+    pub use crate::runtime::future::oneshot::{channel, Receiver, Sender};
     pub use crate::runtime::jobs::job::{JobRef, StackJob};
     pub use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief, Pushed};
     pub use crate::runtime::jobs::latch::{CoreLatch, Latch, SpinLatch};

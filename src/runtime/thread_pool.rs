@@ -11,6 +11,7 @@ use crate::platform::affinity;
 use crate::platform::sync::Arc;
 use crate::runtime::broadcast::{self, BroadcastContext};
 use crate::runtime::error::ThreadPoolBuildError;
+use crate::runtime::future::spawn_future::{self, JobFuture};
 use crate::runtime::registry::entry;
 use crate::runtime::registry::thread_builder::{
     self, CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn,
@@ -792,6 +793,22 @@ impl ThreadPool {
         OP: FnOnce() + Send + 'static,
     {
         spawn::spawn_fifo_in(&self.registry, op)
+    }
+
+    /// [`spawn_future`](crate::spawn_future) into this pool: `op` runs on one of this pool's
+    /// workers, and the returned [`JobFuture`] resolves to its result.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let index = forkjoin::block_on(pool.spawn_future(forkjoin::current_thread_index));
+    /// assert!(index.unwrap() < 2);
+    /// ```
+    pub fn spawn_future<OP, R>(&self, op: OP) -> JobFuture<R>
+    where
+        OP: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        spawn_future::spawn_future_in(&self.registry, op)
     }
 
     /// [`scope_fifo`](fn@crate::scope_fifo) inside this pool.

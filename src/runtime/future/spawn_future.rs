@@ -1,0 +1,124 @@
+//! [`spawn_future`]: a `spawn` whose result comes back as a [`JobFuture`].
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::platform::sync::Arc;
+use crate::platform::unwind::{self, Payload};
+use crate::runtime::future::oneshot::{self, Receiver};
+use crate::runtime::registry::entry;
+use crate::runtime::registry::Registry;
+
+/// Runs `func` on the current pool (the global pool from outside any pool), like
+/// [`spawn`](crate::spawn), and returns a future of its result.
+///
+/// The job starts at once, whether or not the future is ever polled: awaiting it only collects the
+/// result. The returned [`JobFuture`] needs no async runtime (any executor, or
+/// [`block_on`](crate::block_on), can await it) and wakes its task when the result is ready.
+///
+/// A panic in `func` is caught on the pool and raised again where the future is awaited (the
+/// worker and the pool carry on). Dropping the future before the job has run does not cancel the
+/// job: it still runs, and its result (or panic) is dropped on the pool.
+///
+/// ```
+/// let future = forkjoin::spawn_future(|| (1..=10).product::<u64>());
+/// assert_eq!(forkjoin::block_on(future), 3_628_800);
+/// ```
+///
+/// From an async runtime (here a minimal one; any executor works the same way):
+///
+/// ```
+/// async fn sum_of_squares(n: u64) -> u64 {
+///     let squares = forkjoin::spawn_future(move || {
+///         use forkjoin::prelude::*;
+///         (0..n).into_par_iter().map(|i| i * i).sum::<u64>()
+///     });
+///     squares.await
+/// }
+/// assert_eq!(forkjoin::block_on(sum_of_squares(4)), 14);
+/// ```
+pub fn spawn_future<F, R>(func: F) -> JobFuture<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    entry::with_current_registry(|registry| spawn_future_in(registry, func))
+}
+
+/// [`spawn_future`] into `registry`'s pool ([`ThreadPool::spawn_future`](crate::ThreadPool::spawn_future)).
+pub(crate) fn spawn_future_in<F, R>(registry: &Arc<Registry>, func: F) -> JobFuture<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (sender, receiver) = oneshot::channel();
+    // A plain `spawn` job: it keeps the pool alive until it has run. `func`'s panic is caught here
+    // and sent to the future; what could still unwind (a waker's `wake_by_ref`, user code) goes to
+    // the pool's panic handler, like a panic of any spawned job.
+    entry::spawn(registry, move || sender.send(unwind::halt_unwinding(func)));
+    JobFuture {
+        receiver: Some(receiver),
+    }
+}
+
+/// The future of a job started by [`spawn_future`] or [`ThreadPool::spawn_future`](crate::ThreadPool::spawn_future):
+/// resolves to the job's result.
+///
+/// `Send` (if `R` is), `Unpin`, and tied to no async runtime: it is woken by the pool thread that
+/// finishes the job. The waker of its latest poll is the one woken, once, when the result is
+/// ready (or the one of an earlier poll that [`will_wake`](std::task::Waker::will_wake) the same
+/// task).
+///
+/// **Panics.** Polling it raises the job's panic, if the job panicked, with the job's payload (it
+/// resumes unwinding, as [`join`](crate::join()) does; an async runtime that catches task panics,
+/// such as tokio, reports it as that task's panic). Polling it again after it returned its result
+/// panics.
+///
+/// **Dropping it** before the job is done does not cancel the job: the job runs, and its result
+/// (or panic payload) is dropped on the pool thread that ran it. Nothing leaks.
+///
+/// ```
+/// use std::future::Future;
+/// use std::task::{Context, Poll, Waker};
+///
+/// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// let mut future: forkjoin::JobFuture<&str> = pool.spawn_future(|| "done");
+/// // Poll it by hand (a no-op waker: we only look once the job has surely run).
+/// pool.install(|| {}); // the pool's one worker ran the job before this injected one
+/// let mut cx = Context::from_waker(Waker::noop());
+/// assert_eq!(std::pin::Pin::new(&mut future).poll(&mut cx), Poll::Ready("done"));
+/// ```
+#[must_use = "the job runs anyway; dropping its future drops its result"]
+pub struct JobFuture<R> {
+    /// `None` once the result was returned.
+    receiver: Option<Receiver<Result<R, Payload>>>,
+}
+
+impl<R> Future for JobFuture<R> {
+    type Output = R;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
+        let receiver = self
+            .receiver
+            .as_mut()
+            .expect("JobFuture polled after it returned its result");
+        let Poll::Ready(result) = receiver.poll_recv(cx.waker()) else {
+            return Poll::Pending;
+        };
+        self.receiver = None;
+        match result {
+            Ok(value) => Poll::Ready(value),
+            Err(payload) => unwind::resume_unwinding(payload),
+        }
+    }
+}
+
+impl<R> fmt::Debug for JobFuture<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JobFuture")
+            .field("receiver", &self.receiver)
+            .finish()
+    }
+}
