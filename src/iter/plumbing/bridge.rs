@@ -44,6 +44,10 @@
 //! producer agrees to split, up to [`MAX_UNINDEXED_DEPTH`] cuts deep (a producer may cut off a
 //! little at a time, and every cut nests a join on a thread's stack).
 //!
+//! **Deterministic producers** (a producer whose [`Piece::block_len`] is not 0, made by
+//! [`deterministic`](crate::iter::IndexedParallelIterator::deterministic)) skip all of this: they
+//! are reduced over a fixed tree of blocks that depends only on their length ([`fixed_tree`]).
+//!
 //! `with_min_len(m)` forbids pieces smaller than `m` (a split needs `2m` positions); `with_max_len(m)`
 //! forces the up-front phase to split until every piece is at most `m` positions long.
 //!
@@ -54,6 +58,7 @@ use std::time::Duration;
 
 use crate::platform::clock::{self, ticks};
 
+use crate::iter::plumbing::fixed_tree;
 use crate::iter::plumbing::{
     Consumer, FromConsumer, LazyConsumer, Producer, ProducerCallback, Reducer, UnindexedConsumer,
     UnindexedProducer,
@@ -111,6 +116,10 @@ pub(crate) trait Piece: Send + Sized {
     fn max_len(&self) -> usize {
         usize::MAX
     }
+    /// Block length of a deterministic piece, 0 for an adaptive one (see [`fixed_tree`]).
+    fn block_len(&self) -> usize {
+        0
+    }
 }
 
 /// A [`Producer`] with its length, which the producer itself does not know (rayon's protocol).
@@ -151,6 +160,10 @@ impl<P: Producer> Piece for Counted<P> {
     #[inline]
     fn max_len(&self) -> usize {
         self.producer.max_len()
+    }
+    #[inline]
+    fn block_len(&self) -> usize {
+        self.producer.__block_len()
     }
 }
 
@@ -405,6 +418,11 @@ where
     P: Piece,
     C: LazyConsumer<P::Item>,
 {
+    let block = piece.block_len();
+    if block > 0 {
+        // A deterministic iterator: the fixed tree, whatever the pool (see `fixed_tree`).
+        return fixed_tree::bridge_fixed(piece, consumer, block);
+    }
     let len = piece.len();
     if len <= 1 || (len / 2 < piece.min_len() && len <= piece.max_len()) {
         // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near
