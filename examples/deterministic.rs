@@ -34,7 +34,11 @@ fn par_sum(n: u32) -> f64 {
 }
 
 fn det_sum(n: u32) -> f64 {
-    (0..n).into_par_iter().map(term).deterministic().sum::<f64>()
+    (0..n)
+        .into_par_iter()
+        .map(term)
+        .deterministic()
+        .sum::<f64>()
 }
 
 fn time(f: impl FnOnce() -> f64) -> (Duration, f64) {
@@ -73,7 +77,11 @@ fn speed(n: u32, runs: usize) {
         ];
         for col in [2, 4] {
             let bits = results[col].1.to_bits();
-            assert_eq!(*det_bits.get_or_insert(bits), bits, "deterministic sum changed");
+            assert_eq!(
+                *det_bits.get_or_insert(bits),
+                bits,
+                "deterministic sum changed"
+            );
         }
         if round > 0 {
             for (s, (t, _)) in samples.iter_mut().zip(results) {

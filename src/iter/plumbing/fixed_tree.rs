@@ -113,7 +113,14 @@ where
         let below = splits / 2;
         hints::join_for_split(
             move || node(left_p, left_c, block, below),
-            move || node(right_p, right_c, block, again_if_stolen(home, splits - below)),
+            move || {
+                node(
+                    right_p,
+                    right_c,
+                    block,
+                    again_if_stolen(home, splits - below),
+                )
+            },
         )
     } else if right_blocks >= MIN_OFFER_BLOCKS && hints::is_work_requested() {
         let home = crate::current_thread_index();
