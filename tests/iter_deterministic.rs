@@ -4,7 +4,8 @@
 //!
 //! The inputs mix magnitudes (10^-8..10^8 with both signs) so that any change of grouping changes
 //! the bits. Pools of 1..=8 threads on a 2-core machine preempt each other, which varies the
-//! stealing from run to run. Release builds run every check 50 times a pool; debug builds 4.
+//! stealing from run to run. Release builds run the reductions 50 times a pool (the other checks
+//! 5 or 10 times); debug builds run each once to four times.
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
@@ -15,6 +16,8 @@ use forkjoin::prelude::*;
 /// The documented block length, written out: the reference below must not borrow the crate's.
 const B: usize = 4096;
 const RUNS: usize = if cfg!(debug_assertions) { 4 } else { 50 };
+/// For the checks of adaptors and other consumers.
+const FEW: usize = if cfg!(debug_assertions) { 1 } else { 10 };
 /// 0, 1, a prime spanning 17 blocks (the last one of a single item), and 10^6.
 const LENGTHS: [usize; 4] = [0, 1, 65_537, 1_000_000];
 
@@ -184,7 +187,7 @@ fn adaptors_after_deterministic_give_the_same_bits_as_before_it() {
     let filtered = tree(&v, &|s| s.iter().filter(positive).sum::<f64>(), &plus).to_bits();
     let reversed: Vec<f64> = v.iter().rev().copied().collect();
     let rev = tree(&reversed, &|s| s.iter().sum::<f64>(), &plus).to_bits();
-    let runs = RUNS / 5;
+    let runs = FEW;
     on_every_pool("map", runs, [mapped; 3], || {
         [
             v.par_iter().map(f).deterministic().sum::<f64>(),
@@ -236,7 +239,7 @@ fn nested_calls_are_deterministic_too() {
     // Inside a busy pool a call starts as one leaf that splits only on request.
     let v = mixed(65_537, 9);
     let expected = tree(&v, &|s| s.iter().sum::<f64>(), &|a, b| a + b).to_bits();
-    on_every_pool("nested", RUNS / 5, vec![expected; 16], || {
+    on_every_pool("nested", FEW, vec![expected; 16], || {
         (0..16)
             .into_par_iter()
             .map(|_| v.par_iter().deterministic().sum::<f64>().to_bits())
@@ -267,7 +270,7 @@ fn min_and_max_keep_rayons_tie_rules() {
         expected[1].unwrap().1,
         items.iter().rposition(|x| x.0 == 96).unwrap()
     );
-    on_every_pool("min/max", RUNS / 5, expected, || {
+    on_every_pool("min/max", FEW, expected, || {
         let it = || items.par_iter().copied().deterministic();
         [
             it().min_by(by_key),
@@ -298,7 +301,7 @@ fn try_reduce_stops_each_block_at_its_failure_and_returns_the_leftmost() {
             .try_reduce(|| 0, |a, b| Ok(a + b))
     };
     for (i, pool) in pools().iter().enumerate() {
-        for _ in 0..RUNS / 5 {
+        for _ in 0..FEW {
             calls.store(0, Relaxed);
             assert_eq!(pool.install(run), Err(fail_at[0]), "{} threads", i + 1);
             // Each failing block stops right after its failure; every other item is visited once.
@@ -327,7 +330,7 @@ fn reduce_with_and_count_follow_the_tree() {
         },
     )
     .map(f64::to_bits);
-    on_every_pool("reduce_with", RUNS / 5, (expected, 65_537), || {
+    on_every_pool("reduce_with", FEW, (expected, 65_537), || {
         let it = || v.par_iter().copied().deterministic();
         (
             it().reduce_with(|a, b| a + b).map(f64::to_bits),
@@ -359,8 +362,8 @@ fn producer_adaptors_pass_the_block_length_on() {
     let spaced: Vec<f64> = v.iter().flat_map(|&x| [0.0, x]).skip(1).collect();
     let chained: Vec<f64> = v.iter().chain(&w).copied().collect();
     let mut woven = Vec::new();
-    for i in 0..v.len() {
-        woven.push(v[i]);
+    for (i, &x) in v.iter().enumerate() {
+        woven.push(x);
         woven.extend(w.get(i));
     }
     let expected: Vec<u64> = [
@@ -380,7 +383,7 @@ fn producer_adaptors_pass_the_block_length_on() {
     ]
     .map(f64::to_bits)
     .to_vec();
-    on_every_pool("producer adaptors", RUNS / 10, expected, || {
+    on_every_pool("producer adaptors", FEW.div_ceil(2), expected, || {
         let det = || v.par_iter().deterministic();
         let last = |x: (usize, f64)| x.1;
         [
