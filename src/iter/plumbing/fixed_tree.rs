@@ -1,7 +1,7 @@
 //! The deterministic driver: a piece reduced over a fixed tree of blocks, whatever the pool.
 //!
 //! A producer made by [`deterministic`](crate::iter::IndexedParallelIterator::deterministic)
-//! reports a block length `B` ([`Piece::block_len`]); [`bridge_pieces`](super::bridge) then hands
+//! reports a block length `B` ([`Piece::block_len`]); [`bridge_pieces`](mod@super::bridge) then hands
 //! it here instead of to the adaptive policy. The positions `[0, len)` fall into
 //! `n = ceil(len / B)` blocks `[k·B, min((k+1)·B, len))`, and the result is that of the tree
 //!
