@@ -12,6 +12,9 @@
 //! table shows the median of `R` rounds (default 9) and two ratios per pair: of the medians, and
 //! the median of the per-round ratios (both columns of a pair ran seconds apart).
 //!
+//! A second table times a cheap reduction that the compiler vectorises (the `u64` sum of a slice
+//! of 10^7 items), where the fixed cost of a block shows most.
+//!
 //! **Rounding.** The error of the sequential sum, the `deterministic()` sum and the plain parallel
 //! sum (2 threads), against an exact reference (double-double accumulation of the same `f64`
 //! terms), for the harmonic terms above and for 10^7 random terms of mixed sign and magnitude.
@@ -198,6 +201,58 @@ fn rounding(n: u32) {
     println!();
 }
 
+/// A cheap, vectorisable reduction, where a block's fixed cost shows most: `u64` sum of a slice.
+fn cheap(runs: usize) {
+    let v: Vec<u64> = (0..10_000_000u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9))
+        .collect();
+    let pools: Vec<forkjoin::ThreadPool> = (1..=2)
+        .map(|t| {
+            forkjoin::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); 5];
+    let t = |f: &dyn Fn() -> u64| {
+        let start = Instant::now();
+        black_box(f());
+        start.elapsed()
+    };
+    for round in 0..=runs {
+        let results = [
+            t(&|| v.iter().sum::<u64>()),
+            pools[0].install(|| t(&|| v.par_iter().sum::<u64>())),
+            pools[0].install(|| t(&|| v.par_iter().deterministic().sum::<u64>())),
+            pools[1].install(|| t(&|| v.par_iter().sum::<u64>())),
+            pools[1].install(|| t(&|| v.par_iter().deterministic().sum::<u64>())),
+        ];
+        if round > 0 {
+            for (s, r) in samples.iter_mut().zip(results) {
+                s.push(r);
+            }
+        }
+    }
+    let med: Vec<f64> = samples
+        .into_iter()
+        .map(|s| median(s).as_secs_f64() * 1e3)
+        .collect();
+    println!("## Speed: sum of a slice of 10^7 u64 (vectorised), medians of {runs} rounds\n");
+    println!("| seq | plain 1T | det 1T | plain 2T | det 2T | det/plain 1T | det/plain 2T |");
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!(
+        "| {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms | {:.3} | {:.3} |\n",
+        med[0],
+        med[1],
+        med[2],
+        med[3],
+        med[4],
+        med[2] / med[1],
+        med[4] / med[3]
+    );
+}
+
 fn main() {
     let mut n: u32 = 100_000_000;
     let mut runs = 9;
@@ -212,6 +267,7 @@ fn main() {
         }
     }
     speed(n, runs.max(1));
+    cheap(runs.max(1));
     if !skip_error {
         rounding(n);
     }
