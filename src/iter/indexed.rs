@@ -334,10 +334,18 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// sum of 10^8 cheap `f64` terms runs within a few percent of the plain `sum` on 1 and 2
     /// threads and of a sequential loop on 1 (`docs/benchmarks.md`, "Deterministic reductions").
     ///
-    /// **Rounding.** The tree is pairwise summation over sequential blocks: the rounding error of
-    /// a sum of `n` terms grows like `B + log2(n/B)` roundings instead of the sequential
-    /// loop's `n`, so it is usually *more* accurate than `Iterator::sum` (measured in
-    /// `docs/iterators.md`, "Deterministic reductions"), but it is a different number.
+    /// **Rounding.** The tree is pairwise summation over sequentially summed blocks: the error
+    /// bound of a sum of `n` terms grows like `(B + log2(n/B))·ε·Σ|x|` instead of the sequential
+    /// loop's `n·ε·Σ|x|`. Measured against an exact reference, the sum of `1/(i+1)` for
+    /// `i < 10^8` is off by 10 ulp (1.9·10⁻¹⁵ relative) here and by 378 ulp (7.1·10⁻¹⁴) in
+    /// `Iterator::sum`; 10^7 random terms of both signs spread over 10^-6..10^6, by 9.6 ulp and
+    /// 446 ulp (`docs/iterators.md`, "Deterministic reductions"). More accurate, then, but a
+    /// different number from the sequential one.
+    ///
+    /// **Limits.** A block is folded on one thread, so at most `ceil(len / B)` threads share the
+    /// work. The bits are fixed for one build (`B` may change between versions). A producer
+    /// adaptor written for rayon does not pass the block length on: call `deterministic()` after
+    /// it.
     ///
     /// ```
     /// use forkjoin::prelude::*;
