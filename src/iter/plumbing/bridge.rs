@@ -59,6 +59,7 @@ use std::time::Duration;
 use crate::platform::clock::{self, ticks};
 
 use crate::iter::plumbing::fixed_tree;
+pub(crate) use crate::iter::plumbing::piece::Piece;
 use crate::iter::plumbing::{
     Consumer, FromConsumer, LazyConsumer, Producer, ProducerCallback, Reducer, UnindexedConsumer,
     UnindexedProducer,
@@ -91,36 +92,6 @@ const TIMED_FROM: usize = 16;
 /// can tell apart only 64 levels of splits (see `find_first_last.rs`): an unbounded walk from the
 /// end would use them all up on a long piece, and pieces sharing a boundary cannot stop each other.
 const TAIL_BATCHES: u8 = 12;
-
-/// What the bridge drives: a run of positions that knows its length and can be cut at any of them.
-///
-/// An indexed iterator's [`Producer`] becomes one with its length ([`Counted`]); the string
-/// sources are pieces themselves, with bytes as positions (their items have no index, so they are
-/// no `Producer`: a cut moves to the nearest place the items allow).
-pub(crate) trait Piece: Send + Sized {
-    /// The items of the piece.
-    type Item;
-    /// The sequential iterator over the piece.
-    type IntoIter: Iterator<Item = Self::Item>;
-    /// Number of positions in the piece.
-    fn len(&self) -> usize;
-    /// Splits into positions `[0, index)` and `[index, len)`; `index <= len`.
-    fn split_at(self, index: usize) -> (Self, Self);
-    /// Iterates the piece sequentially.
-    fn into_iter(self) -> Self::IntoIter;
-    /// Smallest piece worth handing to another thread.
-    fn min_len(&self) -> usize {
-        1
-    }
-    /// Largest piece one thread may take as a unit.
-    fn max_len(&self) -> usize {
-        usize::MAX
-    }
-    /// Block length of a deterministic piece, 0 for an adaptive one (see [`fixed_tree`]).
-    fn block_len(&self) -> usize {
-        0
-    }
-}
 
 /// A [`Producer`] with its length, which the producer itself does not know (rayon's protocol).
 struct Counted<P> {

@@ -30,7 +30,7 @@
 //!
 //! `with_min_len` and `with_max_len` do not apply here: the block length decides every cut.
 
-use crate::iter::plumbing::bridge::Piece;
+use crate::iter::plumbing::piece::Piece;
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::runtime::hints::{self, StartAs};
 

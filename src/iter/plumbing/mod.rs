@@ -69,6 +69,7 @@
 pub(crate) mod bridge;
 pub(crate) mod consumer_adapters;
 pub(crate) mod fixed_tree;
+pub(crate) mod piece;
 
 /// A splittable piece of an indexed iterator's input (a sub-range, a sub-slice): rayon's `Producer`.
 ///
