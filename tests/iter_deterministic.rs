@@ -445,3 +445,38 @@ fn producer_adaptors_pass_the_block_length_on() {
         .to_vec()
     });
 }
+
+#[test]
+fn other_consumers_work_on_a_deterministic_iterator() {
+    let len = 5 * B + 77;
+    let v: Vec<u64> = (0..len as u64).collect();
+    let sum = std::sync::atomic::AtomicU64::new(0);
+    for pool in &pools()[..4] {
+        pool.install(|| {
+            let det = || v.par_iter().copied().deterministic();
+            assert_eq!(
+                det().map(|x| x * 2).collect::<Vec<_>>(),
+                v.iter().map(|x| x * 2).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                det().filter(|x| x % 7 == 3).collect::<Vec<_>>(),
+                v.iter().copied().filter(|x| x % 7 == 3).collect::<Vec<_>>()
+            );
+            assert_eq!(det().find_first(|&x| x % 1000 == 999), Some(999));
+            assert_eq!(
+                det().find_last(|&x| x % 1000 == 999),
+                v.iter().rev().copied().find(|x| x % 1000 == 999)
+            );
+            assert_eq!(det().position_first(|x| x == 3 * B as u64), Some(3 * B));
+            assert!(det().any(|x| x == len as u64 - 1));
+            assert!(!det().all(|x| x < 5));
+            sum.store(0, Relaxed);
+            det().for_each(|x| {
+                sum.fetch_add(x, Relaxed);
+            });
+            assert_eq!(sum.load(Relaxed), v.iter().sum::<u64>());
+            let (evens, odds): (Vec<u64>, Vec<u64>) = det().partition(|x| x % 2 == 0);
+            assert_eq!(evens.len() + odds.len(), len);
+        });
+    }
+}
