@@ -60,6 +60,7 @@ pub(crate) mod sources;
 pub use self::adaptors::blocks::{ExponentialBlocks, UniformBlocks};
 pub use self::adaptors::chain::Chain;
 pub use self::adaptors::chunks_vec::Chunks;
+pub use self::adaptors::deterministic::{Deterministic, DETERMINISTIC_BLOCK_LEN};
 pub use self::adaptors::enumerate::Enumerate;
 pub use self::adaptors::flat_map::{FlatMap, Flatten};
 pub use self::adaptors::flat_map_iter::{FlatMapIter, FlattenIter};

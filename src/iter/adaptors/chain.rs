@@ -173,6 +173,10 @@ where
     fn max_len(&self) -> usize {
         self.a.max_len().min(self.b.max_len())
     }
+    fn __block_len(&self) -> usize {
+        // Either side may be the deterministic one (0 means none).
+        self.a.__block_len().max(self.b.__block_len())
+    }
 }
 
 /// std's `Chain`, which also knows its exact length when both halves do (std's does not

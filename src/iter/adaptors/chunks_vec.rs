@@ -106,6 +106,9 @@ impl<P: Producer> Producer for ChunksProducer<P> {
     fn max_len(&self) -> usize {
         (self.base.max_len() / self.size).max(1)
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }
 
 /// The sequential iterator of a [`ChunksProducer`]: `Vec`s of `size` items of `iter`, which

@@ -257,6 +257,9 @@ where
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }
 
 /// Sequential iterator of an [`IntersperseProducer`] piece, from both ends.

@@ -123,4 +123,7 @@ impl<P: Producer> Producer for BoundedProducer<P> {
             Bound::Max(max) => self.base.max_len().min(max),
         }
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }

@@ -9,6 +9,7 @@ pub(crate) mod blocks;
 pub(crate) mod chain;
 pub(crate) mod chunks_vec;
 pub(crate) mod debug_impl;
+pub(crate) mod deterministic;
 pub(crate) mod either;
 pub(crate) mod enumerate;
 pub(crate) mod flat_map;

@@ -164,6 +164,9 @@ impl<'f, P: Producer> Producer for PanicFuseProducer<'f, P> {
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }
 
 /// Sequential iterator of a [`PanicFuseProducer`] piece; blows the fuse if dropped while unwinding

@@ -92,4 +92,7 @@ impl<P: Producer> Producer for RevProducer<P> {
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }

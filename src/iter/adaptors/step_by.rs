@@ -101,4 +101,7 @@ impl<P: Producer> Producer for StepByProducer<P> {
     fn max_len(&self) -> usize {
         (self.base.max_len() / self.step).max(1)
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }

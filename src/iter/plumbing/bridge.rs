@@ -44,6 +44,10 @@
 //! producer agrees to split, up to [`MAX_UNINDEXED_DEPTH`] cuts deep (a producer may cut off a
 //! little at a time, and every cut nests a join on a thread's stack).
 //!
+//! **Deterministic producers** (a producer whose [`Piece::block_len`] is not 0, made by
+//! [`deterministic`](crate::iter::IndexedParallelIterator::deterministic)) skip all of this: they
+//! are reduced over a fixed tree of blocks that depends only on their length ([`fixed_tree`]).
+//!
 //! `with_min_len(m)` forbids pieces smaller than `m` (a split needs `2m` positions); `with_max_len(m)`
 //! forces the up-front phase to split until every piece is at most `m` positions long.
 //!
@@ -54,6 +58,8 @@ use std::time::Duration;
 
 use crate::platform::clock::{self, ticks};
 
+use crate::iter::plumbing::fixed_tree;
+pub(crate) use crate::iter::plumbing::piece::Piece;
 use crate::iter::plumbing::{
     Consumer, FromConsumer, LazyConsumer, Producer, ProducerCallback, Reducer, UnindexedConsumer,
     UnindexedProducer,
@@ -86,32 +92,6 @@ const TIMED_FROM: usize = 16;
 /// can tell apart only 64 levels of splits (see `find_first_last.rs`): an unbounded walk from the
 /// end would use them all up on a long piece, and pieces sharing a boundary cannot stop each other.
 const TAIL_BATCHES: u8 = 12;
-
-/// What the bridge drives: a run of positions that knows its length and can be cut at any of them.
-///
-/// An indexed iterator's [`Producer`] becomes one with its length ([`Counted`]); the string
-/// sources are pieces themselves, with bytes as positions (their items have no index, so they are
-/// no `Producer`: a cut moves to the nearest place the items allow).
-pub(crate) trait Piece: Send + Sized {
-    /// The items of the piece.
-    type Item;
-    /// The sequential iterator over the piece.
-    type IntoIter: Iterator<Item = Self::Item>;
-    /// Number of positions in the piece.
-    fn len(&self) -> usize;
-    /// Splits into positions `[0, index)` and `[index, len)`; `index <= len`.
-    fn split_at(self, index: usize) -> (Self, Self);
-    /// Iterates the piece sequentially.
-    fn into_iter(self) -> Self::IntoIter;
-    /// Smallest piece worth handing to another thread.
-    fn min_len(&self) -> usize {
-        1
-    }
-    /// Largest piece one thread may take as a unit.
-    fn max_len(&self) -> usize {
-        usize::MAX
-    }
-}
 
 /// A [`Producer`] with its length, which the producer itself does not know (rayon's protocol).
 struct Counted<P> {
@@ -151,6 +131,10 @@ impl<P: Producer> Piece for Counted<P> {
     #[inline]
     fn max_len(&self) -> usize {
         self.producer.max_len()
+    }
+    #[inline]
+    fn block_len(&self) -> usize {
+        self.producer.__block_len()
     }
 }
 
@@ -405,6 +389,11 @@ where
     P: Piece,
     C: LazyConsumer<P::Item>,
 {
+    let block = piece.block_len();
+    if block > 0 {
+        // A deterministic iterator: the fixed tree, whatever the pool (see `fixed_tree`).
+        return fixed_tree::bridge_fixed(piece, consumer, block);
+    }
     let len = piece.len();
     if len <= 1 || (len / 2 < piece.min_len() && len <= piece.max_len()) {
         // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near

@@ -68,6 +68,8 @@
 
 pub(crate) mod bridge;
 pub(crate) mod consumer_adapters;
+pub(crate) mod fixed_tree;
+pub(crate) mod piece;
 
 /// A splittable piece of an indexed iterator's input (a sub-range, a sub-slice): rayon's `Producer`.
 ///
@@ -102,6 +104,17 @@ pub trait Producer: Send + Sized {
         F: Folder<Self::Item>,
     {
         folder.consume_iter(self.into_iter())
+    }
+
+    /// Internal: the block length of a
+    /// [`deterministic`](crate::iter::IndexedParallelIterator::deterministic) iterator's producer,
+    /// 0 for any other. Non-zero, the bridge reduces the piece over the fixed tree of blocks of
+    /// that length (see [`Deterministic`](crate::iter::Deterministic)) instead of splitting it
+    /// adaptively. Every adaptor's producer that keeps its base's positions or maps them in a way
+    /// that depends only on lengths passes its base's answer on.
+    #[doc(hidden)]
+    fn __block_len(&self) -> usize {
+        0
     }
 }
 

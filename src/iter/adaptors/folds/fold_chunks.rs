@@ -236,6 +236,9 @@ where
     fn max_len(&self) -> usize {
         (self.base.max_len() / self.size).max(1)
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }
 
 /// The sequential iterator of a [`FoldChunksProducer`] piece: cuts chunks off either end of the

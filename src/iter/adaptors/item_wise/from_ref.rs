@@ -188,6 +188,9 @@ where
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }
 
 /// LazyConsumer of a [`FromRef`]: converts referenced items before passing them on.

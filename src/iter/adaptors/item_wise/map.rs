@@ -111,4 +111,7 @@ where
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }

@@ -402,6 +402,9 @@ where
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
+    fn __block_len(&self) -> usize {
+        self.base.__block_len()
+    }
 }
 
 /// The sequential iterator of a [`MapStateProducer`].

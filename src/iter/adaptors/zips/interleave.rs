@@ -176,6 +176,10 @@ where
     fn max_len(&self) -> usize {
         self.i.max_len().min(self.j.max_len())
     }
+    fn __block_len(&self) -> usize {
+        // Either side may be the deterministic one (0 means none).
+        self.i.__block_len().max(self.j.__block_len())
+    }
 }
 
 /// The sequential iterator of an [`InterleaveProducer`].
