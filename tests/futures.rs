@@ -20,22 +20,10 @@ use std::task::{Context, Poll, Wake, Waker};
 use common::{pool, TIMEOUT};
 use forkjoin::{block_on, join, spawn_future, JobFuture, ThreadPoolBuilder};
 
-/// Runs `test` on a thread of its own and fails if it does not finish within [`TIMEOUT`]
-/// (a deadlock or a lost wake-up); a panic of `test` is raised again here.
+/// Runs `test` under the shared watchdog, which fails it after [`TIMEOUT`] (a deadlock or a lost
+/// wake-up); a panic of `test` is raised again here.
 fn watchdog<T: Send + 'static>(test: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    let handle = std::thread::spawn(move || {
-        let result = panic::catch_unwind(AssertUnwindSafe(test));
-        let _ = tx.send(());
-        result
-    });
-    if rx.recv_timeout(TIMEOUT).is_err() {
-        panic!("the test did not finish within {TIMEOUT:?}: a deadlock or a lost wake-up");
-    }
-    match handle.join().expect("the watchdog's thread does not panic") {
-        Ok(value) => value,
-        Err(payload) => panic::resume_unwind(payload),
-    }
+    common::watchdog("a futures test", TIMEOUT, test)
 }
 
 /// A gate that pool jobs block on (in user code) until it opens.
