@@ -18,7 +18,7 @@
 //! * **publication** by the owner ([`JobStackOwner::take_oldest`], on its sharing heartbeat while the
 //!   pool's idle-worker count is non-zero) moves them to the public deque, where thieves steal them
 //!   cheaply;
-//! * a **heavy steal** ([`JobStackThief::steal_after_barrier`]) by an idle worker on *patrol*: it slept
+//! * a **heavy steal** ([`JobStackThief::steal_after_barrier_if`]) by an idle worker on *patrol*: it slept
 //!   while another worker was busy and its patrol timeout ran out (see `crate::runtime::sleep`). This is what
 //!   makes a job reachable when its owner is blocked in user code (e.g. `a` waits on a channel that
 //!   only b feeds) and will never push, and so never publish, again.
@@ -82,7 +82,7 @@ const CAPACITY: usize = 4;
 /// between its load of `base` and its CAS.
 ///
 /// A thief carries one from [`JobStackThief::base_before_barrier`] to
-/// [`JobStackThief::steal_after_barrier`]; its CAS succeeds only if the word still holds this value.
+/// [`JobStackThief::steal_after_barrier_if`]; its CAS succeeds only if the word still holds this value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Base(u64);
 
@@ -448,7 +448,7 @@ impl JobStackThief {
     }
 
     /// First half of a heavy steal: counts this thief in the stack's heavy steals in flight and reads
-    /// `base`. Pass the ticket to [`steal_after_barrier`](Self::steal_after_barrier) once the caller
+    /// `base`. Pass the ticket to [`steal_after_barrier_if`](Self::steal_after_barrier_if) once the caller
     /// has run `heavy_barrier()`; dropping it instead also uncounts the thief.
     #[inline]
     pub fn base_before_barrier(&self) -> StealTicket<'_> {
@@ -471,7 +471,7 @@ impl JobStackThief {
         self.steal_after_barrier_if(ticket, |_| true)
     }
 
-    /// [`steal_after_barrier`](Self::steal_after_barrier), taking the oldest job only if `accept`
+    /// `steal_after_barrier`, taking the oldest job only if `accept`
     /// says yes to it. `accept` sees the job as read before the CAS: if the CAS then fails, its
     /// answer is discarded with the job (see `crate::runtime::jobs::region`).
     pub fn steal_after_barrier_if(
@@ -507,7 +507,7 @@ impl JobStackThief {
 }
 
 /// A heavy steal in flight on one stack, from [`JobStackThief::base_before_barrier`] to the end of
-/// [`JobStackThief::steal_after_barrier`] (or until dropped): holds the `base` the thief read, and
+/// [`JobStackThief::steal_after_barrier_if`] (or until dropped): holds the `base` the thief read, and
 /// keeps the thief counted in the stack's heavy steals, so the owner settles its last job by CAS.
 pub struct StealTicket<'a> {
     thief: &'a JobStackThief,
