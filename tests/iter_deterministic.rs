@@ -89,80 +89,66 @@ fn the_block_length_is_the_documented_one() {
     assert_eq!(DETERMINISTIC_BLOCK_LEN, B);
 }
 
-#[test]
-fn f64_reductions_are_the_reference_tree_on_every_pool() {
-    for len in LENGTHS {
-        let v = mixed(len, 42);
-        let p = near_one(len);
-        let plus = |a: f64, b: f64| a + b;
-        let sum = tree(&v, &|s| s.iter().sum::<f64>(), &plus);
-        let product = tree(&p, &|s| s.iter().product::<f64>(), &|a, b| a * b);
-        let reduce = tree(&v, &|s| s.iter().fold(0.0, |a, &x| a + x), &plus);
-        // fold(id, f).reduce(id2, op): each block's accumulator folded into id2() by op.
-        let fold = |s: &[f64]| s.iter().fold(0.5, |a, &x| a + x * 0.25);
-        let fold_reduce = tree(&v, &|s| 0.0 + fold(s), &plus);
-        // fold(...).sum(): each block's accumulator is the block's one item.
-        let fold_sum = tree(&v, &fold, &plus);
-        let bits = [sum, product, reduce, fold_reduce, fold_sum].map(f64::to_bits);
-        on_every_pool(&format!("f64, len {len}"), RUNS, bits, || {
-            [
-                v.par_iter().deterministic().sum::<f64>(),
-                p.par_iter().deterministic().product::<f64>(),
-                v.par_iter()
-                    .deterministic()
-                    .copied()
-                    .reduce(|| 0.0, |a, b| a + b),
-                v.par_iter()
-                    .deterministic()
-                    .fold(|| 0.5, |a, &x| a + x * 0.25)
-                    .reduce(|| 0.0, |a, b| a + b),
-                v.par_iter()
-                    .deterministic()
-                    .fold(|| 0.5, |a, &x| a + x * 0.25)
-                    .sum::<f64>(),
-            ]
-            .map(f64::to_bits)
-        });
-    }
+/// A test that `sum`, `product`, `reduce`, `fold`+`reduce` and `fold`+`sum` of `$float` give the
+/// reference tree's bits on every pool, for sums over `$v(len)` and products over `$p(len)`.
+macro_rules! reductions_are_the_reference_tree {
+    ($name:ident, $float:ty, $v:expr, $p:expr) => {
+        #[test]
+        fn $name() {
+            for len in LENGTHS {
+                let v: Vec<$float> = $v(len);
+                let p: Vec<$float> = $p(len);
+                let plus = |a: $float, b: $float| a + b;
+                let sum = tree(&v, &|s| s.iter().sum::<$float>(), &plus);
+                let product = tree(&p, &|s| s.iter().product::<$float>(), &|a, b| a * b);
+                let reduce = tree(&v, &|s| s.iter().fold(0.0, |a, &x| a + x), &plus);
+                // fold(id, f).reduce(id2, op): each block's accumulator folded into id2() by op.
+                let fold = |s: &[$float]| s.iter().fold(0.5, |a, &x| a + x * 0.25);
+                let fold_reduce = tree(&v, &|s| 0.0 + fold(s), &plus);
+                // fold(...).sum(): each block's accumulator is the block's one item.
+                let fold_sum = tree(&v, &fold, &plus);
+                let bits = [sum, product, reduce, fold_reduce, fold_sum].map(<$float>::to_bits);
+                let what = format!("{}, len {len}", stringify!($float));
+                on_every_pool(&what, RUNS, bits, || {
+                    [
+                        v.par_iter().deterministic().sum::<$float>(),
+                        p.par_iter().deterministic().product::<$float>(),
+                        v.par_iter()
+                            .deterministic()
+                            .copied()
+                            .reduce(|| 0.0, |a, b| a + b),
+                        v.par_iter()
+                            .deterministic()
+                            .fold(|| 0.5, |a, &x| a + x * 0.25)
+                            .reduce(|| 0.0, |a, b| a + b),
+                        v.par_iter()
+                            .deterministic()
+                            .fold(|| 0.5, |a, &x| a + x * 0.25)
+                            .sum::<$float>(),
+                    ]
+                    .map(<$float>::to_bits)
+                });
+            }
+        }
+    };
 }
 
-#[test]
-fn f32_reductions_are_the_reference_tree_on_every_pool() {
-    for len in LENGTHS {
-        let v: Vec<f32> = mixed(len, 43).iter().map(|&x| x as f32).collect();
-        let p: Vec<f32> = mixed(len, 44)
-            .iter()
-            .map(|&x| 1.0 + x as f32 * 1e-9)
-            .collect();
-        let plus = |a: f32, b: f32| a + b;
-        let sum = tree(&v, &|s| s.iter().sum::<f32>(), &plus);
-        let product = tree(&p, &|s| s.iter().product::<f32>(), &|a, b| a * b);
-        let reduce = tree(&v, &|s| s.iter().fold(0.0, |a, &x| a + x), &plus);
-        let fold = |s: &[f32]| s.iter().fold(0.5, |a, &x| a + x * 0.25);
-        let fold_reduce = tree(&v, &|s| 0.0 + fold(s), &plus);
-        let fold_sum = tree(&v, &fold, &plus);
-        let bits = [sum, product, reduce, fold_reduce, fold_sum].map(f32::to_bits);
-        on_every_pool(&format!("f32, len {len}"), RUNS, bits, || {
-            [
-                v.par_iter().deterministic().sum::<f32>(),
-                p.par_iter().deterministic().product::<f32>(),
-                v.par_iter()
-                    .deterministic()
-                    .copied()
-                    .reduce(|| 0.0, |a, b| a + b),
-                v.par_iter()
-                    .deterministic()
-                    .fold(|| 0.5, |a, &x| a + x * 0.25)
-                    .reduce(|| 0.0, |a, b| a + b),
-                v.par_iter()
-                    .deterministic()
-                    .fold(|| 0.5, |a, &x| a + x * 0.25)
-                    .sum::<f32>(),
-            ]
-            .map(f32::to_bits)
-        });
-    }
-}
+reductions_are_the_reference_tree!(
+    f64_reductions_are_the_reference_tree_on_every_pool,
+    f64,
+    |len| mixed(len, 42),
+    near_one
+);
+
+reductions_are_the_reference_tree!(
+    f32_reductions_are_the_reference_tree_on_every_pool,
+    f32,
+    |len| mixed(len, 43).iter().map(|&x| x as f32).collect(),
+    |len| mixed(len, 44)
+        .iter()
+        .map(|&x| 1.0 + x as f32 * 1e-9)
+        .collect()
+);
 
 #[test]
 fn the_grouping_matters_for_these_inputs() {

@@ -59,6 +59,7 @@ use std::time::Duration;
 use crate::platform::clock::{self, ticks};
 
 use crate::iter::plumbing::fixed_tree;
+use crate::iter::plumbing::piece::fold_whole;
 pub(crate) use crate::iter::plumbing::piece::Piece;
 use crate::iter::plumbing::{
     Consumer, FromConsumer, LazyConsumer, Producer, ProducerCallback, Reducer, UnindexedConsumer,
@@ -534,21 +535,6 @@ where
         producer = rest;
         pace.batch_done(n, n < pace.batch);
     }
-}
-
-/// Feeds a whole piece to `consumer` in one go, with no batches and no polls. A consumer that is
-/// full already (a later piece of a `find_any` after a hit) takes nothing: a consumer checks its
-/// own fullness only between batches, of which there is one here.
-#[inline]
-fn fold_whole<P, C>(piece: P, consumer: C) -> C::Result
-where
-    P: Piece,
-    C: LazyConsumer<P::Item>,
-{
-    if consumer.full() {
-        return consumer.complete();
-    }
-    consumer.consume_iter(piece.into_iter()).complete()
 }
 
 /// Splits a leaf's remainder in half for an idle worker and runs both halves as leaves.

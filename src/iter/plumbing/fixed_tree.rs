@@ -30,7 +30,7 @@
 //!
 //! `with_min_len` and `with_max_len` do not apply here: the block length decides every cut.
 
-use crate::iter::plumbing::piece::Piece;
+use crate::iter::plumbing::piece::{fold_whole, Piece};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::runtime::hints::{self, StartAs};
 
@@ -46,7 +46,7 @@ where
     C: LazyConsumer<P::Item>,
 {
     if piece.len() <= block {
-        return fold_block(piece, consumer);
+        return fold_whole(piece, consumer);
     }
     match hints::start_as() {
         StartAs::Whole => sequential(piece, consumer, block),
@@ -61,20 +61,6 @@ fn midpoint(len: usize, block: usize) -> usize {
     len.div_ceil(block) / 2 * block
 }
 
-/// One block (or an empty piece): its items folded in order into `consumer`, which nothing was
-/// fed yet.
-#[inline]
-fn fold_block<P, C>(piece: P, consumer: C) -> C::Result
-where
-    P: Piece,
-    C: LazyConsumer<P::Item>,
-{
-    if consumer.full() {
-        return consumer.complete();
-    }
-    consumer.consume_iter(piece.into_iter()).complete()
-}
-
 /// The tree below a node, on the calling thread, with no joins and no polls (nobody can ask).
 fn sequential<P, C>(piece: P, consumer: C, block: usize) -> C::Result
 where
@@ -83,7 +69,7 @@ where
 {
     let len = piece.len();
     if len <= block || consumer.full() {
-        return fold_block(piece, consumer);
+        return fold_whole(piece, consumer);
     }
     let mid = midpoint(len, block);
     let (left_p, right_p) = piece.split_at(mid);
@@ -102,7 +88,7 @@ where
 {
     let len = piece.len();
     if len <= block || consumer.full() {
-        return fold_block(piece, consumer);
+        return fold_whole(piece, consumer);
     }
     let mid = midpoint(len, block);
     let right_blocks = (len - mid).div_ceil(block);

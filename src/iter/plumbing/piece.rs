@@ -1,4 +1,7 @@
-//! [`Piece`]: what the bridge drives, and what the deterministic driver (`fixed_tree`) reduces.
+//! [`Piece`]: what the bridge drives, and what the deterministic driver (`fixed_tree`) reduces;
+//! [`fold_whole`], how both feed a piece to a consumer in one go.
+
+use crate::iter::plumbing::LazyConsumer;
 
 /// What the bridge drives: a run of positions that knows its length and can be cut at any of them.
 ///
@@ -28,4 +31,19 @@ pub(crate) trait Piece: Send + Sized {
     fn block_len(&self) -> usize {
         0
     }
+}
+
+/// Feeds a whole piece to `consumer` in one go, with no batches and no polls. A consumer that is
+/// full already (a later piece of a `find_any` after a hit) takes nothing: a consumer checks its
+/// own fullness only between batches, of which there is one here.
+#[inline]
+pub(crate) fn fold_whole<P, C>(piece: P, consumer: C) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.complete();
+    }
+    consumer.consume_iter(piece.into_iter()).complete()
 }
