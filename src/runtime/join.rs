@@ -405,9 +405,7 @@ where
             }
             // Pushed by `a` after b: ours to run if it belongs to b's wait (see below), else moved
             // out of the way.
-            Some(job) => {
-                wt.run_own_if_belongs(job, WaitFor::Key(job_b_id as usize));
-            }
+            Some(job) => wt.run_own_if_belongs(job, WaitFor::Key(job_b_id as usize)),
             None => {
                 // b was stolen: help only with b's own subtree (regions), so that a lock held
                 // around this `join` is never taken again by unrelated work on this thread.

@@ -684,14 +684,12 @@ impl WorkerThread {
 
     /// Runs `job`, taken from this worker's own public deque while it waits for `want`, if it
     /// belongs there; otherwise moves it to the injector for the worker it belongs to (or an idle
-    /// one). True if it ran it.
-    pub(crate) fn run_own_if_belongs(&self, job: JobRef, want: WaitFor) -> bool {
+    /// one).
+    pub(crate) fn run_own_if_belongs(&self, job: JobRef, want: WaitFor) {
         if self.registry.belongs(want, &job) {
             self.execute(job);
-            true
         } else {
             self.registry.inject(job);
-            false
         }
     }
 
