@@ -27,7 +27,7 @@ use crate::iter::consumers::reduce::ReduceConsumer;
 use crate::iter::consumers::sum::{ProductConsumer, SumConsumer};
 use crate::iter::consumers::try_op::{collect_until_failure, Try};
 use crate::iter::consumers::unzip::{partition_into, unzip_into};
-use crate::iter::plumbing::{AsConsumer, FromConsumer, LazyConsumer, UnindexedConsumer};
+use crate::iter::plumbing::{AsConsumer, LazyConsumer, LazyDrive, UnindexedConsumer};
 use crate::iter::{Either, IntoParallelIterator, ParallelExtend};
 use crate::platform::sync::AtomicBool;
 
@@ -57,7 +57,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         C: UnindexedConsumer<Self::Item>,
     {
-        self.drive_lazy(FromConsumer::unindexed(consumer))
+        consumer.__lazy_drive_unindexed(DriveLazy(self))
     }
 
     /// Internal: drives every item into a forkjoin consumer (see
@@ -1130,5 +1130,15 @@ where
     match (a.into_output(), b.into_output()) {
         (Ok(a), Ok(b)) => op(a, b),
         (Err(failure), _) | (_, Err(failure)) => failure,
+    }
+}
+
+/// [`ParallelIterator::drive_unindexed`]'s default work: the iterator's own `drive_lazy`, for
+/// whichever consumer protocol the consumer runs.
+struct DriveLazy<I>(I);
+
+impl<I: ParallelIterator> LazyDrive<I::Item> for DriveLazy<I> {
+    fn drive<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        self.0.drive_lazy(consumer)
     }
 }

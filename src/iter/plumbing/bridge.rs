@@ -62,7 +62,7 @@ use crate::iter::plumbing::fixed_tree;
 use crate::iter::plumbing::piece::fold_whole;
 pub(crate) use crate::iter::plumbing::piece::Piece;
 use crate::iter::plumbing::{
-    Consumer, FromConsumer, LazyConsumer, Producer, ProducerCallback, Reducer, UnindexedConsumer,
+    Consumer, LazyConsumer, LazyDrive, Producer, ProducerCallback, Reducer, UnindexedConsumer,
     UnindexedProducer,
 };
 use crate::iter::IndexedParallelIterator;
@@ -147,7 +147,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    bridge_producer_lazy(len, producer, FromConsumer::indexed(consumer))
+    consumer.__lazy_drive(BridgeProducer { len, producer })
 }
 
 /// Runs an indexed iterator into `consumer` through its producer: rayon's `bridge`, what an
@@ -158,7 +158,7 @@ where
     I: IndexedParallelIterator,
     C: Consumer<I::Item>,
 {
-    bridge_lazy(par_iter, FromConsumer::indexed(consumer))
+    consumer.__lazy_drive(BridgeIter(par_iter))
 }
 
 /// Runs an [`UnindexedProducer`] into `consumer`: rayon's `bridge_unindexed`.
@@ -172,7 +172,39 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    bridge_unindexed_lazy(producer, FromConsumer::unindexed(consumer))
+    consumer.__lazy_drive_unindexed(BridgeUnindexed(producer))
+}
+
+/// [`bridge_producer_consumer`]'s work, for whichever consumer protocol the consumer runs.
+struct BridgeProducer<P> {
+    len: usize,
+    producer: P,
+}
+
+impl<P: Producer> LazyDrive<P::Item> for BridgeProducer<P> {
+    #[inline]
+    fn drive<C: LazyConsumer<P::Item>>(self, consumer: C) -> C::Result {
+        bridge_producer_lazy(self.len, self.producer, consumer)
+    }
+}
+
+/// [`bridge`]'s work, for whichever consumer protocol the consumer runs.
+struct BridgeIter<I>(I);
+
+impl<I: IndexedParallelIterator> LazyDrive<I::Item> for BridgeIter<I> {
+    #[inline]
+    fn drive<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge_lazy(self.0, consumer)
+    }
+}
+
+/// [`bridge_unindexed`]'s work, for whichever consumer protocol the consumer runs.
+struct BridgeUnindexed<P>(P);
+
+impl<P: UnindexedProducer> LazyDrive<P::Item> for BridgeUnindexed<P> {
+    fn drive<C: LazyConsumer<P::Item>>(self, consumer: C) -> C::Result {
+        bridge_unindexed_lazy(self.0, consumer)
+    }
 }
 
 /// [`bridge_producer_consumer`] for forkjoin's own consumers.

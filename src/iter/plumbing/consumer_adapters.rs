@@ -1,46 +1,35 @@
 //! The two adapters between rayon's consumer protocol ([`Consumer`], [`UnindexedConsumer`]) and
 //! forkjoin's ([`LazyConsumer`]).
 //!
-//! * [`FromConsumer`]: a rayon consumer driven by forkjoin's iterators and bridge. A forkjoin
-//!   consumer seen through [`AsConsumer`] (a user's iterator passed it on) runs its own protocol
-//!   again. Any other is split once per batch it receives: `split_at` the batch's length, fold the
-//!   batch into the left part, keep the right part for the rest. The running piece can therefore
-//!   still be split after a prefix, as forkjoin's bridge needs, and positions stay exact.
 //! * [`AsConsumer`]: a forkjoin consumer handed to code written for rayon (a user's
 //!   `drive_unindexed`, which calls `split_off_left`, `split_at`, `into_folder` or passes it to
-//!   `bridge`).
+//!   `bridge`). At the first bridge or `drive` it reaches, it takes itself back out
+//!   ([`Consumer::__lazy_drive`]): from there on the consumer runs its own protocol, and a
+//!   producer's fold loop calls its folder ([`ConsumerFolder`]) with nothing in between.
+//! * [`FromConsumer`]: a consumer written for rayon, driven by forkjoin's iterators and bridge. It
+//!   is split once per batch it receives: `split_at` the batch's length, fold the batch into the
+//!   left part, keep the right part for the rest. The running piece can therefore still be split
+//!   after a prefix, as forkjoin's bridge needs, and positions stay exact.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use crate::iter::plumbing::{Consumer, Folder, LazyConsumer, Reducer, UnindexedConsumer};
+use crate::iter::plumbing::{
+    Consumer, Folder, LazyConsumer, LazyDrive, Reducer, UnindexedConsumer,
+};
 
-/// A rayon [`Consumer`] as a [`LazyConsumer`] (see the module docs).
+/// A consumer written for rayon as a [`LazyConsumer`] (see the module docs). `rest` takes the
+/// positions not consumed yet; `done` is the result of those consumed. (rayon's reducers need not
+/// be `Send`, so none is kept: each join uses the reducer of the split made at that moment;
+/// rayon's reducers only combine a left result with the right one that follows it.)
 pub(crate) struct FromConsumer<C: Consumer<T>, T> {
-    state: State<C, T>,
-    _items: PhantomData<fn(T)>,
-}
-
-enum State<C: Consumer<T>, T> {
-    /// A forkjoin consumer behind [`AsConsumer`]: its own protocol, through the hidden methods.
-    Lazy(C),
-    /// A consumer written for rayon. `rest` takes the positions not consumed yet; `done` is the
-    /// result of those consumed. (rayon's reducers need not be `Send`, so none is kept: each join
-    /// uses the reducer of the split made at that moment; rayon's reducers only combine a left
-    /// result with the right one that follows it.)
-    Split(Split<C, T>),
-}
-
-/// A consumer written for rayon, part consumed (see [`State::Split`]).
-struct Split<C: Consumer<T>, T> {
-    /// Takes the positions not consumed yet.
     rest: C,
-    /// The result of the positions consumed.
     done: Option<C::Result>,
     /// How an unindexed consumer is split: `split_off_left` and `to_reducer`, which need no
     /// position (and so no count of a batch whose length is not known up front, as after a
     /// `filter`). `None` for a consumer that may depend on positions: `split_at`.
     unindexed: Option<SplitFn<C, T>>,
+    _items: PhantomData<fn(T)>,
 }
 
 type SplitFn<C, T> = fn(C) -> (C, C, <C as Consumer<T>>::Reducer);
@@ -66,7 +55,7 @@ fn split_unindexed<C: UnindexedConsumer<T>, T>(consumer: C) -> (C, C, C::Reducer
 impl<C: UnindexedConsumer<T>, T> FromConsumer<C, T> {
     /// An unindexed consumer (from `drive_unindexed` or `bridge_unindexed`).
     pub(crate) fn unindexed(consumer: C) -> Self {
-        Self::with_split(consumer, Some(split_unindexed::<C, T>))
+        Self::new(consumer, None, Some(split_unindexed::<C, T>))
     }
 }
 
@@ -74,28 +63,14 @@ impl<C: Consumer<T>, T> FromConsumer<C, T> {
     /// A consumer that may depend on positions (from `drive`, `bridge` or
     /// `bridge_producer_consumer`).
     pub(crate) fn indexed(consumer: C) -> Self {
-        Self::with_split(consumer, None)
+        Self::new(consumer, None, None)
     }
 
-    fn with_split(consumer: C, unindexed: Option<SplitFn<C, T>>) -> Self {
-        let state = if consumer.__is_lazy() {
-            State::Lazy(consumer)
-        } else {
-            State::Split(Split {
-                rest: consumer,
-                done: None,
-                unindexed,
-            })
-        };
+    fn new(rest: C, done: Option<C::Result>, unindexed: Option<SplitFn<C, T>>) -> Self {
         FromConsumer {
-            state,
-            _items: PhantomData,
-        }
-    }
-
-    fn from_state(state: State<C, T>) -> Self {
-        FromConsumer {
-            state,
+            rest,
+            done,
+            unindexed,
             _items: PhantomData,
         }
     }
@@ -127,57 +102,38 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
     type Reducer = C::Reducer;
 
     fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
-        let state = match self.state {
-            State::Lazy(c) => State::Lazy(c.__lazy_consume_iter(iter)),
-            State::Split(s) => {
-                let (rest, done) = match iter.size_hint() {
-                    // The bridge's batches know their length, and an unindexed split needs none.
-                    (low, Some(high)) if low == high => {
-                        fold_batch(s.rest, s.done, s.unindexed, low, iter)
-                    }
-                    _ if s.unindexed.is_some() => fold_batch(s.rest, s.done, s.unindexed, 0, iter),
-                    _ => {
-                        let batch: Vec<T> = iter.collect();
-                        fold_batch(s.rest, s.done, s.unindexed, batch.len(), batch.into_iter())
-                    }
-                };
-                State::Split(Split { rest, done, ..s })
+        let (rest, done) = match iter.size_hint() {
+            // The bridge's batches know their length, and an unindexed split needs none.
+            (low, Some(high)) if low == high => {
+                fold_batch(self.rest, self.done, self.unindexed, low, iter)
+            }
+            _ if self.unindexed.is_some() => {
+                fold_batch(self.rest, self.done, self.unindexed, 0, iter)
+            }
+            _ => {
+                let batch: Vec<T> = iter.collect();
+                let len = batch.len();
+                fold_batch(self.rest, self.done, self.unindexed, len, batch.into_iter())
             }
         };
-        Self::from_state(state)
+        Self::new(rest, done, self.unindexed)
     }
 
     fn split_off(self, keep: usize) -> (Self, Self, C::Reducer) {
-        match self.state {
-            State::Lazy(c) => {
-                let (left, right, reducer) = c.__lazy_split_off(keep);
-                (
-                    Self::from_state(State::Lazy(left)),
-                    Self::from_state(State::Lazy(right)),
-                    reducer,
-                )
-            }
-            State::Split(s) => {
-                let (mine, theirs, reducer) = cut(s.rest, s.unindexed, keep);
-                let part = |rest, done| Self::from_state(State::Split(Split { rest, done, ..s }));
-                (part(mine, s.done), part(theirs, None), reducer)
-            }
-        }
+        let (mine, theirs, reducer) = cut(self.rest, self.unindexed, keep);
+        (
+            Self::new(mine, self.done, self.unindexed),
+            Self::new(theirs, None, self.unindexed),
+            reducer,
+        )
     }
 
     fn complete(self) -> C::Result {
-        match self.state {
-            State::Lazy(c) => c.__lazy_complete(),
-            State::Split(Split {
-                rest, done: None, ..
-            }) => rest.into_folder().complete(),
-            State::Split(Split {
-                rest,
-                done: Some(before),
-                unindexed,
-            }) => {
+        match self.done {
+            None => self.rest.into_folder().complete(),
+            Some(before) => {
                 // A split at 0 for the reducer; its empty left part gives nothing.
-                let (empty, rest, reducer) = cut(rest, unindexed, 0);
+                let (empty, rest, reducer) = cut(self.rest, self.unindexed, 0);
                 drop(empty.into_folder().complete());
                 reducer.reduce(before, rest.into_folder().complete())
             }
@@ -185,16 +141,7 @@ impl<C: Consumer<T>, T> LazyConsumer<T> for FromConsumer<C, T> {
     }
 
     fn full(&self) -> bool {
-        match &self.state {
-            State::Lazy(c) | State::Split(Split { rest: c, .. }) => c.full(),
-        }
-    }
-
-    fn prefers_end(&self) -> bool {
-        match &self.state {
-            State::Lazy(c) => c.__lazy_prefers_end(),
-            State::Split(_) => false,
-        }
+        self.rest.full()
     }
 }
 
@@ -251,27 +198,8 @@ impl<T, L: LazyConsumer<T>> Consumer<T> for AsConsumer<L> {
         })
     }
 
-    fn __is_lazy(&self) -> bool {
-        true
-    }
-
-    fn __lazy_consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
-        AsConsumer::new(self.into_inner().consume_iter(iter))
-    }
-
-    fn __lazy_split_off(self, keep: usize) -> (Self, Self, L::Reducer) {
-        self.split_at(keep)
-    }
-
-    fn __lazy_complete(self) -> L::Result {
-        self.into_inner().complete()
-    }
-
-    fn __lazy_prefers_end(&self) -> bool {
-        self.with(|c| {
-            let prefers_end = c.prefers_end();
-            (c, prefers_end)
-        })
+    fn __lazy_drive<D: LazyDrive<T>>(self, drive: D) -> L::Result {
+        drive.drive(self.into_inner())
     }
 }
 
@@ -292,6 +220,10 @@ impl<T, L: LazyConsumer<T>> UnindexedConsumer<T> for AsConsumer<L> {
             drop(empty.complete());
             (right, reducer)
         })
+    }
+
+    fn __lazy_drive_unindexed<D: LazyDrive<T>>(self, drive: D) -> L::Result {
+        drive.drive(self.into_inner())
     }
 }
 

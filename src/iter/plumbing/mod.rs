@@ -260,35 +260,13 @@ pub trait Consumer<Item>: Send + Sized {
     /// True when no further item can change the result.
     fn full(&self) -> bool;
 
-    /// Internal: true only for a forkjoin consumer behind this trait, whose own protocol the
-    /// `__lazy_*` methods below run (see [`LazyConsumer`]).
+    /// Internal: runs `drive` with this consumer as a [`LazyConsumer`]: a forkjoin consumer seen
+    /// through this trait takes itself back out (its own protocol, its own folder, no adapter in
+    /// the per-item path); the default wraps a consumer written for rayon in the adapter that
+    /// splits it once per batch. Always correct as it is: only forkjoin's own wrapper overrides it.
     #[doc(hidden)]
-    fn __is_lazy(&self) -> bool {
-        false
-    }
-
-    /// Internal: [`LazyConsumer::consume_iter`], for `__is_lazy` consumers only.
-    #[doc(hidden)]
-    fn __lazy_consume_iter<I: Iterator<Item = Item>>(self, _iter: I) -> Self {
-        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
-    }
-
-    /// Internal: [`LazyConsumer::split_off`], for `__is_lazy` consumers only.
-    #[doc(hidden)]
-    fn __lazy_split_off(self, _keep: usize) -> (Self, Self, Self::Reducer) {
-        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
-    }
-
-    /// Internal: [`LazyConsumer::complete`], for `__is_lazy` consumers only.
-    #[doc(hidden)]
-    fn __lazy_complete(self) -> Self::Result {
-        unreachable!("only forkjoin's own consumers run forkjoin's protocol")
-    }
-
-    /// Internal: [`LazyConsumer::prefers_end`].
-    #[doc(hidden)]
-    fn __lazy_prefers_end(&self) -> bool {
-        false
+    fn __lazy_drive<D: LazyDrive<Item>>(self, drive: D) -> Self::Result {
+        drive.drive(FromConsumer::indexed(self))
     }
 }
 
@@ -302,6 +280,21 @@ pub trait UnindexedConsumer<Item>: Consumer<Item> {
     /// The reducer that combines the result of a consumer split off with
     /// [`split_off_left`](Self::split_off_left) (left) and this one's (right).
     fn to_reducer(&self) -> Self::Reducer;
+
+    /// Internal: [`Consumer::__lazy_drive`] for a consumer that ignores positions.
+    #[doc(hidden)]
+    fn __lazy_drive_unindexed<D: LazyDrive<Item>>(self, drive: D) -> Self::Result {
+        drive.drive(FromConsumer::unindexed(self))
+    }
+}
+
+/// Internal: a computation that drives items into any [`LazyConsumer`] (a bridge, an iterator's
+/// `drive_lazy`): what [`Consumer::__lazy_drive`] hands the consumer it finds behind rayon's
+/// traits.
+#[doc(hidden)]
+pub trait LazyDrive<Item> {
+    /// Drives every item into `consumer` and returns its result.
+    fn drive<C: LazyConsumer<Item>>(self, consumer: C) -> C::Result;
 }
 
 /// forkjoin's own consumer protocol: a splittable accumulator that receives items in position
