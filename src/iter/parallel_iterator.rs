@@ -212,6 +212,12 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(all, (0..1000).filter(|x| x % 3 == 0).collect::<Vec<u32>>());
     /// ```
     fn collect_vec_list(self) -> std::collections::LinkedList<Vec<Self::Item>> {
+        if self.opt_len().is_some() {
+            // Known length: one `Vec`, written in place, as rayon gives (and as a map's
+            // `par_extend` wants: it reserves per piece).
+            let all: Vec<Self::Item> = self.collect();
+            return (!all.is_empty()).then_some(all).into_iter().collect();
+        }
         self.drive_lazy(ListVecConsumer::new())
             .into_iter()
             .collect()

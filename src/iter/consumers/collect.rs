@@ -434,13 +434,28 @@ impl<T: Send> LazyConsumer<T> for ListVecConsumer<T> {
     }
 }
 
-/// Concatenates lists of pieces, left then right.
+/// Concatenates lists of pieces, left then right. A right piece that fits in the spare capacity
+/// of the left list's last one, or is at most an eighth of its length, is moved into it: a piece
+/// split off late for an idle worker is often small, and callers of
+/// [`collect_vec_list`](crate::iter::ParallelIterator::collect_vec_list) pay per `Vec` (a
+/// map's `par_extend` reserves and extends once per piece). Each item is moved at most a few
+/// times: only into a vector at least eight times longer, or without reallocating.
 #[derive(Debug)]
 pub(crate) struct ListReducer;
 
 impl<T> Reducer<Vec<Vec<T>>> for ListReducer {
-    fn reduce(self, mut left: Vec<Vec<T>>, mut right: Vec<Vec<T>>) -> Vec<Vec<T>> {
-        left.append(&mut right);
+    fn reduce(self, mut left: Vec<Vec<T>>, right: Vec<Vec<T>>) -> Vec<Vec<T>> {
+        for mut piece in right {
+            match left.last_mut() {
+                Some(last)
+                    if piece.len() <= last.capacity() - last.len()
+                        || piece.len().saturating_mul(8) <= last.len() =>
+                {
+                    last.append(&mut piece)
+                }
+                _ => left.push(piece),
+            }
+        }
         left
     }
 }
