@@ -13,7 +13,7 @@
 set -euo pipefail
 
 rounds=3
-reps=5
+reps=11
 threads="1 2"
 workloads=()
 while [ $# -gt 0 ]; do

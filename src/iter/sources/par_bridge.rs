@@ -1,9 +1,17 @@
 //! `par_bridge`: a parallel iterator over the items of any sequential `Iterator + Send`.
 //!
-//! The iterator sits behind a mutex; the bridge splits the work into one piece per pool thread up
-//! front (positions are pieces, not items), and each piece pulls items one at a time under the lock
-//! until the iterator runs out. Items therefore arrive in no particular order, and an expensive
-//! `next` serialises the pieces: par_bridge pays off when the work done per item dwarfs `next`.
+//! The iterator sits behind a mutex; the work is split into one piece per pool thread up front,
+//! and each piece pulls items one at a time under the lock until the iterator runs out. Items
+//! therefore arrive in no particular order, and an expensive `next` serialises the pieces:
+//! par_bridge pays off when the work done per item dwarfs `next`.
+//!
+//! **Every piece is offered at once.** A piece runs until the iterator is exhausted, so it never
+//! reaches a batch boundary at which a leaf of the adaptive bridge would answer an idle worker
+//! (and an iterator fed by the pieces' own work, a directory walk's queue, is never exhausted by
+//! one of them alone). So the pieces are not left to that policy: each split is a join that
+//! publishes its other half at once ([`hints::join_for_idle_worker`]), as rayon's bridge pushes
+//! every split to its deque, and a piece feeds its consumer in batches of [`PULL_BATCH`] items so
+//! that a search stops soon after another piece found its match.
 //!
 //! **Re-entry.** `next` may itself use the pool (a `join` inside the iterator): a worker waiting
 //! there may steal another piece of the same bridge and would block on the lock it holds. So a
@@ -14,8 +22,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use crate::iter::parallel_iterator::ParallelIterator;
-use crate::iter::plumbing::bridge::{bridge_pieces, Piece};
-use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{LazyConsumer, Reducer};
+use crate::runtime::hints;
 
 /// Turns a sequential iterator into a parallel one: `iter.par_bridge()`.
 ///
@@ -61,15 +69,12 @@ where
             iter: Mutex::new(self.iter.fuse()),
             started: (0..pieces).map(|_| AtomicBool::new(false)).collect(),
         };
-        bridge_pieces(
-            BridgeProducer {
-                shared: &shared,
-                pieces,
-            },
-            consumer,
-        )
+        run_pieces(&shared, pieces, consumer)
     }
 }
+
+/// How many items a piece feeds its consumer between two checks of [`LazyConsumer::full`].
+const PULL_BATCH: usize = 64;
 
 /// What every piece of one drive shares.
 struct Shared<I> {
@@ -78,53 +83,53 @@ struct Shared<I> {
     started: Box<[AtomicBool]>,
 }
 
-/// A run of pieces of the bridge; each position is a piece, which pulls items until the end.
-struct BridgeProducer<'a, I> {
-    shared: &'a Shared<I>,
-    pieces: usize,
+/// Runs `pieces` pieces of the bridge into `consumer`: halves offered to idle workers at once, down
+/// to single pieces that pull items until the iterator runs out.
+fn run_pieces<I, C>(shared: &Shared<I>, pieces: usize, consumer: C) -> C::Result
+where
+    I: Iterator<Item: Send> + Send,
+    C: LazyConsumer<I::Item>,
+{
+    if pieces > 1 {
+        let left = pieces / 2;
+        // Unindexed: the consumer's halves take whatever items they are given.
+        let (left_c, right_c, reducer) = consumer.split_off(0);
+        let (l, r) = hints::join_for_idle_worker(
+            move || run_pieces(shared, left, left_c),
+            move || run_pieces(shared, pieces - left, right_c),
+        );
+        return reducer.reduce(l, r);
+    }
+    let mut pull = Pull::new(shared);
+    let mut consumer = consumer;
+    while pull.shared.is_some() && !consumer.full() {
+        consumer = consumer.consume_iter(pull.by_ref().take(PULL_BATCH));
+    }
+    consumer.complete()
 }
 
-impl<'a, I: Iterator<Item: Send> + Send> Piece for BridgeProducer<'a, I> {
-    type Item = I::Item;
-    type IntoIter = Pull<'a, I>;
+/// The items one piece pulls from the shared iterator, one lock at a time.
+struct Pull<'a, I> {
+    /// `None` for a piece that yields nothing (more).
+    shared: Option<&'a Shared<I>>,
+}
 
-    fn len(&self) -> usize {
-        self.pieces
-    }
-
-    fn split_at(self, index: usize) -> (Self, Self) {
-        let right = BridgeProducer {
-            shared: self.shared,
-            pieces: self.pieces - index,
-        };
-        let left = BridgeProducer {
-            shared: self.shared,
-            pieces: index,
-        };
-        (left, right)
-    }
-
-    fn into_iter(self) -> Pull<'a, I> {
+impl<'a, I> Pull<'a, I> {
+    fn new(shared: &'a Shared<I>) -> Self {
         // A worker folds one piece at most (see the module docs); outside a pool there is no
         // stealing, so no re-entry.
         let first_here = match crate::current_thread_index() {
             Some(i) => {
-                let started = &self.shared.started[i % self.shared.started.len()];
+                let started = &shared.started[i % shared.started.len()];
                 // Relaxed: only the worker itself reads and writes its own flag.
                 !started.swap(true, Ordering::Relaxed)
             }
             None => true,
         };
         Pull {
-            shared: (self.pieces > 0 && first_here).then_some(self.shared),
+            shared: first_here.then_some(shared),
         }
     }
-}
-
-/// The items one piece pulls from the shared iterator, one lock at a time.
-struct Pull<'a, I> {
-    /// `None` for a piece that yields nothing.
-    shared: Option<&'a Shared<I>>,
 }
 
 impl<I: Iterator> Iterator for Pull<'_, I> {
@@ -134,7 +139,7 @@ impl<I: Iterator> Iterator for Pull<'_, I> {
         let shared = self.shared?;
         // A panic in another piece's `next` poisons the lock; that panic is propagated by the
         // join that ran it, so this piece just stops.
-        let item = shared.iter.lock().ok()?.next();
+        let item = shared.iter.lock().ok().and_then(|mut iter| iter.next());
         if item.is_none() {
             self.shared = None;
         }
