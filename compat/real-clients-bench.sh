@@ -29,7 +29,7 @@ done
 if [ ${#workloads[@]} -eq 0 ]; then
     workloads=(ndarray-zip ndarray-map-inplace ndarray-axis-sum hashbrown-reduce hashbrown-extend
         dashmap-sum dashmap-extend indexmap-sum indexmap-extend indexmap-sort-keys jwalk jwalk-sorted
-        blake3)
+        blake3 image-from-par-fn image-pixels-mut faer-matmul)
 fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,6 +51,8 @@ for build in rayon forkjoin; do
         printf 'dashmap = { version = "=6.2.1", features = ["rayon"] }\n'
         printf 'jwalk = "=0.9.0"\n'
         printf 'blake3 = { version = "=1.8.7", features = ["rayon"] }\n'
+        printf 'image = { version = "=0.25.10", default-features = false, features = ["rayon"] }\n'
+        printf 'faer = "=0.24.4"\n'
         printf '\n[profile.release]\ncodegen-units = 1\n'
         printf '\n[workspace]\n'
         if [ "$build" = forkjoin ]; then

@@ -40,6 +40,9 @@ fn main() {
         "jwalk" => jwalk_walk(tree, false),
         "jwalk-sorted" => jwalk_walk(tree, true),
         "blake3" => blake3_hash(),
+        "image-from-par-fn" => image_from_par_fn(),
+        "image-pixels-mut" => image_pixels_mut(),
+        "faer-matmul" => faer_matmul(threads),
         other => {
             eprintln!("unknown workload {other}");
             std::process::exit(2);
@@ -200,5 +203,51 @@ fn blake3_hash() -> Box<dyn FnMut() -> (Duration, u64)> {
             let hash = hasher.finalize();
             u64::from_le_bytes(hash.as_bytes()[..8].try_into().unwrap())
         })
+    })
+}
+
+const IMAGE_SIDE: u32 = 4000;
+
+fn image_checksum(img: &image::RgbImage) -> u64 {
+    img.as_raw().iter().map(|&b| b as u64).sum()
+}
+
+fn image_from_par_fn() -> Box<dyn FnMut() -> (Duration, u64)> {
+    Box::new(|| {
+        let (t, img) = timed(|| {
+            image::RgbImage::from_par_fn(IMAGE_SIDE, IMAGE_SIDE, |x, y| {
+                image::Rgb([(x % 251) as u8, (y % 241) as u8, ((x ^ y) % 239) as u8])
+            })
+        });
+        (t, image_checksum(&img))
+    })
+}
+
+fn image_pixels_mut() -> Box<dyn FnMut() -> (Duration, u64)> {
+    let base = image::RgbImage::from_fn(IMAGE_SIDE, IMAGE_SIDE, |x, y| {
+        image::Rgb([(x % 251) as u8, (y % 241) as u8, ((x + y) % 239) as u8])
+    });
+    Box::new(move || {
+        let mut img = base.clone();
+        let (t, ()) = timed(|| {
+            img.par_pixels_mut().for_each(|p| {
+                let [r, g, b] = p.0;
+                p.0 = [g.saturating_add(r / 2), b, r ^ g];
+            })
+        });
+        (t, image_checksum(&img))
+    })
+}
+
+fn faer_matmul(threads: usize) -> Box<dyn FnMut() -> (Duration, u64)> {
+    const N: usize = 1024;
+    faer::set_global_parallelism(faer::Par::rayon(threads));
+    let a = faer::Mat::<f64>::from_fn(N, N, |i, j| ((i * 3 + j * 7) % 17) as f64);
+    let b = faer::Mat::<f64>::from_fn(N, N, |i, j| ((i * 5 + j) % 13) as f64);
+    Box::new(move || {
+        let (t, c) = timed(|| &a * &b);
+        // Small integers: every product and sum is exact, whatever the order.
+        let sum: f64 = (0..N).map(|i| c[(i, i)] + c[(i, N - 1 - i)]).sum();
+        (t, sum as u64)
     })
 }
