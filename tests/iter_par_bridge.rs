@@ -2,6 +2,7 @@
 //! usual lengths, in and out of pools of one and several threads; owned items dropped exactly once,
 //! also when the consumer stops early or a closure panics; a pool-using `next` does not deadlock.
 
+mod common;
 mod iter_common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -131,4 +132,31 @@ fn iter_bridge_is_clone_and_debug_like_rayon() {
     assert_eq!(format!("{bridge:?}"), "IterBridge { iter: 0..3 }");
     assert_eq!(sorted(copy.collect::<Vec<_>>()), [0, 1, 2]);
     assert_eq!(sorted(bridge.collect::<Vec<_>>()), [0, 1, 2]);
+}
+
+#[test]
+fn every_piece_runs_at_once_when_the_items_wait_for_each_other() {
+    // jwalk's shape: a piece pulls until the iterator ends, so a piece left for a later split
+    // never runs. Here every item waits for one item of the other piece (a barrier of 2 on 2
+    // threads): rayon completes, and so must we.
+    for round in 0..50 {
+        common::watchdog(
+            &format!("par_bridge barrier, round {round}"),
+            std::time::Duration::from_secs(60),
+            || {
+                let pool = common::pool(2);
+                let barrier = std::sync::Barrier::new(2);
+                let n = pool.install(|| {
+                    (0..2)
+                        .par_bridge()
+                        .map(|_| {
+                            barrier.wait();
+                            1
+                        })
+                        .sum::<usize>()
+                });
+                assert_eq!(n, 2);
+            },
+        );
+    }
 }

@@ -563,6 +563,12 @@ fn try_reduce_try_for_each_with_init_and_collect_vec_list_match_std() {
                 .collect_vec_list();
             let flat: Vec<u64> = list.into_iter().flatten().collect();
             assert_eq!(flat, (0..n).filter(|x| x % 3 != 0).collect::<Vec<_>>());
+            // A known length gives one `Vec` (none when empty), as in rayon: a map's
+            // `par_extend` reserves per piece.
+            let list = (0..n).into_par_iter().map(|x| x * 2).collect_vec_list();
+            assert_eq!(list.len(), usize::from(n > 0), "n = {n}");
+            let flat: Vec<u64> = list.into_iter().flatten().collect();
+            assert_eq!(flat, (0..n).map(|x| x * 2).collect::<Vec<_>>());
         }
     });
 }

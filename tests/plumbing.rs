@@ -192,6 +192,88 @@ fn an_unindexed_producer_stops_early_once_the_consumer_is_full() {
     });
 }
 
+// ----- A crate's producer folds straight into forkjoin's folder ---------------------------------
+
+/// The type names of the folders [`Spy`] was folded into.
+static FOLDERS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+/// `0..n` as an unindexed producer (one piece) that records the type of the folder it is given.
+struct Spy(u64);
+
+impl UnindexedProducer for Spy {
+    type Item = u64;
+
+    fn split(self) -> (Self, Option<Self>) {
+        (self, None)
+    }
+
+    fn fold_with<F: Folder<u64>>(self, mut folder: F) -> F {
+        FOLDERS.lock().unwrap().push(std::any::type_name::<F>());
+        // Item by item, as ndarray's and hashbrown's producers fold.
+        for x in 0..self.0 {
+            folder = folder.consume(x);
+            if folder.full() {
+                break;
+            }
+        }
+        folder
+    }
+}
+
+struct SpyIter(u64);
+
+impl ParallelIterator for SpyIter {
+    type Item = u64;
+
+    fn drive_unindexed<C: UnindexedConsumer<u64>>(self, consumer: C) -> C::Result {
+        bridge_unindexed(Spy(self.0), consumer)
+    }
+}
+
+/// A crate's iterator that forwards to another one (as indexmap's wrap rayon's slice iterators).
+struct Forward(SpyIter);
+
+impl ParallelIterator for Forward {
+    type Item = u64;
+
+    fn drive_unindexed<C: UnindexedConsumer<u64>>(self, consumer: C) -> C::Result {
+        self.0.map(|x| x + 1).drive_unindexed(consumer)
+    }
+}
+
+#[test]
+fn a_crates_producer_folds_into_forkjoins_own_folder_with_no_adapter_between() {
+    // What rayon hands a producer's loop is the consumer's own folder; so must forkjoin, or the
+    // per-item path carries an adapter's checks and the loop stops vectorising.
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        assert_eq!(SpyIter(1000).sum::<u64>(), 499_500);
+        let seen = AtomicUsize::new(0);
+        SpyIter(1000).for_each(|_| {
+            seen.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(seen.into_inner(), 1000);
+        assert_eq!(Forward(SpyIter(1000)).sum::<u64>(), 500_500);
+        assert_eq!(SpyIter(10).map(|x| x * 2).collect::<Vec<_>>().len(), 10);
+    });
+    let folders = FOLDERS.lock().unwrap();
+    assert!(!folders.is_empty());
+    for name in folders.iter() {
+        // forkjoin's folder of a forkjoin consumer, not of an adapter (the consumer's own type
+        // parameters may name one: a closure's type names the function that made it).
+        let consumer = name
+            .strip_prefix("forkjoin::iter::plumbing::consumer_adapters::ConsumerFolder<")
+            .unwrap_or_else(|| panic!("not forkjoin's folder: {name}"));
+        assert!(
+            !consumer.starts_with("forkjoin::iter::plumbing::consumer_adapters::"),
+            "a producer was handed an adapter: {name}"
+        );
+    }
+}
+
 // ----- Consumers used the rayon way --------------------------------------------------------------
 
 /// An indexed iterator that drives itself with rayon's recursive `split_at` / `join` /
