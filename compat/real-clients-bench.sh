@@ -8,7 +8,8 @@
 #
 # Each round runs every workload at every thread count on both builds, in alternating order; each
 # run reports the median of N repetitions in one process. The table gives, per row, the median over
-# the rounds of each build and their ratio (below 1: forkjoin is faster). Exits 1 if the two builds
+# the rounds of each build, their ratio (below 1: forkjoin is faster), and the lowest and highest
+# ratio of one round's two runs (how noisy the row is). Exits 1 if the two builds
 # disagree on a result. The jwalk rows walk a tree of 50,000 empty files made once under target/.
 set -euo pipefail
 
@@ -85,14 +86,14 @@ for round in $(seq 1 "$rounds"); do
             if [ $((round % 2)) -eq 1 ]; then order="rayon forkjoin"; else order="forkjoin rayon"; fi
             for build in $order; do
                 line=$("$work/$build/target/release/real-clients-bench" "$w" "$t" "$reps" "$tree")
-                echo "$build $line" >> "$results"
+                echo "$build $line $round" >> "$results"
             done
         done
     done
     echo "real-clients-bench: round $round of $rounds done" >&2
 done
 
-# build workload threads seconds checksum -> one row per (workload, threads)
+# build workload threads seconds checksum round -> one row per (workload, threads)
 awk -v rounds="$rounds" '
 function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
@@ -103,18 +104,26 @@ function median(list,   n, a, i, j, t) {
     key = $2 " " $3
     if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
     times[$1, key] = times[$1, key] " " $4
+    per_round[$1, key, $6] = $4
     if (($1, key) in sum && sum[$1, key] != $5) bad = bad "\n  " key ": " $1 " results differ between rounds"
     sum[$1, key] = $5
 }
 END {
-    printf "| workload | threads | rayon ms | forkjoin ms | forkjoin ÷ rayon | results |\n"
-    printf "| --- | --: | --: | --: | --: | --- |\n"
+    printf "| workload | threads | rayon ms | forkjoin ms | forkjoin ÷ rayon | range over rounds | results |\n"
+    printf "| --- | --: | --: | --: | --: | --: | --- |\n"
     for (r = 1; r <= rows; r++) {
         key = order[r]; split(key, k, " ")
         ry = median(times["rayon", key]); fj = median(times["forkjoin", key])
+        # The two runs of one round ran side by side: how far the ratio of a round strays.
+        lo = ""; hi = ""
+        for (i = 1; i <= rounds; i++) {
+            q = per_round["forkjoin", key, i] / per_round["rayon", key, i]
+            if (lo == "" || q < lo) lo = q
+            if (hi == "" || q > hi) hi = q
+        }
         same = (sum["rayon", key] == sum["forkjoin", key]) ? "equal" : "DIFFER"
         if (same == "DIFFER") bad = bad "\n  " key ": the builds disagree"
-        printf "| %s | %s | %.2f | %.2f | %.2f | %s |\n", k[1], k[2], ry * 1000, fj * 1000, fj / ry, same
+        printf "| %s | %s | %.2f | %.2f | %.2f | %.2f–%.2f | %s |\n", k[1], k[2], ry * 1000, fj * 1000, fj / ry, lo, hi, same
     }
     if (bad != "") { printf "real-clients-bench: %s\n", bad > "/dev/stderr"; exit 1 }
 }' "$results"
