@@ -3,8 +3,9 @@
 //! rayon's iterators see the core through `join_context` and `current_num_threads`; ours also split
 //! lazily, so they need a few more facts and actions, each a load or two on the calling thread:
 //!
-//! * [`is_work_requested`]: some worker of this pool is idle, so splitting now pays;
-//!   [`some_worker_searching`]: one of them is awake, not asleep;
+//! * [`is_work_requested`]: some worker of this pool is idle, so splitting now pays, unless
+//!   [`offer_waiting`]: an earlier offer of ours still waits for it; [`some_worker_searching`]: one
+//!   of the idle workers is awake, not asleep;
 //! * [`share_pending_work`]: before a long step that pushes no job, publish one pending job on the
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
 //!   once;
@@ -28,6 +29,15 @@ use crate::runtime::registry::worker::WorkerThread;
 #[inline]
 pub(crate) fn is_work_requested() -> bool {
     crate::runtime::registry::worker::is_work_requested()
+}
+
+/// True when the calling thread's own offer (a job in its public deque) is still waiting for a
+/// thief: the request [`is_work_requested`] reports is already answered, and a split made now
+/// would stay private. A leaf that split on every poll until its asker woke cut its range into
+/// pieces of a few items.
+#[inline]
+pub(crate) fn offer_waiting() -> bool {
+    crate::runtime::registry::worker::offer_waiting()
 }
 
 /// True when the calling thread is a pool worker and some idle worker of its pool is awake

@@ -350,7 +350,7 @@ where
     if consumer.full() {
         return consumer.complete();
     }
-    if hints::is_work_requested() {
+    if hints::is_work_requested() && !hints::offer_waiting() {
         match producer.split() {
             (left, Some(right)) => return split_unindexed_leaf(left, right, consumer, cuts, None),
             (whole, None) => producer = whole,
@@ -383,7 +383,7 @@ where
         if consumer.full() {
             return consumer.complete();
         }
-        if pace.rate.is_some() && hints::is_work_requested() {
+        if pace.rate.is_some() && hints::is_work_requested() && !hints::offer_waiting() {
             match producer.split() {
                 (left, Some(right)) => {
                     return split_unindexed_leaf(left, right, consumer, cuts, Some(pace));
@@ -538,7 +538,8 @@ where
             return fold_whole(producer, consumer);
         }
         if hints::is_work_requested() {
-            if len / 2 >= min {
+            // An offer of ours still waiting answers the request already (see `offer_waiting`).
+            if len / 2 >= min && !hints::offer_waiting() {
                 // The answer rests on the batches just run (see `refresh_rate`).
                 pace.refresh_rate();
                 if worth_sharing(len, pace.rate, Limits::get(), hints::pool_size) {
