@@ -31,11 +31,15 @@ fn main() {
         "ndarray-map-inplace" => ndarray_map_inplace(),
         "ndarray-axis-sum" => ndarray_axis_sum(),
         "hashbrown-reduce" => hashbrown_reduce(),
-        "hashbrown-extend" => hashbrown_extend(),
+        "hashbrown-extend" => extend_fresh::<hashbrown::HashMap<u64, u64>>(|m| {
+            m.len() as u64 + m.values().sum::<u64>()
+        }),
         "dashmap-sum" => dashmap_sum(),
-        "dashmap-extend" => dashmap_extend(),
+        "dashmap-extend" => extend_fresh::<dashmap::DashMap<u64, u64>>(|m| m.len() as u64),
         "indexmap-sum" => indexmap_sum(),
-        "indexmap-extend" => indexmap_extend(),
+        "indexmap-extend" => extend_fresh::<indexmap::IndexMap<u64, u64>>(|m| {
+            m.len() as u64 + m.values().sum::<u64>()
+        }),
         "indexmap-sort-keys" => indexmap_sort_keys(),
         "jwalk" => jwalk_walk(tree, false),
         "jwalk-sorted" => jwalk_walk(tree, true),
@@ -131,11 +135,15 @@ fn hashbrown_reduce() -> Box<dyn FnMut() -> (Duration, u64)> {
     })
 }
 
-fn hashbrown_extend() -> Box<dyn FnMut() -> (Duration, u64)> {
-    Box::new(|| {
-        let mut map = hashbrown::HashMap::<u64, u64>::new();
+/// `par_extend` of a fresh map with the pairs `(i, i)` of `0..2·10^6`; `check` makes the checksum.
+fn extend_fresh<M>(check: fn(&M) -> u64) -> Box<dyn FnMut() -> (Duration, u64)>
+where
+    M: Default + ParallelExtend<(u64, u64)> + 'static,
+{
+    Box::new(move || {
+        let mut map = M::default();
         let (t, ()) = timed(|| map.par_extend((0..2_000_000u64).into_par_iter().map(|i| (i, i))));
-        (t, map.len() as u64 + map.values().sum::<u64>())
+        (t, check(&map))
     })
 }
 
@@ -144,25 +152,9 @@ fn dashmap_sum() -> Box<dyn FnMut() -> (Duration, u64)> {
     Box::new(move || timed(|| map.par_iter().map(|e| *e.value()).sum::<u64>()))
 }
 
-fn dashmap_extend() -> Box<dyn FnMut() -> (Duration, u64)> {
-    Box::new(|| {
-        let mut map = dashmap::DashMap::<u64, u64>::new();
-        let (t, ()) = timed(|| map.par_extend((0..2_000_000u64).into_par_iter().map(|i| (i, i))));
-        (t, map.len() as u64)
-    })
-}
-
 fn indexmap_sum() -> Box<dyn FnMut() -> (Duration, u64)> {
     let map: indexmap::IndexMap<u64, u64> = (0..10_000_000u64).map(|i| (i, i)).collect();
     Box::new(move || timed(|| map.par_values().map(|v| v ^ 5).sum::<u64>()))
-}
-
-fn indexmap_extend() -> Box<dyn FnMut() -> (Duration, u64)> {
-    Box::new(|| {
-        let mut map = indexmap::IndexMap::<u64, u64>::new();
-        let (t, ()) = timed(|| map.par_extend((0..2_000_000u64).into_par_iter().map(|i| (i, i))));
-        (t, map.len() as u64 + map.values().sum::<u64>())
-    })
 }
 
 fn indexmap_sort_keys() -> Box<dyn FnMut() -> (Duration, u64)> {
