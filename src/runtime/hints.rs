@@ -31,10 +31,11 @@ pub(crate) fn is_work_requested() -> bool {
     crate::runtime::registry::worker::is_work_requested()
 }
 
-/// True when the calling thread's own offer (a job in its public deque) is still waiting for a
-/// thief: the request [`is_work_requested`] reports is already answered, and a split made now
-/// would stay private. A leaf that split on every poll until its asker woke cut its range into
-/// pieces of a few items.
+/// True when the calling thread's own offer (a job in its public deque) is still waiting for the
+/// one idle worker: the request [`is_work_requested`] reports is already answered, and a split
+/// made now would stay private. A leaf that split on every poll until its asker woke cut its range
+/// into pieces of a few items. With several idle workers it is false: a private half is the next
+/// offer.
 #[inline]
 pub(crate) fn offer_waiting() -> bool {
     crate::runtime::registry::worker::offer_waiting()
