@@ -9,12 +9,12 @@
 //!    leaf ([`start_as`](crate::runtime::hints::start_as)).
 //! 2. **Each piece runs sequentially in batches.** Between batches the leaf polls
 //!    [`is_work_requested`](crate::runtime::hints::is_work_requested), a relaxed load of a count an idle
-//!    worker raises when it finds nothing to steal. Only then, and only while no earlier offer of
-//!    this worker still waits in its deque ([`offer_waiting`](crate::runtime::hints::offer_waiting):
-//!    the request is answered already), does the leaf split its *remaining* positions in half with
-//!    `join`, keep the left half and offer the right one. A uniform loop
-//!    therefore pays for about `threads` joins in total, while a skewed loop keeps splitting exactly
-//!    where the work is left. The only worker of a pool cannot be asked, so it folds its whole piece
+//!    worker raises when it finds nothing to steal. Only then, and unless an earlier offer of this
+//!    worker still waits in its deque for the only idle worker
+//!    ([`offer_waiting`](crate::runtime::hints::offer_waiting): the request is answered already),
+//!    does the leaf split its *remaining* positions in half with `join`, keep the left half and
+//!    offer the right one. A uniform loop therefore pays for about `threads` joins in total, while a
+//!    skewed loop keeps splitting exactly where the work is left. The only worker of a pool cannot be asked, so it folds its whole piece
 //!    in one go ([`nobody_can_ask`](crate::runtime::hints::nobody_can_ask)).
 //! 3. **Batch sizes adapt to item cost.** The first batches are not timed and grow fourfold from
 //!    one item (a small call of ten items runs three batches and reads no clock at all). From
