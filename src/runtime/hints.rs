@@ -15,9 +15,16 @@
 //!   one leaf (a join made now would not offer its b: nobody idle to take it, or deep below other
 //!   pending jobs), or a split up front.
 //!
+//! * [`loop_started`] / [`loops_started_since`]: whether a loop's items run nested loops;
+//!   [`with_latent_fork`]: run one item with the loop's rest registered, so that a poll inside
+//!   answers a request with it ([`offer_older_work`]: the oldest pending work of this worker);
+//!   [`with_offers`]: the jobs a loop split off its rest that way, finished before it returns.
+//!
 //! They are hints: answering wrongly costs speed, never correctness (a job that stays private is
 //! still reachable by a heavy steal, see `crate::runtime::jobs::jobstack`).
 
+use crate::runtime::jobs::latent;
+pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
 
 /// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
@@ -166,4 +173,46 @@ pub(crate) fn nobody_can_ask() -> bool {
     let wt = WorkerThread::current();
     // SAFETY: a non-null current worker is valid while this thread runs a job.
     !wt.is_null() && unsafe { (*wt).is_alone() }
+}
+
+/// Counts a parallel loop starting its sequential part on this thread; the count to pass to
+/// [`loops_started_since`]. A thread-local increment.
+#[inline]
+pub(crate) fn loop_started() -> u32 {
+    latent::loop_started()
+}
+
+/// How many loops started on this thread since `mark` (from [`loop_started`]): inside the items
+/// of the loop that took the mark, what its items ran besides plain work.
+#[inline]
+pub(crate) fn loops_started_since(mark: u32) -> u32 {
+    latent::loops_started().wrapping_sub(mark)
+}
+
+/// Runs `body`, one item of a loop, with `offer` registered as the loop's latent fork: a request
+/// for work seen inside may call it to split off part of the loop's rest (see
+/// [`offer_older_work`]). Outside a pool, just `body`.
+#[inline]
+pub(crate) fn with_latent_fork<T>(offer: &dyn Fn() -> bool, body: impl FnOnce() -> T) -> T {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return body();
+    }
+    // SAFETY: a non-null current worker is valid while this thread runs a job.
+    let mark = unsafe { (*wt).private_mark() };
+    latent::with_latent_fork(offer, mark, body)
+}
+
+/// Answers a request for work with work older than the caller's own: outermost first, a private
+/// join job older than a loop's latent fork (published), else part of that loop's rest. False if
+/// no loop around the caller has registered its rest, or none had any left.
+#[inline]
+pub(crate) fn offer_older_work() -> bool {
+    if !latent::any() {
+        return false;
+    }
+    let wt = WorkerThread::current();
+    // SAFETY: forks are registered only on a worker, which is valid while this thread runs a job.
+    let wt = unsafe { &*wt };
+    latent::offer_oldest(|mark| wt.holds_private_older_than(mark).then(|| wt.share_now()))
 }

@@ -41,6 +41,7 @@ pub(crate) mod configuration;
 pub(crate) mod error;
 pub(crate) mod future;
 pub(crate) mod join;
+pub(crate) mod offers;
 pub(crate) mod scope;
 pub(crate) mod scope_fifo;
 pub(crate) mod spawn;

@@ -75,6 +75,10 @@ pub struct PoolStats {
     pub empty_probes: u64,
     /// Jobs moved from a worker's private stack to its public deque because a thief asked.
     pub jobs_published: u64,
+    /// Pieces of a running parallel loop's unstarted rest offered to idle workers from inside
+    /// one of its items (a loop whose items run nested loops gives its oldest, largest work
+    /// first; see `docs/architecture.md`, "Many cores").
+    pub jobs_offered: u64,
     /// Heavy steals: patrols that ran a process-wide barrier (`membarrier`, which interrupts every
     /// CPU running a thread of the process) to take a job from another worker's private stack.
     pub heavy_steals: u64,
@@ -116,6 +120,8 @@ pub struct WorkerStats {
     pub empty_probes: u64,
     /// Jobs it moved from its private stack to its public deque.
     pub jobs_published: u64,
+    /// Pieces of its running loops' rests it offered (see [`PoolStats::jobs_offered`]).
+    pub jobs_offered: u64,
     /// Heavy steals it ran (see [`PoolStats::heavy_steals`]).
     pub heavy_steals: u64,
     /// Times it blocked on its futex.
@@ -949,6 +955,7 @@ impl ThreadPool {
                 failed_steals: c.failed_steals,
                 empty_probes: c.empty_probes,
                 jobs_published: c.published,
+                jobs_offered: c.offered,
                 heavy_steals: c.heavy_steals,
                 sleeps: c.sleeps,
                 wakeups: c.wakeups,
@@ -964,6 +971,7 @@ impl ThreadPool {
             s.failed_steals += w.failed_steals;
             s.empty_probes += w.empty_probes;
             s.jobs_published += w.jobs_published;
+            s.jobs_offered += w.jobs_offered;
             s.heavy_steals += w.heavy_steals;
             s.workers.push(w);
         }

@@ -55,6 +55,7 @@
 //!
 //! See `docs/iterators.md` for the measurements behind these choices.
 
+use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -88,6 +89,11 @@ const NEGLIGIBLE: Duration = Duration::from_nanos(125);
 /// compiler turned the loop into a closed form (a range `sum`). Such a piece drops its end batches
 /// (see [`run_leaf`]).
 const FREE_BATCH: usize = 1 << 16;
+/// Nested loops per item from which a leaf's items count as large enough to offer one by one (see
+/// [`items_hold_loops`]): a nested loop costs a few tens of nanoseconds at least, so such an item
+/// costs a microsecond or more, and the per-item split of [`run_leaf_offering`] (tens of
+/// nanoseconds) stays in the noise. skynet's 10-way levels: only the three outer ones qualify.
+const OFFER_LOOPS_PER_ITEM: usize = 64;
 /// Batches of fewer items run untimed (see [`Pace`]).
 const TIMED_FROM: usize = 16;
 /// How many batches a piece whose consumer [prefers the end](LazyConsumer::prefers_end) cuts off its
@@ -352,7 +358,8 @@ where
     if consumer.full() {
         return consumer.complete();
     }
-    if hints::is_work_requested() && !hints::offer_waiting() {
+    // A loop around us holding older work answers first (see `run_leaf`).
+    if hints::is_work_requested() && !hints::offer_waiting() && !hints::offer_older_work() {
         match producer.split() {
             (left, Some(right)) => return split_unindexed_leaf(left, right, consumer, cuts, None),
             (whole, None) => producer = whole,
@@ -385,7 +392,11 @@ where
         if consumer.full() {
             return consumer.complete();
         }
-        if pace.rate.is_some() && hints::is_work_requested() && !hints::offer_waiting() {
+        if pace.rate.is_some()
+            && hints::is_work_requested()
+            && !hints::offer_waiting()
+            && !hints::offer_older_work()
+        {
             match producer.split() {
                 (left, Some(right)) => {
                     return split_unindexed_leaf(left, right, consumer, cuts, Some(pace));
@@ -526,6 +537,10 @@ where
         return fold_whole(producer, consumer);
     }
     let min = producer.min_len().max(1);
+    // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch,
+    // and again on a request.
+    let (loops, start_len) = (hints::loop_started(), producer.len());
+    let mut first_batch = true;
     pace.restart_clock();
     loop {
         let len = producer.len();
@@ -541,11 +556,20 @@ where
         }
         if hints::is_work_requested() {
             // An offer of ours still waiting answers the request already (see `offer_waiting`).
-            if len / 2 >= min && !hints::offer_waiting() {
-                // The answer rests on the batches just run (see `refresh_rate`).
-                pace.refresh_rate();
-                if worth_sharing(len, pace.rate, Limits::get(), hints::pool_size) {
-                    return split_leaf(producer, consumer, pace);
+            if !hints::offer_waiting() {
+                if items_hold_loops(loops, start_len - len) {
+                    return run_leaf_offering(producer, consumer);
+                }
+                // A loop around us holds older, larger work: that goes first.
+                if hints::offer_older_work() {
+                    continue;
+                }
+                if len / 2 >= min {
+                    // The answer rests on the batches just run (see `refresh_rate`).
+                    pace.refresh_rate();
+                    if worth_sharing(len, pace.rate, Limits::get(), hints::pool_size) {
+                        return split_leaf(producer, consumer, pace);
+                    }
                 }
             }
             // No estimate yet: time the next batch so the next poll can decide.
@@ -569,7 +593,114 @@ where
         consumer = consumer.consume_iter(head.into_iter());
         producer = rest;
         pace.batch_done(n, n < pace.batch);
+        if first_batch {
+            first_batch = false;
+            if items_hold_loops(loops, n) {
+                return run_leaf_offering(producer, consumer);
+            }
+        }
     }
+}
+
+/// True once the `consumed` items of a leaf (which took `loops` from `hints::loop_started`)
+/// started at least [`OFFER_LOOPS_PER_ITEM`] nested loops each: every item is then a piece of
+/// work worth a hand-off by itself, and the leaf goes on in [`run_leaf_offering`], its rest
+/// offered from inside its items. Checked once after the first batch (a thread-local load per
+/// leaf), so only a loop whose first item showed nested loops pays for the per-item split.
+#[inline]
+fn items_hold_loops(loops: u32, consumed: usize) -> bool {
+    let nested = hints::loops_started_since(loops) as usize;
+    consumed > 0 && nested >= OFFER_LOOPS_PER_ITEM.saturating_mul(consumed)
+}
+
+/// One step of [`run_leaf_offering`], in the order the steps' results combine.
+enum Step<R, D> {
+    /// The result of one item, left of everything after it.
+    Item(R, D),
+    /// The index of an offered piece, right of everything the loop kept.
+    Offered(usize, D),
+}
+
+/// Runs a leaf whose items run nested loops one item at a time, with the rest registered as the
+/// loop's latent fork (`crate::runtime::hints::with_latent_fork`): a request for work seen inside
+/// an item splits off the right half of the rest (all of it if it cannot be halved), which is
+/// offered at once as a job and finished before this returns. So idle workers get the outermost
+/// remainder, the largest piece of work pending, not a crumb of the innermost loop that polled.
+///
+/// Each item runs with a consumer split off for it; their results and the offered pieces' are
+/// reduced in position order at the end.
+#[inline(never)]
+fn run_leaf_offering<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let min = producer.min_len().max(1);
+    // The loop's rest while an item runs: taken by `offer`, and back after the item.
+    let rest: Cell<Option<(P, C)>> = Cell::new(None);
+    let steps: RefCell<Vec<Step<C::Result, C::Reducer>>> = RefCell::new(Vec::new());
+    let (last, offered) = hints::with_offers(|offers| {
+        let offer = || {
+            let Some((producer, consumer)) = rest.take() else {
+                return false;
+            };
+            let len = producer.len();
+            if len == 0 || consumer.full() {
+                rest.set(Some((producer, consumer)));
+                return false;
+            }
+            let keep = if len / 2 >= min { len / 2 } else { 0 };
+            let (kept, given) = producer.split_at(keep);
+            let (kept_c, given_c, reducer) = consumer.split_off(keep);
+            let offered = offers.offer(move |_| run_leaf_offering(given, given_c));
+            let offered = offered.unwrap_or_else(|| unreachable!("items of a loop in a pool"));
+            steps.borrow_mut().push(Step::Offered(offered, reducer));
+            rest.set(Some((kept, kept_c)));
+            true
+        };
+        let (mut producer, mut consumer) = (producer, consumer);
+        loop {
+            if producer.len() == 0 || consumer.full() {
+                return consumer.complete();
+            }
+            // Between two items the request is ours to answer (an item may hold no poll), with
+            // half of the rest: all of it would leave nothing to run here, and a piece popped back
+            // unstolen would offer itself again.
+            if producer.len() / 2 >= min
+                && hints::is_work_requested()
+                && !hints::offer_waiting()
+                && !hints::offer_older_work()
+            {
+                rest.set(Some((producer, consumer)));
+                offer();
+                (producer, consumer) = rest.take().unwrap_or_else(|| unreachable!());
+                continue;
+            }
+            let (item, tail) = producer.split_at(1);
+            let (item_c, tail_c, reducer) = consumer.split_off(1);
+            rest.set(Some((tail, tail_c)));
+            let result = hints::with_latent_fork(&offer, || {
+                item_c.consume_iter(item.into_iter()).complete()
+            });
+            (producer, consumer) = rest.take().unwrap_or_else(|| unreachable!());
+            steps.borrow_mut().push(Step::Item(result, reducer));
+        }
+    });
+    let mut offered: Vec<Option<C::Result>> = offered.into_iter().map(Some).collect();
+    let mut acc = last;
+    for step in steps.into_inner().into_iter().rev() {
+        acc = match step {
+            Step::Item(result, reducer) => reducer.reduce(result, acc),
+            Step::Offered(i, reducer) => {
+                let piece = offered[i].take();
+                reducer.reduce(
+                    acc,
+                    piece.unwrap_or_else(|| unreachable!("one result each")),
+                )
+            }
+        };
+    }
+    acc
 }
 
 /// Splits a leaf's remainder in half for an idle worker and runs both halves as leaves.

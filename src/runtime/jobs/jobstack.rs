@@ -101,6 +101,12 @@ impl Base {
         self.0 as u16 as usize
     }
 
+    /// How many times the stack was rewound (ran empty) before this value.
+    #[inline]
+    fn generation(self) -> u64 {
+        self.0 >> Self::INDEX_BITS
+    }
+
     /// The CAS target that takes the job at [`index`](Self::index): index + 1, same generation.
     #[inline(always)]
     fn next(self) -> Base {
@@ -332,6 +338,16 @@ impl JobStackOwner {
             self.count_pop();
             return true;
         }
+        // The last job with no heavy steal in flight (see `pop_contended`): every join of a flat
+        // loop pops its b here.
+        // Acquire: pairs with the Release decrement of a thief that finished its steal.
+        if base.index() == idx && stack.heavy_thieves.load(Ordering::Acquire) == 0 {
+            // Acquire: pairs with that thief's CAS of `base`.
+            if stack.base.load(Ordering::Acquire) == base {
+                self.count_pop();
+                return true;
+            }
+        }
         self.pop_contended(base, idx)
     }
 
@@ -432,6 +448,39 @@ impl JobStackOwner {
             }
         }
     }
+}
+
+impl JobStackOwner {
+    /// Where the stack stands now, so that a later [`holds_older_than`](Self::holds_older_than)
+    /// can tell whether a job pushed before this moment is still here.
+    #[inline]
+    pub fn mark(&self) -> StackMark {
+        let stack = &*self.stack;
+        StackMark {
+            // Relaxed: a hint (see `holds_older_than`).
+            base: stack.base.load(Ordering::Relaxed),
+            // Relaxed: only the owner writes `top`.
+            top: stack.owner.top.load(Ordering::Relaxed),
+        }
+    }
+
+    /// True if a job pushed before `mark` was taken is still on the stack (not popped, published
+    /// or stolen). The stack is strictly nested, so such a job is older than every job pushed
+    /// since. A hint: a concurrent heavy steal may take it right after.
+    #[inline]
+    pub fn holds_older_than(&self, mark: StackMark) -> bool {
+        // Relaxed: a hint; a rewind (the stack ran empty, so every older job was taken) starts a
+        // new generation, and jobs pushed after it are all newer than the mark.
+        let base = self.stack.base.load(Ordering::Relaxed);
+        base.generation() == mark.base.generation() && base.index() < mark.top
+    }
+}
+
+/// A moment in a private stack's life, from [`JobStackOwner::mark`].
+#[derive(Clone, Copy, Debug)]
+pub struct StackMark {
+    base: Base,
+    top: usize,
 }
 
 impl Default for JobStackOwner {

@@ -78,6 +78,8 @@ pub(crate) struct WorkerCounters {
     pub(crate) injector_pops: AtomicU64,
     pub(crate) sleeps: AtomicU64,
     pub(crate) published: AtomicU64,
+    /// Jobs split off a running loop's rest for an idle worker (`crate::runtime::offers`).
+    pub(crate) offered: AtomicU64,
     /// Heavy steals (process-wide barriers) this worker ran on patrol.
     pub(crate) heavy_steals: AtomicU64,
     /// Jobs this worker stole, per victim (deque steals and heavy steals alike), 16 victims to a
@@ -105,6 +107,7 @@ impl WorkerCounters {
             injector_pops: AtomicU64::new(0),
             sleeps: AtomicU64::new(0),
             published: AtomicU64::new(0),
+            offered: AtomicU64::new(0),
             heavy_steals: AtomicU64::new(0),
             stolen_from: (0..num_threads.div_ceil(VICTIMS_PER_LINE))
                 .map(|_| CachePadded::new(std::array::from_fn(|_| AtomicU64::new(0))))
@@ -156,6 +159,7 @@ pub(crate) struct CounterSnapshot {
     pub(crate) injector_pops: u64,
     pub(crate) sleeps: u64,
     pub(crate) published: u64,
+    pub(crate) offered: u64,
     pub(crate) heavy_steals: u64,
     /// Futex wakes sent to this worker.
     pub(crate) wakeups: u64,
@@ -622,6 +626,7 @@ impl Registry {
                     injector_pops: load(&s.injector_pops),
                     sleeps: load(&s.sleeps),
                     published: load(&s.published),
+                    offered: load(&s.offered),
                     heavy_steals: load(&s.heavy_steals),
                     wakeups: self.sleep.wakeups_of(index),
                     stolen_from: (0..n)

@@ -53,8 +53,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::platform::sync::{heavy_barrier, thread_local, Arc, AtomicUsize, Ordering};
 use crate::runtime::deque::{Steal, Worker};
 use crate::runtime::jobs::job::JobRef;
-use crate::runtime::jobs::jobstack::{JobStackOwner, Pushed, StealTicket};
+use crate::runtime::jobs::jobstack::{JobStackOwner, Pushed, StackMark, StealTicket};
 use crate::runtime::jobs::latch::CoreLatch;
+use crate::runtime::jobs::latent;
 use crate::runtime::jobs::region::{RegionTag, Regions, WaitFor, LEVELS};
 use crate::runtime::registry::{bump, Registry, WorkerCounters, WorkerQueues};
 use crate::runtime::sleep::slot::Slot;
@@ -98,10 +99,12 @@ pub(crate) fn is_work_requested() -> bool {
 }
 
 /// True when the calling thread is a pool worker whose public deque still holds a job no thief has
-/// taken yet while at most one worker idles: that one asker's request is answered, and a split made
-/// now would stay private (a publication goes only into an empty deque) and come back to this
-/// worker. With several askers a split still pays: its half is the next job published once the
-/// waiting one is taken (a nested loop on 8 workers took twice as long without those halves).
+/// taken yet, and either at most one worker idles (that one asker's request is answered) or a
+/// private job of this worker is already next in line: a split made now would stay private (a
+/// publication goes only into an empty deque) and come back to this worker. With several askers one
+/// private half pays, as the next job published once the waiting one is taken (a nested loop on 8
+/// workers took twice as long without it); more do not: a leaf that split on every poll while its
+/// askers slept cut a closed-form sum on 8 workers into 4,000 pieces a call.
 #[inline]
 pub(crate) fn offer_waiting() -> bool {
     let wt = WorkerThread::current();
@@ -114,7 +117,7 @@ pub(crate) fn offer_waiting() -> bool {
     // SAFETY: `idle_workers` points into the live registry, which `wt.registry` keeps alive.
     // Relaxed: a hint, as in `some_worker_idles`.
     let idle = unsafe { (*wt.idle_workers).load(Ordering::Relaxed) };
-    idle <= 1 && !wt.deque.is_empty()
+    !wt.deque.is_empty() && (idle <= 1 || !wt.jobs.is_empty())
 }
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
@@ -169,12 +172,21 @@ impl ShareClock {
     /// The clock, or `None` if this call skips its read.
     #[inline]
     fn read(&self) -> Option<u64> {
-        let skips = self.skips.get();
-        if skips > 0 {
-            self.skips.set(skips - 1);
+        if self.skip() {
             return None;
         }
         Some(crate::platform::clock::ticks())
+    }
+
+    /// True if this call skips its read (and counts it).
+    #[inline(always)]
+    fn skip(&self) -> bool {
+        let skips = self.skips.get();
+        if skips > 0 {
+            self.skips.set(skips - 1);
+            return true;
+        }
+        false
     }
 
     /// The read at `now` found the heartbeat not due: adapt the stride to the call rate.
@@ -395,7 +407,9 @@ impl WorkerThread {
             // At least OFFERED_DEPTH older jobs are pending: run the next joins inline.
             INLINE_JOINS.set(DEEP_JOIN_PERIOD);
         }
-        if self.some_worker_idles() {
+        // The skip count first: in a loop of small joins beside an idle worker most pushes come
+        // between two heartbeat reads and cost one thread-local decrement, not a call.
+        if self.some_worker_idles() && !self.share_clock.skip() {
             self.share_cold();
         }
         pushed
@@ -466,10 +480,23 @@ impl WorkerThread {
         Some(now)
     }
 
+    /// Where this worker's private stack stands now (see [`holds_private_older_than`](Self::holds_private_older_than)).
+    #[inline]
+    pub(crate) fn private_mark(&self) -> StackMark {
+        self.jobs.mark()
+    }
+
+    /// True if a private job pushed before `mark` is still pending: it is older than anything
+    /// this worker started since, and goes to an idle worker first.
+    #[inline]
+    pub(crate) fn holds_private_older_than(&self, mark: StackMark) -> bool {
+        self.jobs.holds_older_than(mark)
+    }
+
     /// Publishes the oldest private job, unless an earlier publication is still waiting in our public
     /// deque (then thieves have something to take; publishing more would only cost fences until they
     /// do). True if it published (and announced) one.
-    fn share_now(&self) -> bool {
+    pub(crate) fn share_now(&self) -> bool {
         if self.deque.is_empty() && self.publish(1) > 0 {
             self.announce_public();
             return true;
@@ -510,6 +537,13 @@ impl WorkerThread {
     pub(crate) fn push_public(&self, job: JobRef) {
         self.deque.push(job);
         self.announce_public();
+    }
+
+    /// [`push_public`](Self::push_public) for a piece split off a running loop's rest
+    /// (`crate::runtime::offers`), counted as offered.
+    pub(crate) fn push_offered(&self, job: JobRef) {
+        bump(&self.stats().offered);
+        self.push_public(job);
     }
 
     /// Announces jobs just pushed onto this worker's public deque: marks the deque in the work map
@@ -582,11 +616,16 @@ impl WorkerThread {
     /// The join about to start has used up an armed inline-join budget (deep below the offered
     /// jobs): if no worker of the pool is idle, nobody could take its b, so renew the budget and
     /// run it inline (true); otherwise the join pushes (false), and the push re-arms the budget.
-    #[inline(never)]
+    #[inline(always)]
     pub(crate) fn renew_inline_joins(&self) -> bool {
-        if INLINE_JOINS.get() != BUDGET_SPENT {
-            return false;
-        }
+        // Inline: a join above the offered jobs (a flat loop of joins) has no budget at all and
+        // pays only this test.
+        INLINE_JOINS.get() == BUDGET_SPENT && self.renew_spent_budget()
+    }
+
+    /// [`renew_inline_joins`](Self::renew_inline_joins) once the budget is spent.
+    #[inline(never)]
+    fn renew_spent_budget(&self) -> bool {
         // A worker that goes idle just after this check gets this worker's next offer at most
         // DEEP_JOIN_PERIOD joins later.
         if self.some_worker_idles() {
@@ -654,12 +693,15 @@ impl WorkerThread {
             INLINE_JOINS.set(0);
         }
         let _region = self.open_region(job.id() as usize, job.tag());
-        if let Some(trace) = &self.trace {
-            return execute_traced(trace, job, source);
-        }
-        // SAFETY: the job came from a queue, which hands out each JobRef exactly once; its creator keeps
-        // its data alive until it has run.
-        unsafe { job.execute() };
+        // Its loops are no part of the frames below, whose latent forks are not theirs to split.
+        latent::detached(|| {
+            if let Some(trace) = &self.trace {
+                return execute_traced(trace, job, source);
+            }
+            // SAFETY: the job came from a queue, which hands out each JobRef exactly once; its
+            // creator keeps its data alive until it has run.
+            unsafe { job.execute() };
+        })
     }
 
     /// Runs `b`, the job b of a `join` of this worker that was published and then popped back from
