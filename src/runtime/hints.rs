@@ -38,6 +38,13 @@ pub(crate) fn is_work_requested() -> bool {
     crate::runtime::registry::worker::is_work_requested()
 }
 
+/// The caller found a request it cannot answer: stop looking for a few polls (see
+/// `crate::runtime::registry::worker::back_off_requests`).
+#[inline]
+pub(crate) fn back_off_requests() {
+    crate::runtime::registry::worker::back_off_requests()
+}
+
 /// True when the calling thread's own offer (a job in its public deque) is still waiting for the
 /// one idle worker: the request [`is_work_requested`] reports is already answered, and a split
 /// made now would stay private. A leaf that split on every poll until its asker woke cut its range

@@ -555,6 +555,8 @@ where
             return fold_whole(producer, consumer);
         }
         if hints::is_work_requested() {
+            // Unless the next poll may answer it (no estimate yet), stop looking for a while.
+            let mut answerable_later = false;
             // An offer of ours still waiting answers the request already (see `offer_waiting`).
             if !hints::offer_waiting() {
                 if items_hold_loops(loops, start_len - len) {
@@ -570,6 +572,7 @@ where
                     if worth_sharing(len, pace.rate, Limits::get(), hints::pool_size) {
                         return split_leaf(producer, consumer, pace);
                     }
+                    answerable_later = pace.rate.is_none();
                 }
             }
             // No estimate yet: time the next batch so the next poll can decide.
@@ -578,6 +581,9 @@ where
             // worth a hand-off), but older pieces of this loop (the up-front halves) may still sit
             // on this worker's private job stack: share one.
             hints::share_pending_work();
+            if !answerable_later {
+                hints::back_off_requests();
+            }
         }
         // Once timed, never more than half of what is left: a batch sized on cheap items may run
         // into expensive ones, and whatever a batch holds stays with this worker. Halving leaves a
