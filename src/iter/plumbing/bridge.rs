@@ -32,6 +32,14 @@
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
 //!    [`share_pending_work`](crate::runtime::hints::share_pending_work) publishes the oldest one now.
+//!    A leaf that can answer nothing stops looking for a few polls
+//!    ([`back_off_requests`](crate::runtime::hints::back_off_requests)).
+//! 6. **Older work first.** A loop around the leaf may hold more: before splitting its own rest, a
+//!    leaf asks [`offer_older_work`](crate::runtime::hints::offer_older_work). A leaf whose first
+//!    item started [`OFFER_LOOPS_PER_ITEM`] nested loops ([`items_hold_loops`]) goes on in
+//!    [`run_leaf_offering`]: one item at a time, its rest registered as a latent fork that a poll
+//!    inside an item can split for an idle worker. So the outermost rest, the largest piece, goes
+//!    first, instead of the innermost loop's crumbs.
 //!
 //! **Unindexed producers** (`split`, the tree walks, the slice splits, a user's
 //! [`UnindexedProducer`]) have no positions: they are cut in two where they choose, or not at all.
