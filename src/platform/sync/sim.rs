@@ -1,5 +1,6 @@
 //! The stand-ins of the shuttle build (`--cfg forkjoin_shuttle`) for what shuttle does not model:
-//! thread-locals of virtual threads, futex waits, timeouts and time.
+//! thread-locals of virtual threads, futex waits, timeouts and time, and the timing mode that
+//! predicts scaling (submodules `vtime`, `scheduler`, `atomic`, `costs`).
 //!
 //! shuttle runs every virtual thread of an execution on one OS thread and switches between them
 //! only at its own operations (atomics, locks, spawns, yields, parks). Code between two such
@@ -31,6 +32,13 @@
 //!   pass), it moves the clock to its deadline at once. The other timed waiters park until they
 //!   become the timekeeper or are woken. So a timed wait never blocks the simulation: with nothing
 //!   else to run, time jumps to the next deadline, as an idle machine's timer interrupt would.
+//! * **Timing mode.** While `scheduler::VirtualTimeScheduler` drives the execution, [`vtime`]
+//!   replaces the step-counting clock above: each virtual thread has its own clock, the atomics of
+//!   [`atomic`] (shuttle's, charged), fences, barriers, spins, yields and futex calls charge their
+//!   calibrated costs ([`costs`]), [`now`] reads the calling thread's clock in nanoseconds, a wake
+//!   sets the woken thread's clock (max of its own and the waker's + the wake latency), and a timed
+//!   wait moves the waiter's clock to its deadline instead of electing a timekeeper. Under any
+//!   other scheduler the hooks do nothing and everything above holds unchanged.
 
 use std::cell::Cell;
 use std::sync::{Arc, Mutex as StdMutex};

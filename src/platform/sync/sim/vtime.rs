@@ -11,7 +11,7 @@
 //! **How time advances.** Each virtual thread owns a clock (in picoseconds, so that sub-nanosecond
 //! hits add up; [`now`] reports nanoseconds, a tick of the timing mode). An operation charges its
 //! cost ([`super::costs::Costs`]) to the clock of the thread that runs it, after shuttle has
-//! performed it; [`work`] charges simulated computation. The scheduler always runs the runnable
+//! performed it; [`work_ps`] charges simulated computation. The scheduler always runs the runnable
 //! thread with the smallest clock, so each thread is a core of its own: P threads with work advance
 //! side by side, and the time of a run is the clock of the thread that finishes it.
 //!
@@ -41,7 +41,8 @@
 //! **Not modelled.** Caches beyond the last-writer rule (capacity, misses on plain memory, prefetch),
 //! memory bandwidth, SMT, NUMA, the OS scheduler (every virtual thread has a core of its own, as on a
 //! machine with at least as many cores as the pool has threads), and plain code between the facade's
-//! operations except what [`work`] charges and the small allowance in the hit costs.
+//! operations except what [`work_ps`] charges (`scripts/predict.sh`'s leaves charge forkjoin's
+//! 1-thread time per leaf, which includes the plain code of an inline join).
 use std::cell::RefCell;
 use std::collections::HashMap;
 
