@@ -203,3 +203,8 @@ struct TracingDoctests;
 
 #[cfg(forkjoin_loom)]
 pub use runtime::__loom;
+
+/// The simulation's virtual-time mode (`sim-tests`, `scripts/predict.sh`): not public API.
+#[cfg(forkjoin_shuttle)]
+#[doc(hidden)]
+pub use platform::sync::sim_time as __sim;

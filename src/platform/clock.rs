@@ -10,7 +10,9 @@
 //!
 //! Under loom the clock stands still. Under shuttle a tick is one scheduling step of the virtual
 //! clock, counted as a microsecond (see `crate::platform::sync::sim`): heartbeats, patrols and timeouts come
-//! after a number of steps, and a replayed schedule sees the same times.
+//! after a number of steps, and a replayed schedule sees the same times. In the simulation's timing
+//! mode (`crate::platform::sync::sim::vtime`) a tick is a nanosecond of the calling virtual thread's
+//! own clock, so heartbeats, patrols, timeouts and batch timing see the time a machine would.
 
 use std::time::Duration;
 
@@ -51,7 +53,7 @@ pub(crate) fn ticks_to_ns(ticks: u64) -> u64 {
 
 /// What a tick is, in words (for the trace file's metadata).
 pub(crate) const DESCRIPTION: &str = if cfg!(forkjoin_shuttle) {
-    "shuttle scheduling steps, one counted as a microsecond"
+    "shuttle scheduling steps, one counted as a microsecond (virtual nanoseconds in the timing mode)"
 } else if cfg!(all(not(forkjoin_loom), target_arch = "x86_64")) {
     "x86-64 time-stamp counter, calibrated against std::time::Instant"
 } else {
@@ -63,7 +65,7 @@ pub(crate) const DESCRIPTION: &str = if cfg!(forkjoin_shuttle) {
 fn ns_per_tick_q32() -> u64 {
     #[cfg(forkjoin_shuttle)]
     {
-        crate::platform::sync::sim::NS_PER_TICK << 32
+        crate::platform::sync::sim::ns_per_tick() << 32
     }
     #[cfg(all(not(forkjoin_loom), not(forkjoin_shuttle), target_arch = "x86_64"))]
     {

@@ -65,18 +65,22 @@ pub(crate) mod sim;
 #[cfg(forkjoin_shuttle)]
 mod imp {
     pub(crate) use super::sim::{sim_thread_local as thread_local, LocalKey};
-    pub(crate) use super::StdUnsafeCell as UnsafeCell;
-    pub(crate) use shuttle::sync::atomic::{
+    // shuttle's atomics, each operation charged to the virtual clock in the timing mode.
+    pub(crate) use super::sim::atomic::{
         fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
     };
+    pub(crate) use super::StdUnsafeCell as UnsafeCell;
     pub(crate) use shuttle::sync::{Condvar, Mutex, MutexGuard};
     pub(crate) use shuttle::thread;
     pub(crate) use std::sync::Arc;
 
-    /// Under shuttle a spin yields to the scheduler (a scheduling point).
+    /// Under shuttle a spin yields to the scheduler (a scheduling point); in the timing mode it
+    /// charges a `pause` instead (see `sim::vtime`).
     #[inline(always)]
     pub(crate) fn spin_loop() {
-        shuttle::hint::spin_loop();
+        if !super::sim::vtime::spin() {
+            shuttle::hint::spin_loop();
+        }
     }
 }
 
@@ -237,6 +241,43 @@ impl Futex {
 #[cfg(forkjoin_shuttle)]
 pub(crate) use sim::Futex;
 
+/// True while the simulation runs in its timing mode (`sim::vtime`), where the runtime idles as in
+/// production; only the shuttle build has one.
+#[cfg(forkjoin_shuttle)]
+#[inline]
+pub(crate) fn timing_mode() -> bool {
+    sim::vtime::active()
+}
+
+/// The simulation's virtual-time mode, for `sim-tests` (not public API): the scheduler, simulated
+/// work, the calling virtual thread's clock and the execution's counts.
+#[cfg(forkjoin_shuttle)]
+pub mod sim_time {
+    pub use super::sim::scheduler::VirtualTimeScheduler;
+    pub use super::sim::vtime::Counts;
+
+    /// Charges `ns` nanoseconds of computation to the calling virtual thread (timing mode only;
+    /// elsewhere nothing).
+    pub fn work(ns: u64) {
+        super::sim::vtime::work_ps(ns.saturating_mul(1000));
+    }
+
+    /// Charges `ps` picoseconds of computation (for leaves cheaper than a nanosecond, like fib's).
+    pub fn work_ps(ps: u64) {
+        super::sim::vtime::work_ps(ps);
+    }
+
+    /// The calling virtual thread's clock in nanoseconds (timing mode only).
+    pub fn now_ns() -> Option<u64> {
+        super::sim::vtime::now()
+    }
+
+    /// The execution's counts so far (timing mode only; zero elsewhere).
+    pub fn counts() -> Counts {
+        super::sim::vtime::counts()
+    }
+}
+
 /// Marks a pool worker's thread as running for as long as it is held (`main_loop` holds one). The
 /// simulation's virtual clock divides each scheduling step among the running threads
 /// (`sim::RunningThread`); every other build has no use for it.
@@ -261,9 +302,12 @@ pub(crate) fn current_thread_identity() -> (std::thread::ThreadId, Option<String
     (thread.id(), thread.name().map(str::to_owned))
 }
 
-/// Gives up the rest of this thread's time slice (a model step under loom).
+/// Gives up the rest of this thread's time slice (a model step under loom; charged as a
+/// `sched_yield` in the simulation's timing mode).
 #[inline]
 pub(crate) fn yield_now() {
+    #[cfg(forkjoin_shuttle)]
+    sim::vtime::yield_now();
     thread::yield_now();
 }
 
@@ -276,6 +320,8 @@ pub(crate) fn yield_now() {
 /// unsound, so the private stacks are not used at all ([`light_barrier_is_sound`]): every job goes to
 /// the public deque, and the owner never reaches a light barrier. Under shuttle, which runs every
 /// virtual thread sequentially consistent, both sides are `fence(SeqCst)` too: each a scheduling point.
+/// The simulation's timing mode charges them as on Linux: nothing for the light side, a `membarrier`
+/// (the caller's cost and every running thread's interrupt) for the heavy side.
 #[cfg(all(target_os = "linux", not(forkjoin_loom), not(forkjoin_shuttle)))]
 mod asym {
     use super::{fence, AtomicBool, Ordering};
@@ -361,14 +407,25 @@ mod asym {
     /// The owner's side (portable: a full fence).
     #[inline(always)]
     pub(crate) fn light_barrier() {
-        // SeqCst fence: pairs with the fence in `heavy_barrier`.
+        // SeqCst fence: pairs with the fence in `heavy_barrier`. Under shuttle the uncharged one:
+        // on Linux this side is a compiler fence.
+        #[cfg(forkjoin_shuttle)]
+        shuttle::sync::atomic::fence(Ordering::SeqCst);
+        #[cfg(not(forkjoin_shuttle))]
         fence(Ordering::SeqCst);
     }
 
     /// The thief's side (portable: a full fence).
     #[allow(unreachable_pub)] // see the re-export below
     pub fn heavy_barrier() {
-        // SeqCst fence: pairs with the fence in `light_barrier`.
+        // SeqCst fence: pairs with the fence in `light_barrier`. Under shuttle the uncharged one,
+        // charged as the `membarrier` it is on Linux instead.
+        #[cfg(forkjoin_shuttle)]
+        {
+            shuttle::sync::atomic::fence(Ordering::SeqCst);
+            super::sim::vtime::membarrier();
+        }
+        #[cfg(not(forkjoin_shuttle))]
         fence(Ordering::SeqCst);
     }
 }

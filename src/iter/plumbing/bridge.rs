@@ -933,16 +933,36 @@ struct Limits {
 }
 
 impl Limits {
-    #[inline]
-    fn get() -> &'static Limits {
-        static LIMITS: OnceLock<Limits> = OnceLock::new();
-        LIMITS.get_or_init(|| Limits {
+    fn compute() -> Limits {
+        Limits {
             batch_target: clock::ticks_in(BATCH_TARGET),
             batch_too_long: clock::ticks_in(BATCH_TOO_LONG),
             min_shared_work: clock::ticks_in(MIN_SHARED_WORK),
             measurable: clock::ticks_in(MEASURABLE),
             negligible: clock::ticks_in(NEGLIGIBLE),
-        })
+        }
+    }
+
+    #[cfg(not(forkjoin_shuttle))]
+    #[inline]
+    fn get() -> &'static Limits {
+        static LIMITS: OnceLock<Limits> = OnceLock::new();
+        LIMITS.get_or_init(Limits::compute)
+    }
+
+    /// Under shuttle the tick's length depends on the execution's mode (a scheduling step, or a
+    /// virtual nanosecond in the timing mode), so the limits are computed per execution.
+    #[cfg(forkjoin_shuttle)]
+    #[inline]
+    fn get() -> &'static Limits {
+        static STEPS: OnceLock<Limits> = OnceLock::new();
+        static NANOS: OnceLock<Limits> = OnceLock::new();
+        let cell = if crate::platform::sync::timing_mode() {
+            &NANOS
+        } else {
+            &STEPS
+        };
+        cell.get_or_init(Limits::compute)
     }
 }
 

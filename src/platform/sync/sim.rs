@@ -1,5 +1,6 @@
 //! The stand-ins of the shuttle build (`--cfg forkjoin_shuttle`) for what shuttle does not model:
-//! thread-locals of virtual threads, futex waits, timeouts and time.
+//! thread-locals of virtual threads, futex waits, timeouts and time, and the timing mode that
+//! predicts scaling (submodules `vtime`, `scheduler`, `atomic`, `costs`).
 //!
 //! shuttle runs every virtual thread of an execution on one OS thread and switches between them
 //! only at its own operations (atomics, locks, spawns, yields, parks). Code between two such
@@ -31,14 +32,27 @@
 //!   pass), it moves the clock to its deadline at once. The other timed waiters park until they
 //!   become the timekeeper or are woken. So a timed wait never blocks the simulation: with nothing
 //!   else to run, time jumps to the next deadline, as an idle machine's timer interrupt would.
+//! * **Timing mode.** While `scheduler::VirtualTimeScheduler` drives the execution, [`vtime`]
+//!   replaces the step-counting clock above: each virtual thread has its own clock, the atomics of
+//!   [`atomic`] (shuttle's, charged), fences, barriers, spins, yields and futex calls charge their
+//!   calibrated costs ([`costs`]), [`now`] reads the calling thread's clock in nanoseconds, a wake
+//!   sets the woken thread's clock (max of its own and the waker's + the wake latency), and a timed
+//!   wait moves the waiter's clock to its deadline instead of electing a timekeeper. Under any
+//!   other scheduler the hooks do nothing and everything above holds unchanged.
 
 use std::cell::Cell;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use shuttle::sync::atomic::{AtomicU32, Ordering};
 use shuttle::sync::{Condvar, Mutex};
 use shuttle::thread;
+
+pub(crate) mod atomic;
+pub(crate) mod costs;
+pub(crate) mod scheduler;
+pub(crate) mod vtime;
+
+use atomic::{AtomicU32, Ordering};
 
 /// Nanoseconds one scheduling step stands for on the virtual clock. A step is one atomic
 /// operation, lock, yield or park; counting it as a microsecond makes the 100 µs sharing heartbeat
@@ -94,9 +108,20 @@ impl Execution {
     }
 }
 
-/// The virtual clock, in ticks of [`NS_PER_TICK`] nanoseconds (see the module docs).
+/// The virtual clock, in ticks of [`ns_per_tick`] nanoseconds (see the module docs): in the timing
+/// mode the calling virtual thread's own clock.
 pub(crate) fn now() -> u64 {
-    with_execution(Execution::now)
+    vtime::now().unwrap_or_else(|| with_execution(Execution::now))
+}
+
+/// Nanoseconds per tick of [`now`]: [`NS_PER_TICK`], or 1 in the timing mode (whose clocks count
+/// nanoseconds).
+pub(crate) fn ns_per_tick() -> u64 {
+    if vtime::active() {
+        1
+    } else {
+        NS_PER_TICK
+    }
 }
 
 /// Counts the calling virtual thread among the running pool workers until dropped (the pool's
@@ -124,7 +149,7 @@ impl Drop for RunningThread {
 
 /// `d` in ticks, at least 1.
 fn ticks_in(d: Duration) -> u64 {
-    ((d.as_nanos() / NS_PER_TICK as u128) as u64).max(1)
+    ((d.as_nanos() / ns_per_tick() as u128) as u64).max(1)
 }
 
 /// Parks and unparks one virtual thread, with no spurious wake-ups (see the module docs).
@@ -132,6 +157,8 @@ pub(crate) struct Parker {
     /// The token: set by `unpark`, taken by `park`.
     token: Mutex<bool>,
     unparked: Condvar,
+    /// The virtual thread it parks (its shuttle task id), for the timing mode's wake-up rule.
+    task: usize,
 }
 
 impl Parker {
@@ -142,8 +169,12 @@ impl Parker {
             e.advance();
             e.parked += 1;
         });
-        while !*token {
-            token = self.unparked.wait(token).unwrap_or_else(|e| e.into_inner());
+        if !*token {
+            vtime::park_begin();
+            while !*token {
+                token = self.unparked.wait(token).unwrap_or_else(|e| e.into_inner());
+            }
+            vtime::park_end();
         }
         with_execution(|e| {
             e.advance();
@@ -154,6 +185,7 @@ impl Parker {
 
     /// Makes the token available, waking the thread if it is parked.
     fn unpark(&self) {
+        vtime::wake(self.task);
         *self.token.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.unparked.notify_one();
     }
@@ -164,6 +196,7 @@ impl Parker {
             static PARKER: Arc<Parker> = Arc::new(Parker {
                 token: Mutex::new(false),
                 unparked: Condvar::new(),
+                task: usize::from(shuttle::current::me()),
             });
         }
         PARKER.with(Arc::clone)
@@ -253,6 +286,9 @@ impl Futex {
     /// Waits while the word equals `expected`, until the virtual clock passes `timeout` from now
     /// (may return earlier, spuriously). See the module docs for how time passes meanwhile.
     pub(crate) fn wait_timeout(&self, expected: u32, timeout: Duration) {
+        if vtime::active() {
+            return self.wait_timeout_timed(expected, timeout);
+        }
         let me = Parker::current();
         let deadline = now() + ticks_in(timeout);
         let id = with_execution(|e| {
@@ -298,8 +334,38 @@ impl Futex {
         }
     }
 
+    /// `wait_timeout` in the timing mode: the waiter stays runnable with its clock at the deadline
+    /// (see `vtime`), and returns when the word changed, a wake brought it forward, or the deadline
+    /// passed.
+    fn wait_timeout_timed(&self, expected: u32, timeout: Duration) {
+        let me = Parker::current();
+        self.waiters().push(me.clone());
+        // SeqCst: as in `wait`.
+        if self.word.load(Ordering::SeqCst) == expected {
+            let timeout_ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX / 4);
+            if let Some(deadline) = vtime::timed_wait_begin(timeout_ns) {
+                loop {
+                    // A scheduling point: the scheduler runs us when our clock is the smallest.
+                    thread::yield_now();
+                    // SeqCst: as in `wait`.
+                    if vtime::timed_wait_over(deadline)
+                        || self.word.load(Ordering::SeqCst) != expected
+                    {
+                        break;
+                    }
+                }
+                vtime::timed_wait_end();
+            }
+        }
+        self.unregister(&me);
+        // The wake that ended the wait left its token: take it, so a later park does not return at
+        // once (it would be a spurious wake-up, which callers tolerate, but costs a round).
+        *me.token.lock().unwrap_or_else(|e| e.into_inner()) = false;
+    }
+
     /// Unparks up to `n` waiters; call after changing the word.
     pub(crate) fn wake(&self, n: i32) {
+        vtime::wake_call();
         let woken: Vec<Arc<Parker>> = {
             let mut waiters = self.waiters();
             let n = (n.max(0) as usize).min(waiters.len());

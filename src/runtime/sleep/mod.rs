@@ -63,6 +63,17 @@ const SPIN_ROUNDS: u32 = 0;
 #[cfg(forkjoin_loom)]
 const ROUNDS_UNTIL_SLEEPY: u32 = 0;
 
+/// The idle rounds in force: `(SPIN_ROUNDS, ROUNDS_UNTIL_SLEEPY)`, except in the simulation's timing
+/// mode, which predicts a machine's timing and so idles as production does (8, 32).
+#[inline(always)]
+fn idle_rounds() -> (u32, u32) {
+    #[cfg(forkjoin_shuttle)]
+    if crate::platform::sync::timing_mode() {
+        return (8, 32);
+    }
+    (SPIN_ROUNDS, ROUNDS_UNTIL_SLEEPY)
+}
+
 /// How long a worker sleeps, while some other worker is busy, before it wakes to *patrol*: one heavy
 /// steal of the oldest private job of every worker. Doubles after each patrol that finds nothing, up to
 /// [`PATROL_MAX`]; back to this after work, or when new work is announced. Owners publish on a
@@ -289,17 +300,18 @@ impl Sleep {
         try_sleep: impl FnOnce() -> bool,
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> Idled {
-        if idle.rounds < SPIN_ROUNDS {
+        let (spin_rounds, rounds_until_sleepy) = idle_rounds();
+        if idle.rounds < spin_rounds {
             for _ in 0..(1u32 << idle.rounds.min(6)) {
                 crate::platform::sync::spin_loop();
             }
             idle.rounds += 1;
             Idled::Waited
-        } else if idle.rounds < ROUNDS_UNTIL_SLEEPY {
+        } else if idle.rounds < rounds_until_sleepy {
             yield_now();
             idle.rounds += 1;
             Idled::Waited
-        } else if idle.rounds == ROUNDS_UNTIL_SLEEPY {
+        } else if idle.rounds == rounds_until_sleepy {
             idle.jec = self.announce_sleepy();
             idle.rounds += 1;
             Idled::Waited
@@ -320,7 +332,7 @@ impl Sleep {
                 Slept::TimedOut => {
                     // Nobody needed us: patrol, then go back to sleep at once (announcing again),
                     // for twice as long.
-                    idle.rounds = ROUNDS_UNTIL_SLEEPY;
+                    idle.rounds = rounds_until_sleepy;
                     idle.patrol_due = true;
                     idle.patrol_interval = (idle.patrol_interval * 2).min(PATROL_MAX);
                     Idled::TimedOut

@@ -1,0 +1,289 @@
+//! Measures, on this machine, the costs the virtual-time simulator charges (`docs/testing.md`,
+//! "Predicted scaling"): atomic loads, stores and read-modify-writes with and without a second core
+//! on the cache line, `SeqCst` fences, `membarrier(PRIVATE_EXPEDITED)` (for the caller and for a
+//! thread it interrupts), futex wake-to-run latency and the wake call itself, `sched_yield` and a
+//! spin-loop hint. Real threads and `std` atomics; Linux only (futex, membarrier).
+//!
+//! Run: `cargo run --release --example calibrate` (about ten seconds). Each figure is the median of
+//! seven runs, so a preemption by other work on a shared machine skews one run, not the figure.
+//! The numbers it prints go into `src/platform/sync/sim/costs.rs`.
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::hint::black_box;
+    use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
+    use std::sync::{Arc, Barrier};
+    use std::thread;
+    use std::time::{Duration, Instant};
+
+    const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
+    const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
+
+    /// The median of seven runs of `f`, each returning nanoseconds per operation.
+    fn median(mut f: impl FnMut() -> f64) -> f64 {
+        let mut v: Vec<f64> = (0..7).map(|_| f()).collect();
+        v.sort_by(f64::total_cmp);
+        v[3]
+    }
+
+    fn per_op(ops: u64, f: impl FnOnce()) -> f64 {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_nanos() as f64 / ops as f64
+    }
+
+    fn load() -> f64 {
+        let a = AtomicU64::new(1);
+        const N: u64 = 20_000_000;
+        per_op(N, || {
+            let mut s = 0;
+            for _ in 0..N {
+                s += black_box(&a).load(Ordering::Acquire);
+            }
+            black_box(s);
+        })
+    }
+
+    fn store() -> f64 {
+        let a = AtomicU64::new(1);
+        const N: u64 = 20_000_000;
+        per_op(N, || {
+            for i in 0..N {
+                black_box(&a).store(i, Ordering::Release);
+            }
+        })
+    }
+
+    fn rmw() -> f64 {
+        let a = AtomicU64::new(0);
+        const N: u64 = 10_000_000;
+        per_op(N, || {
+            for _ in 0..N {
+                black_box(&a).fetch_add(1, Ordering::AcqRel);
+            }
+        })
+    }
+
+    fn fence_seqcst() -> f64 {
+        let a = AtomicU64::new(0);
+        const N: u64 = 10_000_000;
+        per_op(N, || {
+            for i in 0..N {
+                black_box(&a).store(i, Ordering::Relaxed);
+                fence(Ordering::SeqCst);
+            }
+        })
+    }
+
+    fn spin() -> f64 {
+        const N: u64 = 2_000_000;
+        per_op(N, || {
+            for _ in 0..N {
+                std::hint::spin_loop();
+            }
+        })
+    }
+
+    fn sched_yield() -> f64 {
+        const N: u64 = 200_000;
+        per_op(N, || {
+            for _ in 0..N {
+                thread::yield_now();
+            }
+        })
+    }
+
+    /// Two threads take turns incrementing one counter (each waits for its parity): half a round
+    /// trip is one transfer of the cache line to the other core plus the RMW.
+    fn ping_pong() -> f64 {
+        const N: u64 = 1_000_000;
+        let a = Arc::new(AtomicU64::new(0));
+        let b = a.clone();
+        let other = thread::spawn(move || {
+            for i in 0..N {
+                while b.load(Ordering::Acquire) != 2 * i + 1 {
+                    std::hint::spin_loop();
+                }
+                b.fetch_add(1, Ordering::AcqRel);
+            }
+        });
+        let t = per_op(2 * N, || {
+            for i in 0..N {
+                while a.load(Ordering::Acquire) != 2 * i {
+                    std::hint::spin_loop();
+                }
+                a.fetch_add(1, Ordering::AcqRel);
+            }
+        });
+        other.join().unwrap();
+        t
+    }
+
+    /// Two threads hammer one counter with `fetch_add` at once: the time per operation each sees.
+    fn contended_rmw() -> f64 {
+        const N: u64 = 5_000_000;
+        let a = Arc::new(AtomicU64::new(0));
+        let go = Arc::new(Barrier::new(2));
+        let (b, go2) = (a.clone(), go.clone());
+        let other = thread::spawn(move || {
+            go2.wait();
+            for _ in 0..N {
+                b.fetch_add(1, Ordering::AcqRel);
+            }
+        });
+        go.wait();
+        let t = per_op(N, || {
+            for _ in 0..N {
+                a.fetch_add(1, Ordering::AcqRel);
+            }
+        });
+        other.join().unwrap();
+        t
+    }
+
+    fn membarrier(cmd: libc::c_int) -> libc::c_long {
+        // SAFETY: a plain syscall with integer arguments; failure is reported through the result.
+        unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0, 0) }
+    }
+
+    /// The caller's cost of one `membarrier(PRIVATE_EXPEDITED)` while another thread of the process
+    /// runs (so there is a CPU to interrupt), and the time that thread loses per barrier: its
+    /// fixed loop is timed with and without a stream of barriers.
+    fn membarrier_costs() -> Option<(f64, f64)> {
+        if membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0 {
+            return None;
+        }
+        let victim_loop = |stop: &AtomicBool| {
+            let start = Instant::now();
+            let mut x = 0u64;
+            for i in 0..200_000_000u64 {
+                x = black_box(x.wrapping_mul(31).wrapping_add(i));
+                if i % 1_000_000 == 0 && stop.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+            black_box(x);
+            start.elapsed()
+        };
+        let quiet = median(|| victim_loop(&AtomicBool::new(false)).as_nanos() as f64);
+        let mut caller = Vec::new();
+        let mut lost = Vec::new();
+        for _ in 0..7 {
+            let done = Arc::new(AtomicBool::new(false));
+            let d = done.clone();
+            let victim = thread::spawn(move || {
+                let t = victim_loop(&AtomicBool::new(false));
+                d.store(true, Ordering::Release);
+                t
+            });
+            let mut calls = 0u64;
+            let start = Instant::now();
+            while !done.load(Ordering::Acquire) {
+                membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+                calls += 1;
+            }
+            caller.push(start.elapsed().as_nanos() as f64 / calls.max(1) as f64);
+            let noisy = victim.join().unwrap().as_nanos() as f64;
+            lost.push(((noisy - quiet) / calls.max(1) as f64).max(0.0));
+        }
+        caller.sort_by(f64::total_cmp);
+        lost.sort_by(f64::total_cmp);
+        Some((caller[3], lost[3]))
+    }
+
+    fn futex_wait(word: &AtomicU32, expected: u32) {
+        // SAFETY: FUTEX_WAIT reads the u32 at a valid address borrowed for the call; no timeout.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                std::ptr::null::<libc::timespec>(),
+            );
+        }
+    }
+
+    fn futex_wake(word: &AtomicU32) -> Duration {
+        let start = Instant::now();
+        // SAFETY: FUTEX_WAKE uses the address only as a key.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                1,
+            );
+        }
+        start.elapsed()
+    }
+
+    /// Two threads that only ever sleep on a futex take turns waking each other: half a round trip
+    /// is one wake-to-run latency (the waker's call, the scheduler, the sleeper's return). Also
+    /// returns the waker's own time in `FUTEX_WAKE`.
+    fn futex_ping_pong() -> (f64, f64) {
+        const N: u32 = 20_000;
+        let words = Arc::new([AtomicU32::new(0), AtomicU32::new(0)]);
+        let w = words.clone();
+        let other = thread::spawn(move || {
+            for i in 1..=N {
+                while w[1].load(Ordering::Acquire) != i {
+                    futex_wait(&w[1], i - 1);
+                }
+                w[0].store(i, Ordering::Release);
+                futex_wake(&w[0]);
+            }
+        });
+        let mut wake_time = Duration::ZERO;
+        let t = per_op(2 * N as u64, || {
+            for i in 1..=N {
+                words[1].store(i, Ordering::Release);
+                wake_time += futex_wake(&words[1]);
+                while words[0].load(Ordering::Acquire) != i {
+                    futex_wait(&words[0], i - 1);
+                }
+            }
+        });
+        other.join().unwrap();
+        (t, wake_time.as_nanos() as f64 / N as f64)
+    }
+
+    pub fn main() {
+        println!(
+            "calibrate: {} CPUs",
+            thread::available_parallelism().map_or(0, |n| n.get())
+        );
+        let row = |name: &str, ns: f64| println!("calibrate: {name:<28} {ns:>10.1} ns");
+        row("load (own line)", median(load));
+        row("store (own line)", median(store));
+        row("rmw (own line)", median(rmw));
+        row("rmw (2 cores hammering)", median(contended_rmw));
+        row("line transfer (ping-pong)", median(ping_pong));
+        row("fence SeqCst (+ store)", median(fence_seqcst));
+        row("spin_loop hint", median(spin));
+        row("sched_yield", median(sched_yield));
+        match membarrier_costs() {
+            Some((caller, lost)) => {
+                row("membarrier (caller)", caller);
+                row("membarrier (other thread)", lost);
+            }
+            None => println!("calibrate: membarrier registration failed"),
+        }
+        let mut wake = Vec::new();
+        let latency = median(|| {
+            let (latency, w) = futex_ping_pong();
+            wake.push(w);
+            latency
+        });
+        wake.sort_by(f64::total_cmp);
+        row("futex wake-to-run", latency);
+        row("futex wake call (waker)", wake[wake.len() / 2]);
+    }
+}
+
+fn main() {
+    #[cfg(target_os = "linux")]
+    linux::main();
+    #[cfg(not(target_os = "linux"))]
+    println!("calibrate: Linux only (futex, membarrier)");
+}

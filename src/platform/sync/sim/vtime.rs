@@ -1,0 +1,373 @@
+//! The timing mode of the shuttle build: one virtual clock per virtual thread, advanced by what
+//! each synchronising operation and each unit of simulated work costs, so that a run of the real
+//! pool predicts how long it takes on P cores.
+//!
+//! **When it is on.** Only while [`super::scheduler::VirtualTimeScheduler`] drives the execution:
+//! it installs a fresh [`Model`] for its execution (an OS-thread-local: shuttle runs every virtual
+//! thread of an execution on the thread that runs it). With any other scheduler (the correctness
+//! tests) there is no model, every hook below returns at once, and the build behaves as before:
+//! no scheduling point is added or removed.
+//!
+//! **How time advances.** Each virtual thread owns a clock (in picoseconds, so that sub-nanosecond
+//! hits add up; [`now`] reports nanoseconds, a tick of the timing mode). An operation charges its
+//! cost ([`super::costs::Costs`]) to the clock of the thread that runs it, after shuttle has
+//! performed it; [`work_ps`] charges simulated computation. The scheduler always runs the runnable
+//! thread with the smallest clock, so each thread is a core of its own: P threads with work advance
+//! side by side, and the time of a run is the clock of the thread that finishes it.
+//!
+//! **Causality.** shuttle makes every atomic operation a scheduling point *before* the operation,
+//! and the scheduler picks the smallest clock there; so operations take effect in the order of the
+//! times at which they are issued, and a thread never reads a value written at a later virtual
+//! time than its own (the "only run the minimum" rule, which needs no version stamps on values; a
+//! reader whose clock was ahead would instead have to be held back, which shuttle cannot express).
+//! Costs are charged after the operation: it is issued at the thread's time and the thread is
+//! busy for its cost. Blocking is the exception to "everyone runs at the minimum": a thread parked
+//! on a futex keeps its old clock, so a wake-up sets it to max(its clock, the waker's clock + the
+//! wake latency) before it can run. A timed wait sets the waiter's clock to its deadline and leaves
+//! it runnable: it runs again when every other thread has passed the deadline (the timeout fires)
+//! or earlier, if a wake lowers its clock to the waker's clock + the wake latency.
+//!
+//! **Contention.** Per cache line (64-byte granularity, so false sharing counts) the model keeps
+//! the last writer and the threads that read it since. A load is a hit if this thread wrote the line
+//! last or read it since; otherwise it is a transfer. A store or RMW is a hit if this thread owns the
+//! line (wrote it last, nobody else read it since); otherwise it takes a transfer, and transfers of
+//! one line are serialised: each starts when the previous one ended, so P threads hammering one
+//! counter queue up as on a machine.
+//!
+//! **Barriers.** `membarrier` charges its caller, and every other thread that is running (not parked,
+//! not in a timed wait) loses the interrupt's cost. The owner's light barrier (a compiler fence on
+//! Linux) costs nothing.
+//!
+//! **Not modelled.** Caches beyond the last-writer rule (capacity, misses on plain memory, prefetch),
+//! memory bandwidth, SMT, NUMA, the OS scheduler (every virtual thread has a core of its own, as on a
+//! machine with at least as many cores as the pool has threads), and plain code between the facade's
+//! operations except what [`work_ps`] charges (`scripts/predict.sh`'s leaves charge forkjoin's
+//! 1-thread time per leaf, which includes the plain code of an inline join).
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use super::costs::Costs;
+
+/// A virtual thread's state, as far as time is concerned.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    /// Running, spinning or runnable: takes the interrupts of a `membarrier`.
+    Running,
+    /// Parked on a futex with no timeout since the given time (its clock then).
+    Parked,
+    /// In a timed wait that started at the given time; its clock holds the deadline.
+    TimedWait { start: u64 },
+    /// A timed wait ended by a wake.
+    Woken,
+}
+
+/// One cache line's sharing state (see the module docs).
+struct Line {
+    /// The thread that wrote it last.
+    writer: usize,
+    /// Threads other than `writer` that read it since the last write.
+    readers: Vec<usize>,
+    /// When the last transfer of the line ends: the next one starts no earlier.
+    busy_until: u64,
+}
+
+/// Counts of one execution, for the prediction's report.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counts {
+    /// Scheduling decisions taken.
+    pub steps: u64,
+    /// Charged operations that moved a cache line between threads.
+    pub transfers: u64,
+    /// `membarrier`s.
+    pub membarriers: u64,
+    /// Futex wake-ups that ended a wait.
+    pub wakeups: u64,
+}
+
+/// The model of one execution (see the module docs).
+pub(crate) struct Model {
+    costs: Costs,
+    /// Per shuttle task id: its clock, in picoseconds.
+    clocks: Vec<u64>,
+    /// Per shuttle task id: its state.
+    states: Vec<State>,
+    /// The task the scheduler chose last: the one running now.
+    current: usize,
+    lines: HashMap<usize, Line>,
+    /// Seed of the tie-breaks (0: lowest task id first).
+    seed: u64,
+    counts: Counts,
+}
+
+std::thread_local! {
+    /// The model of the execution running on this OS thread, if it runs in the timing mode.
+    static MODEL: RefCell<Option<Model>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the model, or returns `None` outside the timing mode.
+#[inline]
+fn with_model<R>(f: impl FnOnce(&mut Model) -> R) -> Option<R> {
+    MODEL.with(|m| m.borrow_mut().as_mut().map(f))
+}
+
+/// Installs a fresh model for the execution about to start on this OS thread.
+pub(crate) fn install(costs: Costs, seed: u64) {
+    MODEL.with(|m| {
+        *m.borrow_mut() = Some(Model {
+            costs,
+            clocks: vec![0],
+            states: vec![State::Running],
+            current: 0,
+            lines: HashMap::new(),
+            seed,
+            counts: Counts::default(),
+        })
+    });
+}
+
+/// Removes this OS thread's model (the timing mode ends).
+pub(crate) fn uninstall() {
+    MODEL.with(|m| *m.borrow_mut() = None);
+}
+
+/// True while the execution on this OS thread runs in the timing mode.
+#[inline]
+pub(crate) fn active() -> bool {
+    MODEL.with(|m| m.borrow().is_some())
+}
+
+impl Model {
+    /// Makes room for task `t`; a task first seen starts at the clock of the task running now
+    /// (its spawner).
+    fn ensure(&mut self, t: usize) {
+        if t >= self.clocks.len() {
+            let start = self.clocks.get(self.current).copied().unwrap_or(0);
+            self.clocks.resize(t + 1, start);
+            self.states.resize(t + 1, State::Running);
+        }
+    }
+
+    fn charge(&mut self, ns: u64) {
+        let me = self.current;
+        self.ensure(me);
+        self.clocks[me] += ns;
+    }
+
+    fn now(&mut self) -> u64 {
+        let me = self.current;
+        self.ensure(me);
+        self.clocks[me]
+    }
+
+    /// The scheduler's choice among `runnable` (task ids): the smallest clock, ties broken by
+    /// task id, or by a hash of it under a nonzero seed.
+    pub(crate) fn pick(&mut self, runnable: impl Iterator<Item = usize>) -> usize {
+        let seed = self.seed;
+        let key = |t: usize| {
+            if seed == 0 {
+                t as u64
+            } else {
+                (t as u64 ^ seed)
+                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    .rotate_left(29)
+            }
+        };
+        let mut best: Option<(u64, u64, usize)> = None;
+        for t in runnable {
+            self.ensure(t);
+            let candidate = (self.clocks[t], key(t), t);
+            if best.is_none_or(|b| (candidate.0, candidate.1) < (b.0, b.1)) {
+                best = Some(candidate);
+            }
+        }
+        let chosen = best.map_or(0, |b| b.2);
+        self.current = chosen;
+        self.counts.steps += 1;
+        chosen
+    }
+
+    fn access(&mut self, addr: usize, kind: Access) {
+        let me = self.current;
+        let now = self.now();
+        let c = self.costs;
+        let line = self.lines.entry(addr >> 6).or_insert(Line {
+            writer: me,
+            readers: Vec::new(),
+            busy_until: 0,
+        });
+        let cost = match kind {
+            Access::Load => {
+                if line.writer == me || line.readers.contains(&me) {
+                    c.load_hit
+                } else {
+                    line.readers.push(me);
+                    self.counts.transfers += 1;
+                    c.transfer
+                }
+            }
+            Access::Store | Access::Rmw => {
+                let hit = if kind == Access::Store {
+                    c.store_hit
+                } else {
+                    c.rmw_hit
+                };
+                if line.writer == me && line.readers.is_empty() {
+                    hit
+                } else {
+                    let start = now.max(line.busy_until);
+                    line.busy_until = start + c.transfer;
+                    line.writer = me;
+                    line.readers.clear();
+                    self.counts.transfers += 1;
+                    line.busy_until - now
+                }
+            }
+        };
+        self.charge(cost);
+    }
+}
+
+/// What an atomic operation does to its cache line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Load,
+    Store,
+    Rmw,
+}
+
+/// The scheduler's choice among `runnable` task ids (see [`Model::pick`]); task 0 outside the
+/// timing mode.
+pub(crate) fn pick(runnable: impl Iterator<Item = usize>) -> usize {
+    with_model(|m| m.pick(runnable)).unwrap_or(0)
+}
+
+/// Charges an atomic operation on the line of `addr` (see the module docs).
+#[inline]
+pub(crate) fn access(addr: usize, kind: Access) {
+    with_model(|m| m.access(addr, kind));
+}
+
+/// Charges a `fence(SeqCst)`.
+#[inline]
+pub(crate) fn fence() {
+    with_model(|m| m.charge(m.costs.fence));
+}
+
+/// Charges one spin-loop hint; true in the timing mode (the caller then skips shuttle's yield: a
+/// `pause` reads no memory, and the clock it advances is what lets other threads run).
+#[inline]
+pub(crate) fn spin() -> bool {
+    with_model(|m| m.charge(m.costs.spin)).is_some()
+}
+
+/// Charges a `sched_yield`.
+#[inline]
+pub(crate) fn yield_now() {
+    with_model(|m| m.charge(m.costs.yield_now));
+}
+
+/// Charges a `membarrier` to the caller and its interrupt to every other running thread.
+pub(crate) fn membarrier() {
+    with_model(|m| {
+        let me = m.current;
+        let (own, victim) = (m.costs.membarrier, m.costs.membarrier_victim);
+        m.charge(own);
+        m.counts.membarriers += 1;
+        for t in 0..m.clocks.len() {
+            if t != me && m.states[t] == State::Running {
+                m.clocks[t] += victim;
+            }
+        }
+    });
+}
+
+/// Charges `ps` picoseconds of simulated computation to the calling virtual thread.
+pub(crate) fn work_ps(ps: u64) {
+    with_model(|m| m.charge(ps));
+}
+
+/// The calling virtual thread's clock in nanoseconds, or `None` outside the timing mode.
+#[inline]
+pub(crate) fn now() -> Option<u64> {
+    with_model(|m| m.now() / 1000)
+}
+
+/// The task running now (outside the timing mode: none).
+pub(crate) fn current_task() -> Option<usize> {
+    with_model(|m| m.current)
+}
+
+/// The calling thread is about to park on a futex with no timeout.
+pub(crate) fn park_begin() {
+    with_model(|m| {
+        m.charge(m.costs.futex_wait);
+        let me = m.current;
+        m.states[me] = State::Parked;
+    });
+}
+
+/// The calling thread returned from a park.
+pub(crate) fn park_end() {
+    with_model(|m| {
+        let me = m.current;
+        m.ensure(me);
+        m.states[me] = State::Running;
+    });
+}
+
+/// The calling thread starts a timed wait of `timeout_ns`: returns its deadline (a
+/// [`timed_wait_over`] argument). Its clock jumps to the deadline, so it runs again when the
+/// timeout fires or a wake brings it forward.
+pub(crate) fn timed_wait_begin(timeout_ns: u64) -> Option<u64> {
+    with_model(|m| {
+        m.charge(m.costs.futex_wait);
+        let me = m.current;
+        let start = m.clocks[me];
+        let deadline = start + timeout_ns.max(1).saturating_mul(1000);
+        m.states[me] = State::TimedWait { start };
+        m.clocks[me] = deadline;
+        deadline
+    })
+}
+
+/// True if the calling thread's timed wait with this deadline is over: a wake ended it, or its
+/// clock reached the deadline (outside the timing mode: true).
+pub(crate) fn timed_wait_over(deadline: u64) -> bool {
+    with_model(|m| m.states[m.current] == State::Woken || m.now() >= deadline).unwrap_or(true)
+}
+
+/// The calling thread's timed wait is over.
+pub(crate) fn timed_wait_end() {
+    park_end();
+}
+
+/// The calling thread is about to wake waiters of a futex: charges the system call.
+pub(crate) fn wake_call() {
+    with_model(|m| m.charge(m.costs.futex_wake));
+}
+
+/// The calling thread wakes task `t`: a parked `t` may run at the waker's clock + the wake latency
+/// at the earliest, a timed wait of `t` ends then (or at its deadline, if that is sooner).
+pub(crate) fn wake(t: usize) {
+    with_model(|m| {
+        let at = m.now() + m.costs.wake_latency;
+        m.ensure(t);
+        match m.states[t] {
+            State::Parked => {
+                m.clocks[t] = m.clocks[t].max(at);
+                m.counts.wakeups += 1;
+            }
+            State::TimedWait { start } => {
+                m.clocks[t] = m.clocks[t].min(at.max(start));
+                m.states[t] = State::Woken;
+                m.counts.wakeups += 1;
+            }
+            State::Running | State::Woken => {}
+        }
+    });
+}
+
+/// This execution's counts so far (zero outside the timing mode).
+pub(crate) fn counts() -> Counts {
+    with_model(|m| m.counts).unwrap_or_default()
+}
