@@ -94,17 +94,21 @@ pub(crate) fn is_worker_thread() -> bool {
 /// [`back_off_requests`].
 #[inline]
 pub(crate) fn is_work_requested() -> bool {
-    let backoff = REQUEST_BACKOFF_LEFT.get();
-    if backoff > 0 {
-        REQUEST_BACKOFF_LEFT.set(backoff - 1);
-        return false;
-    }
     let wt = WorkerThread::current();
     if wt.is_null() {
         return false;
     }
     // SAFETY: a non-null current worker is valid while this thread runs a job.
-    unsafe { (*wt).some_worker_idles() }
+    if !unsafe { (*wt).some_worker_idles() } {
+        // A busy pool's polls stop here.
+        return false;
+    }
+    let backoff = REQUEST_BACKOFF_LEFT.get();
+    if backoff > 0 {
+        REQUEST_BACKOFF_LEFT.set(backoff - 1);
+        return false;
+    }
+    true
 }
 
 /// The calling thread's loop found a request it could not answer (what it holds is not worth a
