@@ -38,11 +38,19 @@ pub(crate) fn is_work_requested() -> bool {
     crate::runtime::registry::worker::is_work_requested()
 }
 
-/// The caller found a request it cannot answer: stop looking for a few polls (see
+/// [`is_work_requested`] for a loop that took `loop_mark` from [`loop_started`]: muted for a few
+/// polls after this loop, or one started before it but after the loops around it, backed off.
+#[inline]
+pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
+    crate::runtime::registry::worker::is_work_requested_in(loop_mark)
+}
+
+/// The loop that took `loop_mark` found a request it cannot answer: it and the loops started
+/// after it stop looking for a few polls (see
 /// `crate::runtime::registry::worker::back_off_requests`).
 #[inline]
-pub(crate) fn back_off_requests() {
-    crate::runtime::registry::worker::back_off_requests()
+pub(crate) fn back_off_requests(loop_mark: u32) {
+    crate::runtime::registry::worker::back_off_requests(loop_mark)
 }
 
 /// True when the calling thread's own offer (a job in its public deque) is still waiting for the

@@ -102,6 +102,11 @@ const FREE_BATCH: usize = 1 << 16;
 /// costs a microsecond or more, and the per-item split of [`run_leaf_offering`] (tens of
 /// nanoseconds) stays in the noise. skynet's 10-way levels: only the three outer ones qualify.
 const OFFER_LOOPS_PER_ITEM: usize = 64;
+/// Pools from this size on offer a loop's rest item by item (see [`items_hold_loops`]). With one
+/// other worker the innermost loop's answer reaches the only asker as soon, and the per-item
+/// split cost skynet 10 % on 2 threads; from 4 workers on the simulator predicts 1.3 to 1.8 times
+/// the speedup with it (`docs/benchmarks.md`).
+const OFFER_FROM_WORKERS: usize = 3;
 /// Batches of fewer items run untimed (see [`Pace`]).
 const TIMED_FROM: usize = 16;
 /// How many batches a piece whose consumer [prefers the end](LazyConsumer::prefers_end) cuts off its
@@ -544,8 +549,10 @@ where
         // The only worker of its pool: no split can ever be asked for, so no batches either.
         return fold_whole(producer, consumer);
     }
-    // Whether our items run nested loops (see `items_hold_loops`), asked on a request.
+    // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
+    // and on a request.
     let (loops, start_len) = (hints::loop_started(), producer.len());
+    let mut first_batch = true;
     pace.restart_clock();
     loop {
         let len = producer.len();
@@ -559,7 +566,7 @@ where
             // read the clock.)
             return fold_whole(producer, consumer);
         }
-        if hints::is_work_requested() {
+        if hints::is_work_requested_in(loops) {
             let asked = Asked {
                 loops,
                 consumed: start_len - len,
@@ -584,6 +591,15 @@ where
         consumer = consumer.consume_iter(head.into_iter());
         producer = rest;
         pace.batch_done(n, n < pace.batch);
+        if first_batch {
+            // The first item of an outer loop must not wait for a request to be offerable: its
+            // rest would stay out of reach for a whole item (skynet on 64 simulated cores: 8x
+            // instead of 22x).
+            first_batch = false;
+            if items_hold_loops(loops, n) && !consumer.prefers_end() {
+                return run_leaf_offering(producer, consumer);
+            }
+        }
     }
 }
 
@@ -643,7 +659,7 @@ where
     // worker's private job stack: share one.
     hints::share_pending_work();
     if !answerable_later {
-        hints::back_off_requests();
+        hints::back_off_requests(asked.loops);
     }
     Err((producer, consumer, pace))
 }
@@ -651,11 +667,14 @@ where
 /// True once the `consumed` items of a leaf (which took `loops` from `hints::loop_started`)
 /// started at least [`OFFER_LOOPS_PER_ITEM`] nested loops each: every item is then a piece of
 /// work worth a hand-off by itself, and the leaf goes on in [`run_leaf_offering`], its rest
-/// offered from inside its items. Asked only on a request: until then nobody could take an offer.
+/// offered from inside its items. Asked after the first batch (a thread-local load per leaf) and
+/// on a request.
 #[inline]
 fn items_hold_loops(loops: u32, consumed: usize) -> bool {
     let nested = hints::loops_started_since(loops) as usize;
-    consumed > 0 && nested >= OFFER_LOOPS_PER_ITEM.saturating_mul(consumed)
+    consumed > 0
+        && nested >= OFFER_LOOPS_PER_ITEM.saturating_mul(consumed)
+        && hints::pool_size() >= OFFER_FROM_WORKERS
 }
 
 /// One step of [`run_leaf_offering`], in the order the steps' results combine.
@@ -672,9 +691,8 @@ enum Step<R, D> {
 /// offered at once as a job and finished before this returns. So idle workers get the outermost
 /// remainder, the largest piece of work pending, not a crumb of the innermost loop that polled.
 ///
-/// While some worker idles, each item runs with a consumer split off for it, and the results and
-/// the offered pieces' are reduced in position order at the end; while every worker is busy
-/// (nobody could take an offer) items run straight into the consumer.
+/// Each item runs with a consumer split off for it; their results and the offered pieces' are
+/// reduced in position order at the end.
 #[inline(never)]
 fn run_leaf_offering<P, C>(producer: P, consumer: C) -> C::Result
 where
@@ -709,12 +727,11 @@ where
             if producer.len() == 0 || consumer.full() {
                 return consumer.complete();
             }
-            let asked = hints::is_work_requested();
             // Between two items the request is ours to answer (an item may hold no poll), with
             // half of the rest: all of it would leave nothing to run here, and a piece popped back
             // unstolen would offer itself again.
-            if asked
-                && producer.len() / 2 >= min
+            if producer.len() / 2 >= min
+                && hints::is_work_requested()
                 && !hints::offer_waiting()
                 && !hints::offer_older_work()
             {
@@ -723,15 +740,9 @@ where
                 (producer, consumer) = rest.take().unwrap_or_else(|| unreachable!());
                 continue;
             }
+            // Registered even while nobody asks: a request may come during the item (registering
+            // only when asked at its start, skynet on 64 simulated cores reached 8x, not 22x).
             let (item, tail) = producer.split_at(1);
-            if !asked {
-                // Nobody asks: the item runs into the same consumer, with no split (while every
-                // worker is busy this mode costs a load per item).
-                consumer = consumer.consume_iter(item.into_iter());
-                producer = tail;
-                continue;
-            }
-            // The consumer carries what the items before consumed: its split keeps that on the left.
             let (item_c, tail_c, reducer) = consumer.split_off(1);
             rest.set(Some((tail, tail_c)));
             let result = hints::with_latent_fork(&offer, || {

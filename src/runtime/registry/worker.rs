@@ -77,6 +77,8 @@ thread_local! {
     /// Polls of [`is_work_requested`] left to answer "no" without looking (see
     /// [`back_off_requests`]).
     static REQUEST_BACKOFF_LEFT: Cell<u32> = const { Cell::new(0) };
+    /// The loop mark of the loop that backed off last: loops started before it are not muted.
+    static REQUEST_BACKOFF_FROM: Cell<u32> = const { Cell::new(0) };
 }
 
 /// True when the calling thread is a worker of some pool.
@@ -90,36 +92,54 @@ pub(crate) fn is_worker_thread() -> bool {
 ///
 /// Long sequential loops (the parallel iterators' leaves) poll this to split lazily, only when a thief
 /// is waiting. A relaxed load of a padded counter that is written only when workers go idle or find
-/// work: cheap enough to poll every few items. False for the next [`REQUEST_BACKOFF`] polls after
-/// [`back_off_requests`].
+/// work: cheap enough to poll every few items.
 #[inline]
 pub(crate) fn is_work_requested() -> bool {
     let wt = WorkerThread::current();
-    if wt.is_null() {
-        return false;
-    }
     // SAFETY: a non-null current worker is valid while this thread runs a job.
-    if !unsafe { (*wt).some_worker_idles() } {
+    !wt.is_null() && unsafe { (*wt).some_worker_idles() }
+}
+
+/// [`is_work_requested`] for a loop that took `loop_mark` when it started (`latent::loop_started`):
+/// false for the next [`REQUEST_BACKOFF`] such polls after [`back_off_requests`] by this loop or
+/// one started before it on this thread, unless the caller started earlier (an enclosing loop,
+/// which may hold more to give).
+#[inline]
+pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
+    if !is_work_requested() {
         // A busy pool's polls stop here.
         return false;
     }
     let backoff = REQUEST_BACKOFF_LEFT.get();
-    if backoff > 0 {
+    // Wrapping: the marks of loops running at once are close together.
+    if backoff > 0 && loop_mark.wrapping_sub(REQUEST_BACKOFF_FROM.get()) < 1 << 31 {
         REQUEST_BACKOFF_LEFT.set(backoff - 1);
         return false;
     }
     true
 }
 
-/// The calling thread's loop found a request it could not answer (what it holds is not worth a
-/// hand-off, or its last offer still waits): [`is_work_requested`] says no for its next
-/// [`REQUEST_BACKOFF`] polls. With many idle workers a request is pending at almost every poll,
-/// and each unanswerable one reads lines that thieves and idle workers keep writing (the idle
-/// count, this worker's deque and job stack): skynet on 64 simulated cores spent most of its
-/// time there (speedup 12.6 without the back-off, 22.8 with it; `docs/benchmarks.md`).
+/// The calling thread's loop (which took `loop_mark`) found a request it could not answer (what
+/// it holds is not worth a hand-off, or its last offer still waits): [`is_work_requested_in`]
+/// says no to it and to the loops started after it for the next [`REQUEST_BACKOFF`] polls. With
+/// many idle workers a request is pending at almost every poll, and each unanswerable one reads
+/// lines that thieves and idle workers keep writing (the idle count, this worker's deque and job
+/// stack): skynet on 64 simulated cores spent most of its time there (speedup 12.6 without the
+/// back-off, 21 with it; `docs/benchmarks.md`). Loops around it still look: they may hold more.
+/// Only while several workers idle: one asker hammers no line, and a muted poll may be the one
+/// that could feed it (skynet on 2 threads: 11 ms without the back-off, 16 to 20 with it).
 #[inline]
-pub(crate) fn back_off_requests() {
-    REQUEST_BACKOFF_LEFT.set(REQUEST_BACKOFF);
+pub(crate) fn back_off_requests(loop_mark: u32) {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return;
+    }
+    // SAFETY: a non-null current worker is valid while this thread runs a job; `idle_workers`
+    // points into its live registry. Relaxed: a hint, as in `some_worker_idles`.
+    if unsafe { (*(*wt).idle_workers).load(Ordering::Relaxed) } >= 2 {
+        REQUEST_BACKOFF_LEFT.set(REQUEST_BACKOFF);
+        REQUEST_BACKOFF_FROM.set(loop_mark);
+    }
 }
 
 /// Polls that [`back_off_requests`] answers "no request" without looking.
