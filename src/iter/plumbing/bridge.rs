@@ -571,10 +571,11 @@ where
                 loops,
                 consumed: start_len - len,
             };
-            (producer, consumer, pace) = match answer_request(producer, consumer, pace, asked) {
-                Ok(done) => return done,
-                Err(go_on) => go_on,
-            };
+            match answer_request(&producer, &consumer, &mut pace, asked) {
+                Answer::GoOn => {}
+                Answer::Offer => return run_leaf_offering(producer, consumer),
+                Answer::Split => return split_leaf(producer, consumer, pace),
+            }
         }
         // Once timed, never more than half of what is left: a batch sized on cheap items may run
         // into expensive ones, and whatever a batch holds stays with this worker. Halving leaves a
@@ -612,20 +613,24 @@ struct Asked {
     consumed: usize,
 }
 
-/// [`run_leaf`] between two batches, with some worker idle: answers with older work, the rest of
-/// the leaf (split, or offered item by item from now on), or a pending private job; `Err` hands
-/// the leaf back to go on with its next batch. Out of line and cold: a busy pool's leaves never
-/// come here, and the request path inlined into every leaf made skynet's leaves 17 % slower on
-/// 2 threads.
+/// What [`answer_request`] decided.
+enum Answer {
+    /// Go on with the next batch (answered with older work, or not at all).
+    GoOn,
+    /// Go on item by item, the rest offered from inside ([`run_leaf_offering`]).
+    Offer,
+    /// Split the rest for the idle worker ([`split_leaf`]).
+    Split,
+}
+
+/// [`run_leaf`] between two batches, with some worker idle: answers with older work, or decides
+/// to offer the rest (split now, or item by item from now on), or publishes a pending private job.
+/// Out of line and cold, reading the leaf through references: a busy pool's leaves never come
+/// here, and the request path inlined into every leaf made skynet's leaves 17 % slower on 2
+/// threads (moving the leaf into and out of a call instead made a ten-item call twice as slow).
 #[cold]
 #[inline(never)]
-#[allow(clippy::type_complexity)]
-fn answer_request<P, C>(
-    producer: P,
-    consumer: C,
-    mut pace: Pace,
-    asked: Asked,
-) -> Result<C::Result, (P, C, Pace)>
+fn answer_request<P, C>(producer: &P, consumer: &C, pace: &mut Pace, asked: Asked) -> Answer
 where
     P: Piece,
     C: LazyConsumer<P::Item>,
@@ -637,17 +642,17 @@ where
     // An offer of ours still waiting answers the request already (see `offer_waiting`).
     if !hints::offer_waiting() {
         if !consumer.prefers_end() && items_hold_loops(asked.loops, asked.consumed) {
-            return Ok(run_leaf_offering(producer, consumer));
+            return Answer::Offer;
         }
         // A loop around us holds older, larger work: that goes first.
         if hints::offer_older_work() {
-            return Err((producer, consumer, pace));
+            return Answer::GoOn;
         }
         if len / 2 >= min {
             // The answer rests on the batches just run (see `refresh_rate`).
             pace.refresh_rate();
             if worth_sharing(len, pace.rate, Limits::get(), hints::pool_size) {
-                return Ok(split_leaf(producer, consumer, pace));
+                return Answer::Split;
             }
             answerable_later = pace.rate.is_none();
         }
@@ -661,7 +666,7 @@ where
     if !answerable_later {
         hints::back_off_requests(asked.loops);
     }
-    Err((producer, consumer, pace))
+    Answer::GoOn
 }
 
 /// True once the `consumed` items of a leaf (which took `loops` from `hints::loop_started`)
