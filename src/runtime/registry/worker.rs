@@ -124,8 +124,9 @@ pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
 /// says no to it and to the loops started after it for the next [`REQUEST_BACKOFF`] polls. With
 /// many idle workers a request is pending at almost every poll, and each unanswerable one reads
 /// lines that thieves and idle workers keep writing (the idle count, this worker's deque and job
-/// stack): skynet on 64 simulated cores spent most of its time there (speedup 12.6 without the
-/// back-off, 21 with it; `docs/benchmarks.md`). Loops around it still look: they may hold more.
+/// stack): skynet on 64 simulated cores spent most of its time there (speedup 12.6 without a
+/// back-off, 17 with this one; `docs/benchmarks.md`). Loops around it still look: they may hold
+/// more.
 /// Only while several workers idle: one asker hammers no line, and a muted poll may be the one
 /// that could feed it (skynet on 2 threads: 11 ms without the back-off, 16 to 20 with it).
 #[inline]
