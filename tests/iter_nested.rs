@@ -55,8 +55,8 @@ fn a_nested_collect_keeps_every_result_in_place_and_its_rest_is_offered() {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            // A pool of 2 answers its one asker from the innermost loop (see `OFFER_FROM_WORKERS`
-            // in `iter/plumbing/bridge.rs`); larger pools offer the outer rest.
+            // A pool of 2 answers its one asker from the innermost loop (see `leaf_start` in
+            // `src/runtime/hints.rs`); larger pools offer the outer rest.
             let offers_expected = threads >= 3;
             let mut offered = 0;
             for round in 0..200 {

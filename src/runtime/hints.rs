@@ -190,6 +190,40 @@ pub(crate) fn nobody_can_ask() -> bool {
     !wt.is_null() && unsafe { (*wt).is_alone() }
 }
 
+/// How a loop's sequential part starts, from [`leaf_start`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum LeafStart {
+    /// The only worker of its pool: nobody can ever ask (see [`nobody_can_ask`]).
+    Alone,
+    /// A pool of 2 (or outside a pool): the loop may split on request, but offers no rest from
+    /// inside its items, and is not counted.
+    Plain,
+    /// A pool of 3 or more: the loop is counted ([`loop_started`]); the mark to pass to
+    /// [`loops_started_since`].
+    Counted(u32),
+}
+
+/// How a loop's sequential part starts (see [`LeafStart`]): one thread-local read, and a
+/// thread-local increment in pools of 3 or more. With one other worker the innermost loop's
+/// answer reaches the only asker as soon, and counting and checking every loop cost a ten-item
+/// call on 2 threads several nanoseconds.
+#[inline]
+pub(crate) fn leaf_start() -> LeafStart {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return LeafStart::Plain;
+    }
+    // SAFETY: a non-null current worker is valid while this thread runs a job.
+    let wt = unsafe { &*wt };
+    if wt.is_alone() {
+        LeafStart::Alone
+    } else if wt.offers_rest() {
+        LeafStart::Counted(loop_started())
+    } else {
+        LeafStart::Plain
+    }
+}
+
 /// Counts a parallel loop starting its sequential part on this thread; the count to pass to
 /// [`loops_started_since`]. A thread-local increment.
 #[inline]

@@ -77,7 +77,7 @@ use crate::iter::plumbing::{
     UnindexedProducer,
 };
 use crate::iter::IndexedParallelIterator;
-use crate::runtime::hints::{self, StartAs};
+use crate::runtime::hints::{self, LeafStart, StartAs};
 
 /// A batch shorter than this grows the next batch size: eightfold while batches take under an
 /// eighth of it, twofold above that (see [`next_batch`]).
@@ -102,11 +102,6 @@ const FREE_BATCH: usize = 1 << 16;
 /// costs a microsecond or more, and the per-item split of [`run_leaf_offering`] (tens of
 /// nanoseconds) stays in the noise. skynet's 10-way levels: only the three outer ones qualify.
 const OFFER_LOOPS_PER_ITEM: usize = 64;
-/// Pools from this size on offer a loop's rest item by item (see [`items_hold_loops`]). With one
-/// other worker the innermost loop's answer reaches the only asker as soon, and the per-item
-/// split cost skynet 10 % on 2 threads; from 4 workers on the simulator predicts 1.3 to 1.8 times
-/// the speedup with it (`docs/benchmarks.md`).
-const OFFER_FROM_WORKERS: usize = 3;
 /// Batches of fewer items run untimed (see [`Pace`]).
 const TIMED_FROM: usize = 16;
 /// How many batches a piece whose consumer [prefers the end](LazyConsumer::prefers_end) cuts off its
@@ -545,14 +540,16 @@ where
     if consumer.prefers_end() && pace.tails > 0 {
         return run_leaf_from_end(producer, consumer, pace);
     }
-    if hints::nobody_can_ask() {
-        // The only worker of its pool: no split can ever be asked for, so no batches either.
-        return fold_whole(producer, consumer);
-    }
     // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
-    // and on a request.
-    let (loops, start_len) = (hints::loop_started(), producer.len());
-    let mut first_batch = true;
+    // and on a request, in pools of 3 or more.
+    let loops = match hints::leaf_start() {
+        // The only worker of its pool: no split can ever be asked for, so no batches either.
+        LeafStart::Alone => return fold_whole(producer, consumer),
+        LeafStart::Plain => None,
+        LeafStart::Counted(mark) => Some(mark),
+    };
+    let start_len = producer.len();
+    let mut first_batch = loops.is_some();
     pace.restart_clock();
     loop {
         let len = producer.len();
@@ -566,7 +563,7 @@ where
             // read the clock.)
             return fold_whole(producer, consumer);
         }
-        if hints::is_work_requested_in(loops) {
+        if hints::is_work_requested_in(loops.unwrap_or(0)) {
             let asked = Asked {
                 loops,
                 consumed: start_len - len,
@@ -597,7 +594,7 @@ where
             // rest would stay out of reach for a whole item (skynet on 64 simulated cores: 8x
             // instead of 22x).
             first_batch = false;
-            if items_hold_loops(loops, n) && !consumer.prefers_end() {
+            if loops.is_some_and(|loops| items_hold_loops(loops, n)) && !consumer.prefers_end() {
                 return run_leaf_offering(producer, consumer);
             }
         }
@@ -607,8 +604,8 @@ where
 /// What [`answer_request`] needs to know of the leaf besides its rest.
 #[derive(Clone, Copy)]
 struct Asked {
-    /// The leaf's mark from `hints::loop_started`.
-    loops: u32,
+    /// The leaf's mark from `hints::leaf_start`, in a pool that offers a loop's rest.
+    loops: Option<u32>,
     /// Items the leaf consumed so far.
     consumed: usize,
 }
@@ -641,7 +638,10 @@ where
     let mut answerable_later = false;
     // An offer of ours still waiting answers the request already (see `offer_waiting`).
     if !hints::offer_waiting() {
-        if !consumer.prefers_end() && items_hold_loops(asked.loops, asked.consumed) {
+        let nested = asked
+            .loops
+            .is_some_and(|loops| items_hold_loops(loops, asked.consumed));
+        if nested && !consumer.prefers_end() {
             return Answer::Offer;
         }
         // A loop around us holds older, larger work: that goes first.
@@ -664,7 +664,7 @@ where
     // worker's private job stack: share one.
     hints::share_pending_work();
     if !answerable_later {
-        hints::back_off_requests(asked.loops);
+        hints::back_off_requests(asked.loops.unwrap_or(0));
     }
     Answer::GoOn
 }
@@ -677,9 +677,7 @@ where
 #[inline]
 fn items_hold_loops(loops: u32, consumed: usize) -> bool {
     let nested = hints::loops_started_since(loops) as usize;
-    consumed > 0
-        && nested >= OFFER_LOOPS_PER_ITEM.saturating_mul(consumed)
-        && hints::pool_size() >= OFFER_FROM_WORKERS
+    consumed > 0 && nested >= OFFER_LOOPS_PER_ITEM.saturating_mul(consumed)
 }
 
 /// One step of [`run_leaf_offering`], in the order the steps' results combine.

@@ -310,6 +310,9 @@ pub(crate) struct WorkerThread {
     share_clock: ShareClock,
     /// The pool has this worker only: nothing it pushes can be stolen.
     alone: bool,
+    /// The pool has 3 workers or more: its loops offer their rest from inside their items
+    /// (`crate::runtime::hints::leaf_start`).
+    offers_rest: bool,
     /// Take this worker's own public jobs oldest first (`ThreadPoolBuilder::breadth_first`).
     breadth_first: bool,
     rng: RefCell<Xoshiro256PlusPlus>,
@@ -388,6 +391,12 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn is_alone(&self) -> bool {
         self.alone
+    }
+
+    /// True if the pool has 3 workers or more (see the field).
+    #[inline(always)]
+    pub(crate) fn offers_rest(&self) -> bool {
+        self.offers_rest
     }
 
     /// This worker's sleep slot, for the latches it waits on.
@@ -1139,6 +1148,7 @@ impl WorkerThread {
             deque,
             index,
             alone: registry.num_threads() == 1,
+            offers_rest: registry.num_threads() >= 3,
             breadth_first: registry.breadth_first(),
             last_share: Cell::new(0),
             share_clock: ShareClock::new(),
