@@ -15,7 +15,8 @@
 //!   one leaf (a join made now would not offer its b: nobody idle to take it, or deep below other
 //!   pending jobs), or a split up front.
 //!
-//! * [`loop_started`] / [`loops_started_since`]: whether a loop's items run nested loops;
+//! * [`leaf_start`]: how a loop's sequential part starts (alone, plain, or counted in pools of 3
+//!   or more); [`loop_started`] / [`loops_started_since`]: whether a loop's items run nested loops;
 //!   [`with_latent_fork`]: run one item with the loop's rest registered, so that a poll inside
 //!   answers a request with it ([`offer_older_work`]: the oldest pending work of this worker);
 //!   [`with_offers`]: the jobs a loop split off its rest that way, finished before it returns.
