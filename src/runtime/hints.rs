@@ -28,6 +28,16 @@ use crate::runtime::jobs::latent;
 pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
 
+/// Runs `f` on the calling thread's worker, or returns `None` outside a pool: the one place here
+/// that turns the thread-local worker pointer into a reference.
+#[inline(always)]
+fn with_worker<R>(f: impl FnOnce(&WorkerThread) -> R) -> Option<R> {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current worker lives on this thread's stack for as long as the thread
+    // runs jobs, which outlasts this call; the reference does not escape `f`.
+    (!wt.is_null()).then(|| f(unsafe { &*wt }))
+}
+
 /// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
 /// or asleep, and able to steal).
 ///
@@ -71,9 +81,7 @@ pub(crate) fn offer_waiting() -> bool {
 /// `iter::plumbing::bridge`): a sleeping worker is not waiting for the next microsecond.
 #[inline]
 pub(crate) fn some_worker_searching() -> bool {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current worker is valid while this thread runs a job.
-    !wt.is_null() && unsafe { (*wt).searching_workers() } > 0
+    with_worker(|wt| wt.searching_workers() > 0).unwrap_or(false)
 }
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
@@ -146,22 +154,19 @@ pub(crate) enum StartAs {
 /// nested calls the leaf machinery.
 #[inline]
 pub(crate) fn start_as() -> StartAs {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return StartAs::SplitUpFront;
-    }
-    // SAFETY: a non-null current worker is valid while this thread runs a job.
-    let wt = unsafe { &*wt };
-    if wt.is_alone() {
-        StartAs::Whole
-    } else if !wt.some_worker_idles()
-        || wt.would_keep_split_private()
-        || !(wt.push_would_publish() || (wt.searching_workers() >= 2 && !wt.has_private_jobs()))
-    {
-        StartAs::OneLeaf
-    } else {
-        StartAs::SplitUpFront
-    }
+    with_worker(|wt| {
+        if wt.is_alone() {
+            StartAs::Whole
+        } else if !wt.some_worker_idles()
+            || wt.would_keep_split_private()
+            || !(wt.push_would_publish() || (wt.searching_workers() >= 2 && !wt.has_private_jobs()))
+        {
+            StartAs::OneLeaf
+        } else {
+            StartAs::SplitUpFront
+        }
+    })
+    .unwrap_or(StartAs::SplitUpFront)
 }
 
 /// `join` for an up-front split of the iterator layer (the scheduler inlines its pushing path there).
@@ -186,9 +191,7 @@ pub(crate) fn pool_size() -> usize {
 /// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.
 #[inline]
 pub(crate) fn nobody_can_ask() -> bool {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current worker is valid while this thread runs a job.
-    !wt.is_null() && unsafe { (*wt).is_alone() }
+    with_worker(WorkerThread::is_alone).unwrap_or(false)
 }
 
 /// How a loop's sequential part starts, from [`leaf_start`].
@@ -210,19 +213,16 @@ pub(crate) enum LeafStart {
 /// call on 2 threads several nanoseconds.
 #[inline]
 pub(crate) fn leaf_start() -> LeafStart {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return LeafStart::Plain;
-    }
-    // SAFETY: a non-null current worker is valid while this thread runs a job.
-    let wt = unsafe { &*wt };
-    if wt.is_alone() {
-        LeafStart::Alone
-    } else if wt.offers_rest() {
-        LeafStart::Counted(loop_started())
-    } else {
-        LeafStart::Plain
-    }
+    with_worker(|wt| {
+        if wt.is_alone() {
+            LeafStart::Alone
+        } else if wt.offers_rest() {
+            LeafStart::Counted(loop_started())
+        } else {
+            LeafStart::Plain
+        }
+    })
+    .unwrap_or(LeafStart::Plain)
 }
 
 /// Counts a parallel loop starting its sequential part on this thread; the count to pass to
@@ -244,13 +244,10 @@ pub(crate) fn loops_started_since(mark: u32) -> u32 {
 /// [`offer_older_work`]). Outside a pool, just `body`.
 #[inline]
 pub(crate) fn with_latent_fork<T>(offer: &dyn Fn() -> bool, body: impl FnOnce() -> T) -> T {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return body();
+    match with_worker(WorkerThread::private_mark) {
+        Some(mark) => latent::with_latent_fork(offer, mark, body),
+        None => body(),
     }
-    // SAFETY: a non-null current worker is valid while this thread runs a job.
-    let mark = unsafe { (*wt).private_mark() };
-    latent::with_latent_fork(offer, mark, body)
 }
 
 /// Answers a request for work with work older than the caller's own: outermost first, a private
@@ -258,11 +255,10 @@ pub(crate) fn with_latent_fork<T>(offer: &dyn Fn() -> bool, body: impl FnOnce() 
 /// no loop around the caller has registered its rest, or none had any left.
 #[inline]
 pub(crate) fn offer_older_work() -> bool {
-    if !latent::any() {
-        return false;
-    }
-    let wt = WorkerThread::current();
-    // SAFETY: forks are registered only on a worker, which is valid while this thread runs a job.
-    let wt = unsafe { &*wt };
-    latent::offer_oldest(|mark| wt.holds_private_older_than(mark).then(|| wt.share_now()))
+    // Forks are registered only on a worker.
+    latent::any()
+        && with_worker(|wt| {
+            latent::offer_oldest(|mark| wt.holds_private_older_than(mark).then(|| wt.share_now()))
+        })
+        .unwrap_or(false)
 }
