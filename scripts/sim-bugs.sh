@@ -11,6 +11,7 @@ cases=(
   "no_wake_on_inject install install_asleep_8"  # every worker asleep, injected work: a deadlock
   "no_wake_on_latch join fib_2"                 # the outside caller never woken: a deadlock
   "steal_without_cas deque deque_4"             # two takers win one item: the count differs
+  "bounded_regions locks lock_around_deep_scope_8"  # a wait 70 scopes deep runs an outer item: relock
 )
 
 export CARGO_TARGET_DIR=target/shuttle-bugs

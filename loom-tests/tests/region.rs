@@ -50,7 +50,7 @@ fn a_reused_region_entry_never_lets_a_foreign_job_through() {
     // one, though both carry the same tag and it may read the entry while it is rewritten.
     loom::model(|| {
         let regions = Arc::new(Regions::new(1));
-        let tag = Regions::tag(0, 0);
+        let tag = regions.tag(0, 0);
         let w = Worker::new();
         let stealer = w.stealer();
         let (r, s) = (regions.clone(), stealer);
@@ -79,5 +79,36 @@ fn a_reused_region_entry_never_lets_a_foreign_job_through() {
         );
         // Exactly once: the phase-0 job went to the owner or the thief.
         assert!(popped.is_some() != (stolen == Some(0)));
+    });
+}
+
+#[test]
+fn a_region_past_the_first_segment_is_visible_to_a_thief() {
+    // The owner nests 65 regions, so the 65th has its entry in a segment allocated just now, and
+    // pushes a job created in it. A thief waiting for that region's key that finds the job must
+    // accept it: the deque's Release/Acquire orders the new segment and its entry before the job.
+    loom::model(|| {
+        let regions = Arc::new(Regions::new(1));
+        let w = Worker::new();
+        let stealer = w.stealer();
+        let r = regions.clone();
+        let thief = thread::spawn(move || {
+            // SAFETY: `steal_if` passes the bits of a `(RegionTag, u8)` slot; only the tag is read.
+            steal_if(&stealer, |job: *const (RegionTag, u8)| unsafe {
+                r.belongs(WaitFor::Key(1064), 0, (*job).0)
+            })
+        });
+        let mut parent = RegionTag::ROOT;
+        for level in 0..65 {
+            let tag = regions.tag(0, level);
+            regions.open(tag, 1000 + level, parent);
+            parent = tag;
+        }
+        w.push((parent, 0u8));
+        match thief.join().unwrap() {
+            None => panic!("a wait refused a job of its own region"),
+            Some(Steal::Success(_)) => assert!(w.pop().is_none()),
+            Some(Steal::Empty) | Some(Steal::Retry) => assert!(w.pop().is_some()),
+        }
     });
 }

@@ -69,6 +69,47 @@ fn lock_around_scope(workers: usize, default_schedules: usize) {
     );
 }
 
+/// README's example with a scope as the inner work, under `depth` nested scopes: each scope opens a
+/// region on its worker, and the inner scope's wait must accept exactly its own jobs however deep.
+fn lock_around_deep_scope(workers: usize, depth: usize, default_schedules: usize) {
+    fn nested(depth: usize, f: &(dyn Fn() + Sync)) {
+        if depth == 0 {
+            f()
+        } else {
+            forkjoin::scope(|_| nested(depth - 1, f))
+        }
+    }
+    explore(
+        "lock around a deep scope",
+        workers,
+        schedules(default_schedules),
+        move || {
+            let exits = Arc::new(Counter::default());
+            let pool = pool(workers, &exits);
+            let total = Mutex::new(0u64);
+            pool.install(|| {
+                nested(depth, &|| {
+                    (0..8u64).into_par_iter().with_max_len(1).for_each(|i| {
+                        let mut total = total.lock().unwrap();
+                        let inner = std::sync::atomic::AtomicU64::new(0);
+                        forkjoin::scope(|s| {
+                            for j in 0..3u64 {
+                                let inner = &inner;
+                                s.spawn(move |_| {
+                                    inner.fetch_add(i * j, std::sync::atomic::Ordering::Relaxed);
+                                });
+                            }
+                        });
+                        *total += inner.into_inner();
+                    })
+                })
+            });
+            assert_eq!(*total.lock().unwrap(), (0..8u64).sum::<u64>() * 3);
+            drop_and_check_joined(pool, &exits);
+        },
+    );
+}
+
 #[test]
 fn lock_around_join_2() {
     lock_around_join(2, 300);
@@ -97,4 +138,19 @@ fn lock_around_scope_8() {
 #[test]
 fn lock_around_scope_64() {
     lock_around_scope(64, 100);
+}
+
+#[test]
+fn lock_around_deep_scope_2() {
+    lock_around_deep_scope(2, 70, 200);
+}
+
+#[test]
+fn lock_around_deep_scope_8() {
+    lock_around_deep_scope(8, 70, 200);
+}
+
+#[test]
+fn lock_around_deep_scope_64() {
+    lock_around_deep_scope(64, 70, 50);
 }

@@ -360,7 +360,7 @@ mod tests {
         let r = unsafe { job.as_job_ref() };
         assert_eq!(r.id(), &job as *const _ as *const ());
         assert_eq!(r.kind(), JobKind::Other);
-        let tag = crate::runtime::jobs::region::Regions::tag(0, 3);
+        let tag = crate::runtime::jobs::region::Regions::new(1).tag(0, 3);
         let (data, vtable, raw_tag) = r.tagged(tag).into_raw();
         // SAFETY: the words of a live, unexecuted reference.
         let r = unsafe { JobRef::from_raw(data, vtable, raw_tag) };

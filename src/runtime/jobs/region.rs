@@ -11,7 +11,7 @@
 //! created it ([`RegionTag::ROOT`] for work nobody waits for: `spawn`, injected calls). A region is
 //! opened when a worker starts a job taken from a queue (its *key* is the job's address), and by
 //! every `scope` (key: the scope's address); it is an entry of a table in the pool
-//! ([`Regions`], one row of [`LEVELS`] entries per worker, indexed by the worker's nesting level),
+//! ([`Regions`], entries per worker indexed by the worker's nesting level, see "Any depth"),
 //! holding its key and its parent tag (the job's own tag, or the scope creator's region). So the
 //! tags form a tree that mirrors the tree of jobs, coarsened to one node per job that changed
 //! hands.
@@ -27,24 +27,26 @@
 //! it read from a slot *before* its CAS; if the CAS succeeds the job was still in the queue, so
 //! every region on its chain was open the whole time and the walk read their true entries. If the
 //! CAS fails the walk may have read reused entries, but the answer is discarded with the job. The
-//! entries are atomics in memory the pool owns, so such a stale walk reads garbage, never freed
-//! memory; it is bounded by [`MAX_WALK`] steps.
+//! entries are atomics in memory the pool owns until it is dropped, so such a stale walk reads
+//! garbage, never freed memory, and any word decodes to an entry or to none.
 //!
-//! **Deeper than [`LEVELS`].** A worker nested more than `LEVELS` queue-taken jobs deep opens no
-//! further regions: its jobs are tagged with its deepest open region, an ancestor of their true
-//! one. Waits on those ancestors still accept them; a wait for a job in between accepts fewer jobs
-//! than it could (less help, never a wrong one).
+//! **Any depth.** Each worker's entries are indexed by its nesting level of open regions, in
+//! segments that double in size (64, 128, 256, ... entries), allocated by the owner the first time
+//! it nests that deep and kept until the pool drops. So every region has its own entry however deep
+//! the nesting, and a wait accepts exactly what belongs to it. Each entry records its depth in the
+//! tree of regions (its parent's plus one); a real chain's depths fall by one per step, so a walk
+//! stops as soon as they do not — a stale walk through rewritten entries cannot cycle.
 
-use crate::platform::sync::{AtomicUsize, Ordering};
+use crate::platform::sync::{AtomicPtr, AtomicUsize, Ordering};
 
-/// Regions each worker can have open at once (its nesting depth of queue-taken jobs and scopes).
-pub(crate) const LEVELS: usize = 64;
+/// Entries in a worker's first segment; segment `s` holds `FIRST_SEGMENT << s`.
+const FIRST_SEGMENT: usize = 64;
 
-/// The longest tag chain [`Regions::belongs`] walks (a stale walk must end).
-const MAX_WALK: usize = 4096;
+/// Segments per worker: enough for every level a `usize` tag can name.
+const SEGMENTS: usize = (usize::BITS - FIRST_SEGMENT.trailing_zeros()) as usize;
 
-/// The region a job was created in: `0` for none ([`RegionTag::ROOT`]), else 1 + the index of its
-/// entry in [`Regions`].
+/// The region a job was created in: `0` for none ([`RegionTag::ROOT`]), else 1 + its worker's
+/// index + its level shifted past the worker bits (see [`Regions::tag`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct RegionTag(usize);
 
@@ -58,8 +60,8 @@ impl RegionTag {
         self.0
     }
 
-    /// Rebuilds a tag from [`into_raw`](Self::into_raw)'s word (any word is a valid tag: one out of
-    /// range names no region).
+    /// Rebuilds a tag from [`into_raw`](Self::into_raw)'s word (any word is a valid tag: one that
+    /// names no allocated entry names no region).
     #[inline(always)]
     pub(crate) fn from_raw(raw: usize) -> RegionTag {
         RegionTag(raw)
@@ -78,57 +80,136 @@ pub enum WaitFor {
     Injected,
 }
 
-/// One region: its key and its parent's tag. Written only by the owning worker.
+/// One region: its key, its parent's tag and its depth. Written only by the owning worker.
 struct Entry {
     key: AtomicUsize,
     parent: AtomicUsize,
+    /// 1 + the parent's depth (the root's is 0).
+    depth: AtomicUsize,
 }
 
-/// The region table of one pool: [`LEVELS`] entries per worker.
+/// A worker's entries: segment `s` (null until the worker first nests that deep) holds
+/// `FIRST_SEGMENT << s` entries, for levels `FIRST_SEGMENT * (2^s - 1)` on.
+struct Directory {
+    segments: Box<[AtomicPtr<Entry>]>,
+}
+
+/// The region table of one pool: a [`Directory`] of entries per worker.
 pub struct Regions {
-    entries: Box<[Entry]>,
+    workers: Box<[Directory]>,
+    /// Bits of a tag (after the `+ 1`) that hold the worker index.
+    worker_bits: u32,
+}
+
+/// The segment holding `level`, and the level's index in it.
+#[inline(always)]
+fn segment_of(level: usize) -> (usize, usize) {
+    let blocks = level / FIRST_SEGMENT + 1;
+    let s = (usize::BITS - 1 - blocks.leading_zeros()) as usize;
+    (s, level - FIRST_SEGMENT * ((1 << s) - 1))
+}
+
+fn new_segment(s: usize) -> *mut Entry {
+    let entries: Box<[Entry]> = (0..FIRST_SEGMENT << s)
+        .map(|_| Entry {
+            key: AtomicUsize::new(0),
+            parent: AtomicUsize::new(0),
+            depth: AtomicUsize::new(0),
+        })
+        .collect();
+    Box::into_raw(entries) as *mut Entry
 }
 
 impl Regions {
-    /// A table for `workers` workers.
+    /// A table for `workers` workers, each with its first segment allocated.
     pub fn new(workers: usize) -> Self {
+        let workers = workers.max(1);
         Regions {
-            entries: (0..workers * LEVELS)
-                .map(|_| Entry {
-                    key: AtomicUsize::new(0),
-                    parent: AtomicUsize::new(0),
+            workers: (0..workers)
+                .map(|_| Directory {
+                    segments: (0..SEGMENTS)
+                        .map(|s| {
+                            AtomicPtr::new(if s == 0 {
+                                new_segment(0)
+                            } else {
+                                std::ptr::null_mut()
+                            })
+                        })
+                        .collect(),
                 })
                 .collect(),
+            worker_bits: workers.next_power_of_two().trailing_zeros(),
         }
     }
 
-    /// The tag of worker `worker`'s region at `level` (`level < LEVELS`).
+    /// The tag of worker `worker`'s region at nesting `level` (any level).
     #[inline]
-    pub fn tag(worker: usize, level: usize) -> RegionTag {
-        debug_assert!(level < LEVELS);
-        RegionTag(worker * LEVELS + level + 1)
+    pub fn tag(&self, worker: usize, level: usize) -> RegionTag {
+        debug_assert!(worker < self.workers.len());
+        let index = level
+            .checked_shl(self.worker_bits)
+            .filter(|i| i >> self.worker_bits == level && *i < usize::MAX)
+            .expect("region nesting deeper than a tag can name");
+        RegionTag((index | worker) + 1)
+    }
+
+    /// The entry `tag` names, if its segment exists (any word decodes to one entry or none).
+    #[inline]
+    fn entry(&self, tag: RegionTag) -> Option<&Entry> {
+        let index = tag.0.checked_sub(1)?;
+        let worker = index & ((1 << self.worker_bits) - 1);
+        let (s, i) = segment_of(index >> self.worker_bits);
+        // Acquire: pairs with the Release store that published the segment in `open`.
+        let segment = self
+            .workers
+            .get(worker)?
+            .segments
+            .get(s)?
+            .load(Ordering::Acquire);
+        // SAFETY: a non-null segment pointer came from `new_segment(s)`, which holds
+        // `FIRST_SEGMENT << s` entries (`i` is below that by `segment_of`), and lives until `self`
+        // drops.
+        (!segment.is_null()).then(|| unsafe { &*segment.add(i) })
     }
 
     /// Opens `tag`'s region with `key` under `parent`. Only the worker that owns the entry calls
     /// this, and only while no job tagged `tag` exists.
     #[inline]
     pub fn open(&self, tag: RegionTag, key: usize, parent: RegionTag) {
-        let entry = &self.entries[tag.0 - 1];
+        let entry = match self.entry(tag) {
+            Some(entry) => entry,
+            None => self.grow(tag),
+        };
+        // The parent is this worker's enclosing region or the tag of a job it is about to run: open.
+        let depth = self
+            .entry(parent)
+            .map_or(0, |p| p.depth.load(Ordering::Relaxed))
+            + 1;
         // Relaxed: the jobs tagged with this region are created afterwards on this thread and reach
         // other threads only through a queue's Release/Acquire pair (see the module docs).
         entry.key.store(key, Ordering::Relaxed);
         entry.parent.store(parent.0, Ordering::Relaxed);
+        entry.depth.store(depth, Ordering::Relaxed);
+    }
+
+    /// Allocates the segment of `tag`'s entry (its owner nests that deep for the first time).
+    #[cold]
+    fn grow(&self, tag: RegionTag) -> &Entry {
+        let index = tag.0 - 1;
+        let worker = index & ((1 << self.worker_bits) - 1);
+        let (s, _) = segment_of(index >> self.worker_bits);
+        // Release: a thief that loads the pointer sees the initialised entries. Only the owner
+        // stores here, so no other segment can have appeared meanwhile.
+        self.workers[worker].segments[s].store(new_segment(s), Ordering::Release);
+        self.entry(tag).expect("segment just allocated")
     }
 
     /// The key of region `tag` (0 for the root). Only for a region the caller knows is open, e.g.
     /// its own.
     #[inline]
     pub fn key_of(&self, tag: RegionTag) -> usize {
-        match tag.0.checked_sub(1) {
-            // Relaxed: the caller's own entry, or one ordered before it like `belongs`' walk.
-            Some(i) => self.entries[i].key.load(Ordering::Relaxed),
-            None => 0,
-        }
+        // Relaxed: the caller's own entry, or one ordered before it like `belongs`' walk.
+        self.entry(tag).map_or(0, |e| e.key.load(Ordering::Relaxed))
     }
 
     /// True if a job with id `job` and tag `tag` may run in a wait for `want`: it is the awaited job
@@ -145,18 +226,40 @@ impl Regions {
 
     #[inline]
     fn chain_meets(&self, mut tag: RegionTag, key: usize) -> bool {
-        for _ in 0..MAX_WALK {
-            let Some(entry) = tag.0.checked_sub(1).and_then(|i| self.entries.get(i)) else {
-                return false;
-            };
+        let mut below = usize::MAX;
+        while let Some(entry) = self.entry(tag) {
             // Relaxed: the entries were written before the job we test was published to us (see
             // `open`); a stale read only happens for a job we then fail to take.
+            let depth = entry.depth.load(Ordering::Relaxed);
+            if depth >= below {
+                // Not a real chain (entries rewritten under a stale walk): the CAS will fail.
+                return false;
+            }
             if entry.key.load(Ordering::Relaxed) == key {
                 return true;
             }
+            below = depth;
             tag = RegionTag(entry.parent.load(Ordering::Relaxed));
         }
         false
+    }
+}
+
+impl Drop for Regions {
+    fn drop(&mut self) {
+        for directory in self.workers.iter() {
+            for (s, segment) in directory.segments.iter().enumerate() {
+                let segment = segment.load(Ordering::Relaxed);
+                if !segment.is_null() {
+                    let len = FIRST_SEGMENT << s;
+                    // SAFETY: allocated by `new_segment(s)` as a boxed slice of `len` entries, freed
+                    // once here: `&mut self` means no walk is running.
+                    drop(unsafe {
+                        Box::from_raw(std::ptr::slice_from_raw_parts_mut(segment, len))
+                    });
+                }
+            }
+        }
     }
 }
 
@@ -170,10 +273,10 @@ mod tests {
         // worker 0: region A (key 10) at level 0; worker 1: region B (key 20) under A at level 0;
         // worker 1: region C (key 30) under B at level 1; worker 0: region D (key 40) at level 1,
         // under the root (unrelated).
-        let a = Regions::tag(0, 0);
-        let b = Regions::tag(1, 0);
-        let c = Regions::tag(1, 1);
-        let d = Regions::tag(0, 1);
+        let a = r.tag(0, 0);
+        let b = r.tag(1, 0);
+        let c = r.tag(1, 1);
+        let d = r.tag(0, 1);
         r.open(a, 10, RegionTag::ROOT);
         r.open(b, 20, a);
         r.open(c, 30, b);
@@ -199,11 +302,53 @@ mod tests {
     #[test]
     fn garbage_tags_and_cycles_end_the_walk() {
         let r = Regions::new(1);
-        let a = Regions::tag(0, 0);
-        let b = Regions::tag(0, 1);
-        r.open(a, 10, b);
+        let a = r.tag(0, 0);
+        let b = r.tag(0, 1);
+        // A stale walk can read a cycle through rewritten entries: depth stops it.
+        r.open(a, 10, RegionTag::ROOT);
         r.open(b, 20, a);
+        r.open(a, 10, b);
         assert!(!r.belongs(WaitFor::Key(99), 1, a));
-        assert!(!r.belongs(WaitFor::Key(99), 1, RegionTag(usize::MAX)));
+        for raw in [usize::MAX, usize::MAX - 1, 1 << 40, 12345] {
+            assert!(!r.belongs(WaitFor::Key(99), 1, RegionTag(raw)), "{raw:#x}");
+            assert_eq!(r.key_of(RegionTag(raw)), 0, "{raw:#x}");
+        }
+    }
+
+    #[test]
+    fn every_level_has_its_own_entry_at_any_depth() {
+        // Two workers alternate nesting 3,000 regions (across many segments); a job at the bottom
+        // belongs to every region above it, and a region's entry is not shared with any other.
+        let r = Regions::new(3);
+        let mut chain = vec![RegionTag::ROOT];
+        for level in 0..3_000 {
+            let tag = r.tag(level % 2, level / 2);
+            r.open(tag, 1_000 + level, *chain.last().unwrap());
+            chain.push(tag);
+        }
+        let bottom = *chain.last().unwrap();
+        for level in [0, 63, 64, 127, 128, 1_000, 2_999] {
+            assert!(
+                r.belongs(WaitFor::Key(1_000 + level), 1, bottom),
+                "level {level}"
+            );
+            assert_eq!(r.key_of(chain[level + 1]), 1_000 + level);
+        }
+        // A job in the middle belongs to the regions above it, not to those below.
+        assert!(!r.belongs(WaitFor::Key(1_000 + 2_000), 1, chain[1_500]));
+        assert!(r.belongs(WaitFor::Key(1_000 + 1_000), 1, chain[1_500]));
+        // The third worker never nested: its deep tags name no region.
+        assert_eq!(r.key_of(r.tag(2, 500)), 0);
+    }
+
+    #[test]
+    fn segments_cover_the_levels_without_gaps() {
+        let mut next = 0;
+        for s in 0..6 {
+            for i in 0..FIRST_SEGMENT << s {
+                assert_eq!(segment_of(next), (s, i), "level {next}");
+                next += 1;
+            }
+        }
     }
 }
