@@ -326,8 +326,9 @@ where
         // SAFETY: we popped b back, so its JobRef will never be executed; run once.
         let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
     } else {
-        // Published: pop it back or wait for the thief. Its result (or panic) is dropped.
-        let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id));
+        // Published: pop it back or wait for the thief. Its result (or panic) is dropped; a's
+        // spawns stay where they are (no mark).
+        let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id, u64::MAX));
     }
 }
 
@@ -365,6 +366,7 @@ where
     // guard guarantee one of the two before we return or unwind past it); A, B, RA, RB are Send.
     let job_b_ref: JobRef = unsafe { job_b.as_job_ref() }.tagged(wt.region());
     let job_b_id = job_b_ref.id();
+    let spawn_mark = wt.spawn_count();
     let pushed = wt.push_private(job_b_ref);
 
     let guard = JoinGuard {
@@ -379,17 +381,25 @@ where
         let result_b = unsafe { job_b.run_inline(false) };
         return (result_a, result_b);
     }
-    let result_b = finish_published(wt, &job_b, job_b_id);
+    let result_b = finish_published(wt, &job_b, job_b_id, spawn_mark);
     (result_a, result_b)
 }
 
-/// Step 3's slow path: b is on the public deque or was stolen.
+/// Step 3's slow path: b is on the public deque or was stolen. `spawn_mark`: the worker's
+/// [`spawn_count`](WorkerThread::spawn_count) when the join began.
+///
+/// A job that `a` spawned and that still sits on our deque runs here, before we wait: b may wait
+/// for it (`join(|| spawn(send), || recv())`), and while b blocks on another worker nobody else
+/// may be free to run it. It may run here without breaking the waits' lock rule: any lock this
+/// thread holds now it also held when `a` spawned the job, and the sequential program (where a
+/// spawn runs at once) ran the job there.
 #[cold]
 #[inline(never)]
 fn finish_published<F, R>(
     wt: &WorkerThread,
     job_b: &StackJob<SpinLatch<'_>, F, R>,
     job_b_id: *const (),
+    spawn_mark: u64,
 ) -> R
 where
     F: FnOnce(bool) -> R,
@@ -405,6 +415,7 @@ where
             }
             // Pushed by `a` after b: ours to run if it belongs to b's wait (see below), else moved
             // out of the way.
+            Some(job) if wt.spawned_since(spawn_mark, job.id()) => wt.execute(job),
             Some(job) => wt.run_own_if_belongs(job, WaitFor::Key(job_b_id as usize)),
             None => {
                 // b was stolen: help only with b's own subtree (regions), so that a lock held

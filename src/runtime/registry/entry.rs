@@ -246,7 +246,11 @@ pub(crate) fn spawn<F>(registry: &Arc<Registry>, func: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    push_or_inject(registry, spawned_job(registry, func));
+    let job = spawned_job(registry, func);
+    match current_worker(registry) {
+        Some(wt) => wt.push_spawned(job),
+        None => registry.inject(job),
+    }
 }
 
 /// The job of a `spawn` of `func` into `registry`'s pool, to be pushed or delivered by the caller:

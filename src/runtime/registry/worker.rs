@@ -288,6 +288,9 @@ pub(crate) fn take_inline_join() -> bool {
     })
 }
 
+/// Spawned job ids a worker remembers (see [`WorkerThread::spawned_since`]).
+const SPAWN_IDS: usize = 8;
+
 /// The state of one worker thread; lives on that thread's stack for its whole life.
 pub(crate) struct WorkerThread {
     /// The owner handle of this worker's private job stack (thieves hold its `JobStackThief` in
@@ -324,6 +327,14 @@ pub(crate) struct WorkerThread {
     /// The region this worker runs in: the tag of the jobs it creates (see
     /// `crate::runtime::jobs::region`).
     region: Cell<RegionTag>,
+    /// Set when this worker left the idle count while some worker slept without a patrol
+    /// timeout: its pushes are published at once until no such sleeper is left (see
+    /// [`share_cold`](Self::share_cold)).
+    publish_every_push: Cell<bool>,
+    /// Jobs this worker has `spawn`ed onto its deque, counted, and the ids of the last
+    /// [`SPAWN_IDS`] (see [`spawned_since`](Self::spawned_since)).
+    spawn_count: Cell<u64>,
+    spawn_ids: [Cell<usize>; SPAWN_IDS],
     /// Regions this worker has open (queue-taken jobs and scopes nested on its stack): the level
     /// of the next one.
     open_regions: Cell<usize>,
@@ -498,6 +509,17 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     fn share_cold(&self) {
+        if self.publish_every_push.get() {
+            if self.registry.sleep().has_untimed_sleepers() {
+                // A sleeper without a patrol timeout will not heavy-steal what we keep private, and
+                // we may block in user code after any push (a `Barrier` in an item): publish each
+                // one (each publication wakes a sleeper) until no such sleeper is left.
+                self.publish_all_private();
+                self.share_clock.read_next_time();
+                return;
+            }
+            self.publish_every_push.set(false);
+        }
         // Nothing to publish, or (in `share_due`) an earlier publication still waits for a thief:
         // no clock read (a leaf polling for an idle worker calls this once per batch).
         if self.jobs.is_empty() {
@@ -597,6 +619,30 @@ impl WorkerThread {
     pub(crate) fn push_public(&self, job: JobRef) {
         self.deque.push(job);
         self.announce_public();
+    }
+
+    /// [`push_public`](Self::push_public) for a `spawn`ed job, remembered for
+    /// [`spawned_since`](Self::spawned_since).
+    pub(crate) fn push_spawned(&self, job: JobRef) {
+        let count = self.spawn_count.get();
+        self.spawn_ids[(count % SPAWN_IDS as u64) as usize].set(job.id() as usize);
+        self.spawn_count.set(count + 1);
+        self.push_public(job);
+    }
+
+    /// How many jobs this worker has spawned so far: a `join` marks its start with it.
+    #[inline(always)]
+    pub(crate) fn spawn_count(&self) -> u64 {
+        self.spawn_count.get()
+    }
+
+    /// True if the job with id `id` is one of the last [`SPAWN_IDS`] this worker spawned after the
+    /// count was `mark`.
+    pub(crate) fn spawned_since(&self, mark: u64, id: *const ()) -> bool {
+        let count = self.spawn_count.get();
+        let recent = count.saturating_sub(mark).min(SPAWN_IDS as u64);
+        (1..=recent)
+            .any(|k| self.spawn_ids[((count - k) % SPAWN_IDS as u64) as usize].get() == id as usize)
     }
 
     /// [`push_public`](Self::push_public) for a piece split off a running loop's rest
@@ -958,6 +1004,7 @@ impl WorkerThread {
     fn leave_idle_count(&self) {
         if self.registry.sleep().leave_idle() {
             self.make_share_due();
+            self.publish_every_push.set(true);
         }
     }
 
@@ -1163,6 +1210,9 @@ impl WorkerThread {
             trace,
             region: Cell::new(RegionTag::ROOT),
             open_regions: Cell::new(0),
+            publish_every_push: Cell::new(false),
+            spawn_count: Cell::new(0),
+            spawn_ids: Default::default(),
             registry: registry.clone(),
         }
     }

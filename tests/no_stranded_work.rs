@@ -1,0 +1,111 @@
+//! Work stays reachable while its owner blocks in user code (a channel, a barrier): each pattern
+//! completes on rayon, and runs [`RUNS`] times per pool size here under a watchdog that fails the
+//! test instead of hanging it. The patterns that still hang on forkjoin are README limitations
+//! ("Blocking inside parallel work"); the forms these tests run are the fixes it gives.
+
+mod common;
+
+use std::sync::{mpsc, Barrier, Mutex};
+use std::time::Duration;
+
+use forkjoin::prelude::*;
+use forkjoin::ThreadPool;
+
+/// Runs per pattern and pool size.
+const RUNS: usize = 200;
+/// The watchdog's limit for all runs of one pattern on one pool.
+const LIMIT: Duration = Duration::from_secs(240);
+
+/// One pattern at a time: a `Barrier` across 8 workers needs all of them on a CPU at once, and
+/// 64-thread pools of other tests running beside it on 2 cores stretch each run to seconds.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn on_pools(what: &'static str, sizes: &[usize], pattern: fn(&ThreadPool, usize)) {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for &threads in sizes {
+        common::watchdog(&format!("{what} on {threads} threads"), LIMIT, move || {
+            let pool = common::pool(threads);
+            for _ in 0..RUNS {
+                pattern(&pool, threads);
+            }
+        });
+    }
+}
+
+/// `join(|| spawn(send), || recv())`: b blocks until the job a spawned has run. When b is
+/// stolen, its thief blocks in `recv`, and the job a spawned sits on the joining worker's deque:
+/// that worker runs it before it waits for b (it hung here before). On a pool of one thread b
+/// runs right after a and nobody else can run the job: a README limitation.
+#[test]
+fn a_join_whose_b_waits_for_a_job_its_a_spawned() {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        let got = pool.install(|| {
+            let (tx, rx) = mpsc::channel();
+            forkjoin::join(
+                move || forkjoin::spawn(move || tx.send(7u32).unwrap()),
+                move || rx.recv().unwrap(),
+            )
+            .1
+        });
+        assert_eq!(got, 7);
+    }
+    on_pools("join(spawn(send), recv)", &[2, 8, 64], pattern);
+}
+
+/// A spawner that blocks until its spawned job has run, inside a join tree: the spawned job sits
+/// on the blocked worker's deque with private jobs below it.
+#[test]
+fn a_worker_blocked_on_the_job_it_spawned_inside_a_join_tree() {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        let sum = pool.install(|| {
+            forkjoin::join(
+                || {
+                    let (tx, rx) = mpsc::channel();
+                    forkjoin::spawn(move || tx.send(common::fib(12)).unwrap());
+                    rx.recv().unwrap()
+                },
+                || common::fib(15),
+            )
+        });
+        assert_eq!(sum, (144, 610));
+    }
+    on_pools("spawn then recv inside a join", &[2, 8, 64], pattern);
+}
+
+/// `Barrier(n)` across the `n` items of a parallel loop on `n` threads, with `with_max_len(1)`
+/// (the README's fix): every item is a job of its own, which an idle worker takes even while the
+/// worker that pushed it waits at the barrier.
+#[test]
+fn a_barrier_across_the_items_of_a_loop_split_to_single_items() {
+    fn pattern(pool: &ThreadPool, threads: usize) {
+        let barrier = Barrier::new(threads);
+        let leaders: usize = pool.install(|| {
+            (0..threads)
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|_| usize::from(barrier.wait().is_leader()))
+                .sum()
+        });
+        assert_eq!(leaders, 1);
+    }
+    on_pools("Barrier(n) over n single items", &[1, 2, 8], pattern);
+}
+
+/// The README's fix for a blocking `a` in a deep `join`: order the halves so that `a` never waits
+/// for `b` (here a sends and b receives), eight joins deep where most joins run inline.
+#[test]
+fn a_deep_join_whose_a_sends_and_b_receives() {
+    fn deep(depth: usize) -> u32 {
+        if depth == 0 {
+            let (tx, rx) = mpsc::channel();
+            forkjoin::join(move || tx.send(5u32).unwrap(), move || rx.recv().unwrap()).1
+        } else {
+            let (a, b) = forkjoin::join(|| deep(depth - 1), || deep(depth - 1));
+            a + b
+        }
+    }
+    fn pattern(pool: &ThreadPool, _: usize) {
+        assert_eq!(pool.install(|| deep(8)), 5 << 8);
+    }
+    on_pools("a deep join whose a sends", &[1, 2, 8, 64], pattern);
+}
