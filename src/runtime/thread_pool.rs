@@ -136,6 +136,9 @@ pub struct WorkerStats {
     pub idle: Duration,
 }
 
+/// User callback naming worker threads.
+type NameFn = dyn FnMut(usize) -> String;
+
 /// Configures and builds a [`ThreadPool`] (or the global pool).
 ///
 /// ```
@@ -152,6 +155,8 @@ pub struct WorkerStats {
 /// `DefaultSpawn` (a `std::thread` per worker) unless one was given, as in rayon.
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     config: RegistryConfig,
+    /// Names the workers; [`resolve`](Self::resolve) turns it into `config.thread_names`.
+    thread_name: Option<Box<NameFn>>,
     pin_threads: bool,
     trace_file: Option<PathBuf>,
     trace_capacity: Option<usize>,
@@ -162,6 +167,7 @@ impl Default for ThreadPoolBuilder {
     fn default() -> Self {
         ThreadPoolBuilder {
             config: RegistryConfig::default(),
+            thread_name: None,
             pin_threads: false,
             trace_file: None,
             trace_capacity: None,
@@ -176,7 +182,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("num_threads", &self.config.num_threads)
             .field("use_current_thread", &self.config.use_current_thread)
             .field("stack_size", &self.config.stack_size)
-            .field("thread_name", &self.config.thread_name.is_some())
+            .field("thread_name", &self.thread_name.is_some())
             .field("panic_handler", &self.config.panic_handler.is_some())
             .field("start_handler", &self.config.start_handler.is_some())
             .field("exit_handler", &self.config.exit_handler.is_some())
@@ -273,6 +279,7 @@ impl<S> ThreadPoolBuilder<S> {
     {
         ThreadPoolBuilder {
             config: self.config,
+            thread_name: self.thread_name,
             pin_threads: self.pin_threads,
             trace_file: self.trace_file,
             trace_capacity: self.trace_capacity,
@@ -319,7 +326,13 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Names worker thread `i` with `closure(i)` (called once per thread while building).
+    /// Names worker thread `i` with `closure(i)`. `build` calls it once per worker, in index order,
+    /// before it starts any thread (for a [`use_current_thread`](Self::use_current_thread) worker
+    /// 0 too, as rayon does, though that thread keeps its name).
+    ///
+    /// # Errors
+    ///
+    /// `build` fails if a name contains a NUL byte, which no thread name may hold.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new()
@@ -333,7 +346,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         F: FnMut(usize) -> String + 'static,
     {
-        self.config.thread_name = Some(Box::new(closure));
+        self.thread_name = Some(Box::new(closure));
         self
     }
 
@@ -570,6 +583,19 @@ impl<S> ThreadPoolBuilder<S> {
             }
             n => n,
         };
+        if let Some(mut name) = self.thread_name.take() {
+            // Checked here, before any thread starts: std's `thread::Builder` panics on a NUL.
+            let names = (0..self.config.num_threads)
+                .map(|index| {
+                    let name = name(index);
+                    if name.contains('\0') {
+                        return Err(ThreadPoolBuildError::nul_in_thread_name(index, name));
+                    }
+                    Ok(name)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            self.config.thread_names = Some(names);
+        }
         if self.pin_threads {
             if !cfg!(target_os = "linux") {
                 return Err(ThreadPoolBuildError::pin_unsupported());
@@ -614,7 +640,8 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     ///
     /// Fails if `FORKJOIN_NUM_THREADS` (or, when that is unset, `RAYON_NUM_THREADS`) is consulted
     /// (thread count 0) and is not a positive integer, if the thread count is above
-    /// [`max_num_threads`], if a thread cannot be spawned (or the spawn handler fails), if
+    /// [`max_num_threads`], if a [thread name](Self::thread_name) holds a NUL byte (checked before
+    /// any thread starts), if a thread cannot be spawned (or the spawn handler fails), if
     /// [`use_current_thread`](Self::use_current_thread) is asked for on a thread that already is a
     /// worker, or if [pinning](Self::pin_threads) was asked for and fails (no thread is leaked then).
     ///
@@ -1162,6 +1189,7 @@ mod tests {
                 pin_cpus: Some(vec![good, affinity::CPU_CAPACITY]),
                 ..RegistryConfig::default()
             },
+            thread_name: None,
             pin_threads: false,
             trace_file: None,
             trace_capacity: None,

@@ -40,14 +40,14 @@ use crossbeam_utils::CachePadded;
 pub(crate) type PanicHandler = dyn Fn(Payload) + Send + Sync;
 /// User callback receiving a worker index.
 pub(crate) type IndexHandler = dyn Fn(usize) + Send + Sync;
-/// User callback naming worker threads.
-pub(crate) type NameFn = dyn FnMut(usize) -> String;
 
 /// Everything needed to start a pool (the builder's options, resolved).
 #[derive(Default)]
 pub(crate) struct RegistryConfig {
     pub(crate) num_threads: usize,
-    pub(crate) thread_name: Option<Box<NameFn>>,
+    /// Worker `i`'s thread name is `thread_names[i]` (`ThreadPoolBuilder::thread_name`, whose
+    /// closure the builder calls for every index and checks, so no spawn fails on a name).
+    pub(crate) thread_names: Option<Vec<String>>,
     pub(crate) stack_size: Option<usize>,
     pub(crate) panic_handler: Option<Box<PanicHandler>>,
     pub(crate) start_handler: Option<Box<IndexHandler>>,

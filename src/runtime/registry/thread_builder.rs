@@ -232,7 +232,7 @@ pub(crate) fn start_pool(
     mut config: RegistryConfig,
     spawn: &mut dyn ThreadSpawn,
 ) -> Result<Arc<Registry>, StartError> {
-    let mut thread_name = config.thread_name.take();
+    let mut thread_names = config.thread_names.take();
     let stack_size = config.stack_size;
     let pin_cpus = config.pin_cpus.take();
     let use_current_thread = config.use_current_thread;
@@ -248,7 +248,9 @@ pub(crate) fn start_pool(
             continue;
         }
         let thread = ThreadBuilder {
-            name: thread_name.as_mut().map(|name| name(index)),
+            name: thread_names
+                .as_mut()
+                .map(|names| std::mem::take(&mut names[index])),
             stack_size,
             index,
             registry: registry.clone(),
