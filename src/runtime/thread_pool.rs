@@ -16,7 +16,7 @@ use crate::runtime::registry::entry;
 use crate::runtime::registry::thread_builder::{
     self, CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn,
 };
-use crate::runtime::registry::worker::WorkerThread;
+use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::registry::{self, Registry, RegistryConfig};
 use crate::runtime::scope::{self, Scope};
 use crate::runtime::scope_fifo::ScopeFifo;
@@ -292,8 +292,15 @@ impl<S> ThreadPoolBuilder<S> {
     /// That thread does not run the pool's main loop: it runs the pool's jobs only while it waits
     /// in `join`, `scope`, `install` or a broadcast, or when it calls
     /// [`yield_now`](fn@crate::yield_now) or [`yield_local`](fn@crate::yield_local). No start or exit handler runs for it, and it is not
-    /// pinned. It stays the pool's worker for the rest of its life (the pool's shared state is
-    /// leaked, as in rayon). `build` fails if the thread already is a worker of a pool.
+    /// pinned. `build` fails if the thread already is a worker of a pool.
+    ///
+    /// The thread stays the pool's worker until the pool is dropped and its spawned work is done;
+    /// then it leaves the pool, freeing the pool's state, and may build another such pool. It
+    /// leaves when it drops the pool itself (the drop then waits for the other workers to exit, as
+    /// for any pool), else on its way out of the pool call it dropped the pool in, at its first
+    /// call into a pool or query such as [`current_thread_index`](fn@crate::current_thread_index)
+    /// once the spawned work is done, or when it exits. (rayon keeps the thread a worker, and the
+    /// pool's state, for good.)
     ///
     /// ```
     /// std::thread::spawn(|| {
@@ -304,6 +311,10 @@ impl<S> ThreadPoolBuilder<S> {
     ///         .unwrap();
     ///     assert_eq!(forkjoin::current_thread_index(), Some(0));
     ///     assert_eq!(pool.install(|| forkjoin::join(|| 1, || 2)), (1, 2));
+    ///     drop(pool); // the thread leaves the pool
+    ///     assert_eq!(forkjoin::current_thread_index(), None);
+    ///     let next = forkjoin::ThreadPoolBuilder::new().use_current_thread().build();
+    ///     assert!(next.is_ok());
     /// })
     /// .join()
     /// .unwrap();
@@ -908,7 +919,7 @@ impl ThreadPool {
     /// assert_eq!(pool.install(|| pool.yield_now()), Some(forkjoin::Yield::Idle));
     /// ```
     pub fn yield_now(&self) -> Option<Yield> {
-        entry::current_worker(&self.registry).map(|wt| yield_now::run_one(wt, false))
+        entry::with_worker_in(&self.registry, |wt| yield_now::run_one(wt, false))
     }
 
     /// [`yield_local`](crate::yield_local) if the calling thread is a worker of this pool, else
@@ -920,7 +931,7 @@ impl ThreadPool {
     /// assert_eq!(pool.install(|| pool.yield_local()), Some(forkjoin::Yield::Idle));
     /// ```
     pub fn yield_local(&self) -> Option<Yield> {
-        entry::current_worker(&self.registry).map(|wt| yield_now::run_one(wt, true))
+        entry::with_worker_in(&self.registry, |wt| yield_now::run_one(wt, true))
     }
 
     /// [`current_thread_has_pending_tasks`](crate::current_thread_has_pending_tasks) if the calling
@@ -1008,7 +1019,13 @@ impl ThreadPool {
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
-        if self.registry.terminate() && entry::current_worker(&self.registry).is_none() {
+        if !self.registry.terminate() {
+            return;
+        }
+        // A `use_current_thread` worker dropping its pool outside pool code leaves it now, so the
+        // pool's state goes with the last reference below (inside pool code: on its way out).
+        worker::leave_terminated_pool();
+        if entry::current_worker(&self.registry).is_none() {
             // No spawned work was pending: the workers exit promptly, so wait for them (no thread
             // outlives its pool). Never from one of the pool's own workers (it cannot join itself).
             self.registry.join_threads();
@@ -1024,11 +1041,12 @@ impl Drop for ThreadPool {
 /// ```
 #[inline]
 pub fn current_num_threads() -> usize {
-    let wt = WorkerThread::current();
+    let wt = worker::current_or_adopted();
     if wt.is_null() {
         entry::global_registry().num_threads()
     } else {
-        // SAFETY: a non-null current worker is valid while this thread runs.
+        // SAFETY: a current worker is valid while this thread runs; a `use_current_thread` one
+        // until the thread, outside pool code, finds its pool terminated, or exits: not in here.
         unsafe { (*wt).registry().num_threads() }
     }
 }
@@ -1077,7 +1095,7 @@ pub fn flush_trace() -> std::io::Result<()> {
 /// assert!(pool.install(forkjoin::current_thread_index).is_some());
 /// ```
 pub fn current_thread_index() -> Option<usize> {
-    let wt = WorkerThread::current();
+    let wt = worker::current_or_adopted();
     if wt.is_null() {
         None
     } else {
@@ -1217,6 +1235,94 @@ mod tests {
             .build()
             .unwrap_err();
         assert!(err.to_string().contains("Linux only"));
+    }
+
+    /// A generous bound for the `use_current_thread` tests below, which take milliseconds.
+    const LIMIT: Duration = Duration::from_secs(120);
+
+    fn adopting_pool(threads: usize) -> ThreadPool {
+        ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .use_current_thread()
+            .build()
+            .unwrap()
+    }
+
+    /// A `use_current_thread` pool dropped by its thread outside pool code takes its state along:
+    /// the registry's last reference is gone when `drop` returns, and the thread, a plain thread
+    /// again, can build the next one (200 in a row; it kept ~290 KB per 8-thread pool, and could
+    /// not build a second).
+    #[test]
+    fn a_use_current_thread_pool_is_freed_when_its_thread_drops_it() {
+        crate::test_support::watchdog("200 pools on one thread", LIMIT, || {
+            for round in 0..200 {
+                let pool = adopting_pool(8);
+                assert_eq!(crate::current_thread_index(), Some(0));
+                assert_eq!(pool.install(|| crate::join(|| round, || 1)), (round, 1));
+                let registry = Arc::downgrade(&pool.registry);
+                drop(pool);
+                assert!(registry.upgrade().is_none(), "round {round}: registry kept");
+                assert_eq!(crate::current_thread_index(), None);
+            }
+        });
+    }
+
+    /// Dropped from inside pool code (a `join` running on the adopted worker), the pool is left
+    /// when that code returns, not under its frames.
+    #[test]
+    fn a_use_current_thread_pool_dropped_in_pool_code_is_left_on_the_way_out() {
+        crate::test_support::watchdog("drop inside a join", LIMIT, || {
+            let pool = adopting_pool(2);
+            let ((), index) = crate::join(move || drop(pool), crate::current_thread_index);
+            assert!(index.is_some());
+            assert_eq!(crate::current_thread_index(), None, "left on the way out");
+            let again = adopting_pool(2);
+            assert_eq!(again.install(crate::current_thread_index), Some(0));
+        });
+    }
+
+    /// Dropped while spawned work is pending, the pool lives on until that work is done; the
+    /// thread leaves it at its next call that looks (here a query) once it has terminated.
+    #[test]
+    fn a_use_current_thread_pool_with_pending_work_is_left_once_it_terminates() {
+        crate::test_support::watchdog("drop with spawned work pending", LIMIT, || {
+            let (exit_tx, exit_rx) = mpsc::channel();
+            let exit_tx = std::sync::Mutex::new(exit_tx);
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(2)
+                .use_current_thread()
+                .exit_handler(move |i| exit_tx.lock().unwrap().send(i).unwrap())
+                .build()
+                .unwrap();
+            let (release_tx, release_rx) = mpsc::channel::<()>();
+            pool.spawn(move || release_rx.recv().unwrap());
+            drop(pool);
+            assert_eq!(crate::current_thread_index(), Some(0), "not terminated yet");
+            release_tx.send(()).unwrap();
+            // Worker 1 runs its exit handler once the pool has terminated.
+            assert_eq!(exit_rx.recv().unwrap(), 1);
+            assert_eq!(crate::current_thread_index(), None, "left once terminated");
+            let again = adopting_pool(2);
+            assert_eq!(again.install(crate::current_thread_index), Some(0));
+        });
+    }
+
+    /// A thread that exits while still a `use_current_thread` worker (its pool was dropped on
+    /// another thread) frees its worker state then: once both threads are done, the registry is.
+    #[test]
+    fn a_use_current_thread_worker_is_freed_when_its_thread_exits() {
+        crate::test_support::watchdog("a worker thread that exits", LIMIT, || {
+            let (pool, registry) = std::thread::spawn(|| {
+                let pool = adopting_pool(3);
+                let registry = Arc::downgrade(&pool.registry);
+                (pool, registry)
+            })
+            .join()
+            .unwrap();
+            assert!(registry.upgrade().is_some(), "the pool is alive");
+            drop(pool); // joins workers 1 and 2
+            assert!(registry.upgrade().is_none());
+        });
     }
 
     #[test]

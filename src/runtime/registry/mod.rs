@@ -563,6 +563,14 @@ impl Registry {
         }
     }
 
+    /// True once the last reference on the pool's lifetime is gone (see [`Registry::terminate`]):
+    /// its handle was dropped and its spawned work has run.
+    pub(crate) fn is_terminated(&self) -> bool {
+        // Acquire: pairs with the final decrement's release, so what the spawned work did happens
+        // before what the caller does next (a `use_current_thread` worker leaving the pool).
+        self.terminate_count.load(Ordering::Acquire) == 0
+    }
+
     /// Routes a panic from spawned work to the user's handler, or prints it.
     pub(crate) fn handle_panic(&self, payload: Payload) {
         match &self.panic_handler {

@@ -227,7 +227,8 @@ type PinFailure = Arc<Mutex<Option<(usize, usize, io::Error)>>>;
 /// pool does not change the affinity of a thread it did not create.
 ///
 /// **The current thread** (`use_current_thread`) is registered last, once every other worker was
-/// handed out, so a failure leaves it a plain thread.
+/// handed out, so a failure leaves it a plain thread. A thread whose earlier pool has terminated
+/// leaves that pool first (see `worker::adopt_current_thread`).
 pub(crate) fn start_pool(
     mut config: RegistryConfig,
     spawn: &mut dyn ThreadSpawn,
