@@ -214,6 +214,88 @@ fn build_error_is_an_error_with_a_message() {
     check::<forkjoin::ThreadPoolBuildError>();
 }
 
+/// A name with a NUL byte (std's thread builder would panic on it) fails `build`, `build_scoped`
+/// and `build_global` with an error that names the worker, whichever index it is, before any
+/// thread starts: neither a spawn handler nor a start handler runs.
+#[test]
+fn a_thread_name_with_a_nul_byte_is_a_build_error() {
+    let bad = |bad_index: usize| {
+        move |i: usize| {
+            if i == bad_index {
+                format!("fj\0{i}")
+            } else {
+                format!("fj-{i}")
+            }
+        }
+    };
+    let started = Arc::new(AtomicUsize::new(0));
+    let check = |err: forkjoin::ThreadPoolBuildError, index: usize| {
+        let msg = err.to_string();
+        assert!(
+            msg.contains("NUL") && msg.contains(&format!("worker {index}")),
+            "{msg}"
+        );
+    };
+    for index in [0, 2] {
+        let s = started.clone();
+        let err = ThreadPoolBuilder::new()
+            .num_threads(3)
+            .thread_name(bad(index))
+            .start_handler(move |_| {
+                s.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+            .unwrap_err();
+        check(err, index);
+        let handled = Arc::new(AtomicUsize::new(0));
+        let h = handled.clone();
+        let err = ThreadPoolBuilder::new()
+            .num_threads(3)
+            .thread_name(bad(index))
+            .spawn_handler(move |thread| {
+                h.fetch_add(1, Ordering::SeqCst);
+                std::thread::spawn(|| thread.run());
+                Ok(())
+            })
+            .build()
+            .unwrap_err();
+        check(err, index);
+        assert_eq!(
+            handled.load(Ordering::SeqCst),
+            0,
+            "no worker was handed out"
+        );
+        let err = ThreadPoolBuilder::new()
+            .num_threads(3)
+            .thread_name(bad(index))
+            .build_scoped(|thread| thread.run(), |_| unreachable!("no pool"))
+            .unwrap_err();
+        check(err, index);
+        // Checked before the global pool is looked at, so this holds whether or not another test
+        // started it.
+        let err = ThreadPoolBuilder::new()
+            .num_threads(3)
+            .thread_name(bad(index))
+            .build_global()
+            .unwrap_err();
+        check(err, index);
+    }
+    // `use_current_thread` names worker 0 too (its thread keeps its own name).
+    let err = std::thread::spawn(move || {
+        ThreadPoolBuilder::new()
+            .num_threads(2)
+            .use_current_thread()
+            .thread_name(bad(0))
+            .build()
+            .map(drop)
+    })
+    .join()
+    .unwrap()
+    .unwrap_err();
+    check(err, 0);
+    assert_eq!(started.load(Ordering::SeqCst), 0, "no worker started");
+}
+
 /// The order in which a one-thread pool runs three jobs one spawned job spawns.
 fn spawn_order(builder: forkjoin::ThreadPoolBuilder) -> Vec<u32> {
     let pool = builder.num_threads(1).build().unwrap();

@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 mod common;
 use common::{fib, TIMEOUT};
@@ -224,4 +225,63 @@ fn use_current_thread_from_a_worker_is_an_error() {
         })
         .unwrap_err();
     assert!(err.to_string().contains("already a worker"), "{err}");
+}
+
+/// A thread leaves its `use_current_thread` pool when it drops it: the drop joins the other
+/// workers (their exit handlers have run when it returns), and the thread, a plain thread again,
+/// builds the next pool. 200 pools in a row on one thread (each kept ~290 KB and made a second
+/// build fail before).
+#[test]
+fn use_current_thread_pools_follow_one_another_on_one_thread() {
+    common::watchdog(
+        "200 use_current_thread pools",
+        Duration::from_secs(120),
+        || {
+            let n = 4;
+            let exits = Arc::new(AtomicUsize::new(0));
+            for round in 0..200 {
+                let e = exits.clone();
+                let pool = forkjoin::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .use_current_thread()
+                    .exit_handler(move |_| {
+                        e.fetch_add(1, Ordering::SeqCst);
+                    })
+                    .build()
+                    .unwrap();
+                assert_eq!(forkjoin::current_thread_index(), Some(0));
+                assert_eq!(forkjoin::join(|| fib(12), || fib(11)), (144, 89));
+                drop(pool);
+                assert_eq!(forkjoin::current_thread_index(), None);
+                assert_eq!(exits.load(Ordering::SeqCst), (round + 1) * (n - 1));
+            }
+        },
+    );
+}
+
+/// On the only worker of a pool, the calls that wait (`in_place_scope`, `block_on`) and yield run
+/// as that worker from the thread's top level; spawned work goes to its own deque.
+#[test]
+fn use_current_thread_alone_runs_its_work_from_the_top_level() {
+    common::watchdog("one-thread use_current_thread pool", TIMEOUT, || {
+        let pool = forkjoin::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .use_current_thread()
+            .build()
+            .unwrap();
+        let mut out = 0;
+        pool.in_place_scope(|s| s.spawn(|_| out = 1));
+        forkjoin::in_place_scope(|s| s.spawn(|_| out += 1));
+        assert_eq!(out, 2);
+        let answer = forkjoin::spawn_future(|| 42);
+        assert_eq!(forkjoin::block_on(answer), 42);
+        let (tx, rx) = mpsc::channel();
+        pool.spawn(move || tx.send(forkjoin::current_thread_index()).unwrap());
+        assert_eq!(pool.current_thread_has_pending_tasks(), Some(true));
+        assert_eq!(pool.yield_local(), Some(forkjoin::Yield::Executed));
+        assert_eq!(rx.try_recv().unwrap(), Some(0));
+        assert_eq!(pool.broadcast(|ctx| ctx.index()), [0]);
+        drop(pool);
+        assert_eq!(forkjoin::current_thread_index(), None);
+    });
 }

@@ -334,6 +334,31 @@ fn tracing_does_not_change_results() {
     finish(traced, &path);
 }
 
+/// A `use_current_thread` pool writes its trace when its thread drops it (its state was leaked,
+/// and the file never written, while the thread stayed a worker for good).
+#[test]
+fn a_use_current_thread_pool_writes_its_trace_when_dropped() {
+    let path = temp_trace("current-thread");
+    let file = common::watchdog(
+        "traced use_current_thread pool",
+        common::TIMEOUT,
+        move || {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(2)
+                .use_current_thread()
+                .trace_file(&path)
+                .build()
+                .unwrap();
+            assert_eq!(pool.install(|| common::fib(15)), 610);
+            finish(pool, &path)
+        },
+    );
+    let processes = file.process_names();
+    assert_eq!(processes.len(), 1, "{processes:?}");
+    let name = processes.values().next().unwrap();
+    assert!(name.contains("(2 workers)"), "{name}");
+}
+
 #[test]
 fn trace_capacity_zero_is_an_error() {
     let err = ThreadPoolBuilder::new()

@@ -48,6 +48,11 @@ enum ErrorKind {
     NoAllowedCpus,
     /// `use_current_thread()`, but the building thread already is a worker of a pool.
     CurrentThreadInPool,
+    /// `thread_name` gave worker `index` a name with a NUL byte.
+    NulInThreadName {
+        index: usize,
+        name: String,
+    },
     /// `pin_threads(true)`, but a worker could not pin itself.
     Pin {
         worker: usize,
@@ -133,6 +138,13 @@ impl ThreadPoolBuildError {
         }
     }
 
+    /// `thread_name` named worker `index` `name`, which holds a NUL byte.
+    pub(crate) fn nul_in_thread_name(index: usize, name: String) -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::NulInThreadName { index, name },
+        }
+    }
+
     /// `use_current_thread` on a thread that already is a worker.
     pub(crate) fn current_thread_in_pool() -> Self {
         ThreadPoolBuildError {
@@ -190,6 +202,11 @@ impl fmt::Display for ThreadPoolBuildError {
             ),
             ErrorKind::CurrentThreadInPool => f.write_str(
                 "use_current_thread(): the current thread is already a worker of a thread pool",
+            ),
+            ErrorKind::NulInThreadName { index, name } => write!(
+                f,
+                "thread_name(): the name {name:?} of worker {index} contains a NUL byte, \
+                 which a thread name may not"
             ),
             ErrorKind::Pin { worker, cpu, err } => write!(
                 f,
@@ -253,5 +270,10 @@ mod tests {
             .contains("Linux only"));
         let query = ThreadPoolBuildError::affinity_query(io::Error::other("denied"));
         assert!(query.to_string().contains("denied") && query.source().is_some());
+        let s = ThreadPoolBuildError::nul_in_thread_name(2, "w\0x".into()).to_string();
+        assert!(
+            s.contains("worker 2") && s.contains("NUL") && s.contains(r#""w\0x""#),
+            "{s}"
+        );
     }
 }

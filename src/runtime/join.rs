@@ -275,15 +275,19 @@ where
     RA: Send,
     RB: Send,
 {
-    entry::in_worker(entry::global_registry(), |wt, injected| {
-        // SAFETY: `wt` is the current worker (in_worker runs us on it).
-        unsafe {
-            if injected {
-                join_in_worker::<true, _, _, _, _>(wt, oper_a, oper_b)
-            } else {
-                join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b)
+    // The current pool: the global one, or a `use_current_thread` worker's, whose thread then
+    // runs this join as that worker.
+    entry::with_current_registry(|registry| {
+        entry::in_worker(registry, |wt, injected| {
+            // SAFETY: `wt` is the current worker (in_worker runs us on it).
+            unsafe {
+                if injected {
+                    join_in_worker::<true, _, _, _, _>(wt, oper_a, oper_b)
+                } else {
+                    join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b)
+                }
             }
-        }
+        })
     })
 }
 

@@ -18,7 +18,7 @@ use crate::runtime::jobs::job::{HeapJob, JobRef, SendPtr};
 use crate::runtime::jobs::latch::{CountLatch, Latch, LockLatch};
 use crate::runtime::jobs::region::{RegionTag, WaitFor};
 use crate::runtime::registry::entry;
-use crate::runtime::registry::worker::WorkerThread;
+use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::registry::Registry;
 
 /// A scope in which jobs borrowing from outside can be spawned; see [`scope`].
@@ -172,6 +172,12 @@ where
     OP: FnOnce(&S) -> R,
 {
     let wt = WorkerThread::current();
+    if wt.is_null() {
+        if let Some(adopted) = worker::adopted() {
+            // A `use_current_thread` thread waits as its worker (it may be its pool's only one).
+            return adopted.run(|_| run_in_place(registry, op));
+        }
+    }
     // SAFETY: a non-null current worker is valid while this thread runs, so for this whole call.
     let owner = (!wt.is_null()).then(|| unsafe { &*wt });
     let scope = S::make(registry.clone(), owner);

@@ -16,7 +16,7 @@ use crate::runtime::registry::entry;
 use crate::runtime::registry::thread_builder::{
     self, CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn,
 };
-use crate::runtime::registry::worker::WorkerThread;
+use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::registry::{self, Registry, RegistryConfig};
 use crate::runtime::scope::{self, Scope};
 use crate::runtime::scope_fifo::ScopeFifo;
@@ -136,6 +136,9 @@ pub struct WorkerStats {
     pub idle: Duration,
 }
 
+/// User callback naming worker threads.
+type NameFn = dyn FnMut(usize) -> String;
+
 /// Configures and builds a [`ThreadPool`] (or the global pool).
 ///
 /// ```
@@ -152,6 +155,8 @@ pub struct WorkerStats {
 /// `DefaultSpawn` (a `std::thread` per worker) unless one was given, as in rayon.
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     config: RegistryConfig,
+    /// Names the workers; [`resolve`](Self::resolve) turns it into `config.thread_names`.
+    thread_name: Option<Box<NameFn>>,
     pin_threads: bool,
     trace_file: Option<PathBuf>,
     trace_capacity: Option<usize>,
@@ -162,6 +167,7 @@ impl Default for ThreadPoolBuilder {
     fn default() -> Self {
         ThreadPoolBuilder {
             config: RegistryConfig::default(),
+            thread_name: None,
             pin_threads: false,
             trace_file: None,
             trace_capacity: None,
@@ -176,7 +182,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("num_threads", &self.config.num_threads)
             .field("use_current_thread", &self.config.use_current_thread)
             .field("stack_size", &self.config.stack_size)
-            .field("thread_name", &self.config.thread_name.is_some())
+            .field("thread_name", &self.thread_name.is_some())
             .field("panic_handler", &self.config.panic_handler.is_some())
             .field("start_handler", &self.config.start_handler.is_some())
             .field("exit_handler", &self.config.exit_handler.is_some())
@@ -273,6 +279,7 @@ impl<S> ThreadPoolBuilder<S> {
     {
         ThreadPoolBuilder {
             config: self.config,
+            thread_name: self.thread_name,
             pin_threads: self.pin_threads,
             trace_file: self.trace_file,
             trace_capacity: self.trace_capacity,
@@ -285,8 +292,15 @@ impl<S> ThreadPoolBuilder<S> {
     /// That thread does not run the pool's main loop: it runs the pool's jobs only while it waits
     /// in `join`, `scope`, `install` or a broadcast, or when it calls
     /// [`yield_now`](fn@crate::yield_now) or [`yield_local`](fn@crate::yield_local). No start or exit handler runs for it, and it is not
-    /// pinned. It stays the pool's worker for the rest of its life (the pool's shared state is
-    /// leaked, as in rayon). `build` fails if the thread already is a worker of a pool.
+    /// pinned. `build` fails if the thread already is a worker of a pool.
+    ///
+    /// The thread stays the pool's worker until the pool is dropped and its spawned work is done;
+    /// then it leaves the pool, freeing the pool's state, and may build another such pool. It
+    /// leaves when it drops the pool itself (the drop then waits for the other workers to exit, as
+    /// for any pool), else on its way out of the pool call it dropped the pool in, at its first
+    /// call into a pool or query such as [`current_thread_index`](fn@crate::current_thread_index)
+    /// once the spawned work is done, or when it exits. (rayon keeps the thread a worker, and the
+    /// pool's state, for good.)
     ///
     /// ```
     /// std::thread::spawn(|| {
@@ -297,6 +311,10 @@ impl<S> ThreadPoolBuilder<S> {
     ///         .unwrap();
     ///     assert_eq!(forkjoin::current_thread_index(), Some(0));
     ///     assert_eq!(pool.install(|| forkjoin::join(|| 1, || 2)), (1, 2));
+    ///     drop(pool); // the thread leaves the pool
+    ///     assert_eq!(forkjoin::current_thread_index(), None);
+    ///     let next = forkjoin::ThreadPoolBuilder::new().use_current_thread().build();
+    ///     assert!(next.is_ok());
     /// })
     /// .join()
     /// .unwrap();
@@ -319,7 +337,13 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Names worker thread `i` with `closure(i)` (called once per thread while building).
+    /// Names worker thread `i` with `closure(i)`. `build` calls it once per worker, in index order,
+    /// before it starts any thread (for a [`use_current_thread`](Self::use_current_thread) worker
+    /// 0 too, as rayon does, though that thread keeps its name).
+    ///
+    /// # Errors
+    ///
+    /// `build` fails if a name contains a NUL byte, which no thread name may hold.
     ///
     /// ```
     /// let pool = forkjoin::ThreadPoolBuilder::new()
@@ -333,7 +357,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         F: FnMut(usize) -> String + 'static,
     {
-        self.config.thread_name = Some(Box::new(closure));
+        self.thread_name = Some(Box::new(closure));
         self
     }
 
@@ -570,6 +594,19 @@ impl<S> ThreadPoolBuilder<S> {
             }
             n => n,
         };
+        if let Some(mut name) = self.thread_name.take() {
+            // Checked here, before any thread starts: std's `thread::Builder` panics on a NUL.
+            let names = (0..self.config.num_threads)
+                .map(|index| {
+                    let name = name(index);
+                    if name.contains('\0') {
+                        return Err(ThreadPoolBuildError::nul_in_thread_name(index, name));
+                    }
+                    Ok(name)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            self.config.thread_names = Some(names);
+        }
         if self.pin_threads {
             if !cfg!(target_os = "linux") {
                 return Err(ThreadPoolBuildError::pin_unsupported());
@@ -614,7 +651,8 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     ///
     /// Fails if `FORKJOIN_NUM_THREADS` (or, when that is unset, `RAYON_NUM_THREADS`) is consulted
     /// (thread count 0) and is not a positive integer, if the thread count is above
-    /// [`max_num_threads`], if a thread cannot be spawned (or the spawn handler fails), if
+    /// [`max_num_threads`], if a [thread name](Self::thread_name) holds a NUL byte (checked before
+    /// any thread starts), if a thread cannot be spawned (or the spawn handler fails), if
     /// [`use_current_thread`](Self::use_current_thread) is asked for on a thread that already is a
     /// worker, or if [pinning](Self::pin_threads) was asked for and fails (no thread is leaked then).
     ///
@@ -881,7 +919,7 @@ impl ThreadPool {
     /// assert_eq!(pool.install(|| pool.yield_now()), Some(forkjoin::Yield::Idle));
     /// ```
     pub fn yield_now(&self) -> Option<Yield> {
-        entry::current_worker(&self.registry).map(|wt| yield_now::run_one(wt, false))
+        entry::with_worker_in(&self.registry, |wt| yield_now::run_one(wt, false))
     }
 
     /// [`yield_local`](crate::yield_local) if the calling thread is a worker of this pool, else
@@ -893,7 +931,7 @@ impl ThreadPool {
     /// assert_eq!(pool.install(|| pool.yield_local()), Some(forkjoin::Yield::Idle));
     /// ```
     pub fn yield_local(&self) -> Option<Yield> {
-        entry::current_worker(&self.registry).map(|wt| yield_now::run_one(wt, true))
+        entry::with_worker_in(&self.registry, |wt| yield_now::run_one(wt, true))
     }
 
     /// [`current_thread_has_pending_tasks`](crate::current_thread_has_pending_tasks) if the calling
@@ -981,7 +1019,13 @@ impl ThreadPool {
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
-        if self.registry.terminate() && entry::current_worker(&self.registry).is_none() {
+        if !self.registry.terminate() {
+            return;
+        }
+        // A `use_current_thread` worker dropping its pool outside pool code leaves it now, so the
+        // pool's state goes with the last reference below (inside pool code: on its way out).
+        worker::leave_terminated_pool();
+        if entry::current_worker(&self.registry).is_none() {
             // No spawned work was pending: the workers exit promptly, so wait for them (no thread
             // outlives its pool). Never from one of the pool's own workers (it cannot join itself).
             self.registry.join_threads();
@@ -997,11 +1041,12 @@ impl Drop for ThreadPool {
 /// ```
 #[inline]
 pub fn current_num_threads() -> usize {
-    let wt = WorkerThread::current();
+    let wt = worker::current_or_adopted();
     if wt.is_null() {
         entry::global_registry().num_threads()
     } else {
-        // SAFETY: a non-null current worker is valid while this thread runs.
+        // SAFETY: a current worker is valid while this thread runs; a `use_current_thread` one
+        // until the thread, outside pool code, finds its pool terminated, or exits: not in here.
         unsafe { (*wt).registry().num_threads() }
     }
 }
@@ -1050,7 +1095,7 @@ pub fn flush_trace() -> std::io::Result<()> {
 /// assert!(pool.install(forkjoin::current_thread_index).is_some());
 /// ```
 pub fn current_thread_index() -> Option<usize> {
-    let wt = WorkerThread::current();
+    let wt = worker::current_or_adopted();
     if wt.is_null() {
         None
     } else {
@@ -1162,6 +1207,7 @@ mod tests {
                 pin_cpus: Some(vec![good, affinity::CPU_CAPACITY]),
                 ..RegistryConfig::default()
             },
+            thread_name: None,
             pin_threads: false,
             trace_file: None,
             trace_capacity: None,
@@ -1189,6 +1235,94 @@ mod tests {
             .build()
             .unwrap_err();
         assert!(err.to_string().contains("Linux only"));
+    }
+
+    /// A generous bound for the `use_current_thread` tests below, which take milliseconds.
+    const LIMIT: Duration = Duration::from_secs(120);
+
+    fn adopting_pool(threads: usize) -> ThreadPool {
+        ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .use_current_thread()
+            .build()
+            .unwrap()
+    }
+
+    /// A `use_current_thread` pool dropped by its thread outside pool code takes its state along:
+    /// the registry's last reference is gone when `drop` returns, and the thread, a plain thread
+    /// again, can build the next one (200 in a row; it kept ~290 KB per 8-thread pool, and could
+    /// not build a second).
+    #[test]
+    fn a_use_current_thread_pool_is_freed_when_its_thread_drops_it() {
+        crate::test_support::watchdog("200 pools on one thread", LIMIT, || {
+            for round in 0..200 {
+                let pool = adopting_pool(8);
+                assert_eq!(crate::current_thread_index(), Some(0));
+                assert_eq!(pool.install(|| crate::join(|| round, || 1)), (round, 1));
+                let registry = Arc::downgrade(&pool.registry);
+                drop(pool);
+                assert!(registry.upgrade().is_none(), "round {round}: registry kept");
+                assert_eq!(crate::current_thread_index(), None);
+            }
+        });
+    }
+
+    /// Dropped from inside pool code (a `join` running on the adopted worker), the pool is left
+    /// when that code returns, not under its frames.
+    #[test]
+    fn a_use_current_thread_pool_dropped_in_pool_code_is_left_on_the_way_out() {
+        crate::test_support::watchdog("drop inside a join", LIMIT, || {
+            let pool = adopting_pool(2);
+            let ((), index) = crate::join(move || drop(pool), crate::current_thread_index);
+            assert!(index.is_some());
+            assert_eq!(crate::current_thread_index(), None, "left on the way out");
+            let again = adopting_pool(2);
+            assert_eq!(again.install(crate::current_thread_index), Some(0));
+        });
+    }
+
+    /// Dropped while spawned work is pending, the pool lives on until that work is done; the
+    /// thread leaves it at its next call that looks (here a query) once it has terminated.
+    #[test]
+    fn a_use_current_thread_pool_with_pending_work_is_left_once_it_terminates() {
+        crate::test_support::watchdog("drop with spawned work pending", LIMIT, || {
+            let (exit_tx, exit_rx) = mpsc::channel();
+            let exit_tx = std::sync::Mutex::new(exit_tx);
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(2)
+                .use_current_thread()
+                .exit_handler(move |i| exit_tx.lock().unwrap().send(i).unwrap())
+                .build()
+                .unwrap();
+            let (release_tx, release_rx) = mpsc::channel::<()>();
+            pool.spawn(move || release_rx.recv().unwrap());
+            drop(pool);
+            assert_eq!(crate::current_thread_index(), Some(0), "not terminated yet");
+            release_tx.send(()).unwrap();
+            // Worker 1 runs its exit handler once the pool has terminated.
+            assert_eq!(exit_rx.recv().unwrap(), 1);
+            assert_eq!(crate::current_thread_index(), None, "left once terminated");
+            let again = adopting_pool(2);
+            assert_eq!(again.install(crate::current_thread_index), Some(0));
+        });
+    }
+
+    /// A thread that exits while still a `use_current_thread` worker (its pool was dropped on
+    /// another thread) frees its worker state then: once both threads are done, the registry is.
+    #[test]
+    fn a_use_current_thread_worker_is_freed_when_its_thread_exits() {
+        crate::test_support::watchdog("a worker thread that exits", LIMIT, || {
+            let (pool, registry) = std::thread::spawn(|| {
+                let pool = adopting_pool(3);
+                let registry = Arc::downgrade(&pool.registry);
+                (pool, registry)
+            })
+            .join()
+            .unwrap();
+            assert!(registry.upgrade().is_some(), "the pool is alive");
+            drop(pool); // joins workers 1 and 2
+            assert!(registry.upgrade().is_none());
+        });
     }
 
     #[test]

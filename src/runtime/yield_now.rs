@@ -1,6 +1,6 @@
 //! Cooperative yielding to the pool: [`yield_now`], [`yield_local`] and their result, [`Yield`].
 
-use crate::runtime::registry::worker::WorkerThread;
+use crate::runtime::registry::worker::{self, WorkerThread};
 
 /// What [`yield_now`] or [`yield_local`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub fn yield_local() -> Option<Yield> {
 fn yield_with(local: bool) -> Option<Yield> {
     let wt = WorkerThread::current();
     if wt.is_null() {
-        return None;
+        return worker::adopted().map(|adopted| adopted.run(|wt| run_one(wt, local)));
     }
     // SAFETY: a non-null current worker is valid while this thread runs.
     Some(run_one(unsafe { &*wt }, local))
@@ -82,10 +82,11 @@ pub(crate) fn run_one(wt: &WorkerThread, local: bool) -> Yield {
 /// });
 /// ```
 pub fn current_thread_has_pending_tasks() -> Option<bool> {
-    let wt = WorkerThread::current();
+    let wt = worker::current_or_adopted();
     if wt.is_null() {
         return None;
     }
-    // SAFETY: as above.
+    // SAFETY: a current worker is valid while this thread runs; a `use_current_thread` one until
+    // the thread, outside pool code, finds its pool terminated, or exits: not in here.
     Some(unsafe { (*wt).has_pending_tasks() })
 }

@@ -212,6 +212,12 @@ impl<T: 'static> LocalKey<T> {
     pub(crate) fn with<R>(&'static self, f: impl FnOnce(&T) -> R) -> R {
         self.0.with(f)
     }
+
+    /// [`with`](Self::with), or an error once this virtual thread's value was destroyed.
+    #[inline]
+    pub(crate) fn try_with<R>(&'static self, f: impl FnOnce(&T) -> R) -> Result<R, ()> {
+        self.0.try_with(f).map_err(drop)
+    }
 }
 
 impl<T: Copy + 'static> LocalKey<Cell<T>> {

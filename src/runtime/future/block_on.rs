@@ -8,7 +8,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use crate::platform::sync::{thread, Arc};
 use crate::runtime::jobs::latch::CoreLatch;
-use crate::runtime::registry::worker::WorkerThread;
+use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::sleep::Sleep;
 
 /// Runs `future` to completion on the calling thread and returns its output.
@@ -51,6 +51,10 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
     let future = pin!(future);
     let wt = WorkerThread::current();
     if wt.is_null() {
+        if let Some(adopted) = worker::adopted() {
+            // A `use_current_thread` thread waits as its worker (it may be its pool's only one).
+            return adopted.run(|wt| work_until_ready(wt, future));
+        }
         park_until_ready(future)
     } else {
         // SAFETY: a non-null current worker is valid while this thread runs (the worker outlives

@@ -22,7 +22,7 @@ use crate::runtime::jobs::job::{HeapJob, JobRef, StackJob};
 use crate::runtime::jobs::latch::{CrossPoolLatch, LockLatch};
 use crate::runtime::jobs::region::WaitFor;
 use crate::runtime::registry::thread_builder::{self, DefaultSpawn, ThreadSpawn};
-use crate::runtime::registry::worker::WorkerThread;
+use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::registry::{self, Registry, RegistryConfig};
 use crate::runtime::trace::{self, TraceConfig};
 
@@ -98,10 +98,15 @@ pub(crate) fn init_global(
 }
 
 /// Runs `f` with the current pool: the calling worker's, or the global pool from outside any pool.
+/// A `use_current_thread` worker's pool is its thread's current pool, and `f` runs as that worker
+/// ([`worker::Adopted::run`]).
 #[inline]
 pub(crate) fn with_current_registry<R>(f: impl FnOnce(&Arc<Registry>) -> R) -> R {
     let wt = WorkerThread::current();
     if wt.is_null() {
+        if let Some(adopted) = worker::adopted() {
+            return adopted.run(|wt| f(wt.registry()));
+        }
         f(global_registry())
     } else {
         // SAFETY: a non-null current worker is valid while this thread runs, so during `f`.
@@ -109,21 +114,43 @@ pub(crate) fn with_current_registry<R>(f: impl FnOnce(&Arc<Registry>) -> R) -> R
     }
 }
 
-/// The current thread's worker if it is a worker of `registry`.
+/// The current thread's worker if it is a worker of `registry`, its `use_current_thread` worker
+/// included. For calls that run no user code with it (a push, a query): an adopted worker may be
+/// freed once the thread is back outside pool code. To run pool code, use [`with_worker_in`].
 #[inline]
 pub(crate) fn current_worker(registry: &Registry) -> Option<&WorkerThread> {
-    let wt = WorkerThread::current();
+    let wt = worker::current_or_adopted();
     if wt.is_null() {
         return None;
     }
-    // SAFETY: a non-null current worker pointer is valid for the rest of this thread's job (the
-    // worker outlives every job it runs), and we only hand it out for the caller's use on this thread.
+    // SAFETY: a current worker is valid for the rest of this thread's job (the worker outlives
+    // every job it runs); a `use_current_thread` one until the thread, outside pool code, finds
+    // its pool terminated, or exits, which the caller's use (no user code) does not reach. Used on
+    // this thread only.
     let wt = unsafe { &*wt };
     if std::ptr::eq(&**wt.registry(), registry) {
         Some(wt)
     } else {
         None
     }
+}
+
+/// Runs `f` on the current thread's worker if it is a worker of `registry` (a `use_current_thread`
+/// worker runs `f` as its thread's current worker, see [`worker::Adopted::run`]); `None`
+/// otherwise.
+pub(crate) fn with_worker_in<R>(
+    registry: &Registry,
+    f: impl FnOnce(&WorkerThread) -> R,
+) -> Option<R> {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        let adopted = worker::adopted()?;
+        let mine = std::ptr::eq(&**adopted.registry(), registry);
+        return mine.then(|| adopted.run(f));
+    }
+    // SAFETY: see `current_worker`.
+    let wt = unsafe { &*wt };
+    std::ptr::eq(&**wt.registry(), registry).then(|| f(wt))
 }
 
 /// Pushes a job on the current worker's public deque if it belongs to `registry`'s pool, else injects
@@ -157,13 +184,17 @@ where
 }
 
 /// From a plain thread: inject, yield briefly if no other caller is yielding, then block. Traced as
-/// an `install` span on this thread's track if the pool traces.
+/// an `install` span on this thread's track if the pool traces. A `use_current_thread` thread calls
+/// again as its worker instead (inline in its own pool, waiting as a worker for another).
 #[cold]
 fn in_worker_cold<OP, R>(registry: &Registry, op: OP) -> R
 where
     OP: FnOnce(&WorkerThread, bool) -> R + Send,
     R: Send,
 {
+    if let Some(adopted) = worker::adopted() {
+        return adopted.run(|_| in_worker(registry, op));
+    }
     match registry.trace() {
         None => inject_and_block(registry, op),
         Some(trace) => {

@@ -40,14 +40,14 @@ use crossbeam_utils::CachePadded;
 pub(crate) type PanicHandler = dyn Fn(Payload) + Send + Sync;
 /// User callback receiving a worker index.
 pub(crate) type IndexHandler = dyn Fn(usize) + Send + Sync;
-/// User callback naming worker threads.
-pub(crate) type NameFn = dyn FnMut(usize) -> String;
 
 /// Everything needed to start a pool (the builder's options, resolved).
 #[derive(Default)]
 pub(crate) struct RegistryConfig {
     pub(crate) num_threads: usize,
-    pub(crate) thread_name: Option<Box<NameFn>>,
+    /// Worker `i`'s thread name is `thread_names[i]` (`ThreadPoolBuilder::thread_name`, whose
+    /// closure the builder calls for every index and checks, so no spawn fails on a name).
+    pub(crate) thread_names: Option<Vec<String>>,
     pub(crate) stack_size: Option<usize>,
     pub(crate) panic_handler: Option<Box<PanicHandler>>,
     pub(crate) start_handler: Option<Box<IndexHandler>>,
@@ -561,6 +561,14 @@ impl Registry {
         } else {
             false
         }
+    }
+
+    /// True once the last reference on the pool's lifetime is gone (see [`Registry::terminate`]):
+    /// its handle was dropped and its spawned work has run.
+    pub(crate) fn is_terminated(&self) -> bool {
+        // Acquire: pairs with the final decrement's release, so what the spawned work did happens
+        // before what the caller does next (a `use_current_thread` worker leaving the pool).
+        self.terminate_count.load(Ordering::Acquire) == 0
     }
 
     /// Routes a panic from spawned work to the user's handler, or prints it.

@@ -227,12 +227,13 @@ type PinFailure = Arc<Mutex<Option<(usize, usize, io::Error)>>>;
 /// pool does not change the affinity of a thread it did not create.
 ///
 /// **The current thread** (`use_current_thread`) is registered last, once every other worker was
-/// handed out, so a failure leaves it a plain thread.
+/// handed out, so a failure leaves it a plain thread. A thread whose earlier pool has terminated
+/// leaves that pool first (see `worker::adopt_current_thread`).
 pub(crate) fn start_pool(
     mut config: RegistryConfig,
     spawn: &mut dyn ThreadSpawn,
 ) -> Result<Arc<Registry>, StartError> {
-    let mut thread_name = config.thread_name.take();
+    let mut thread_names = config.thread_names.take();
     let stack_size = config.stack_size;
     let pin_cpus = config.pin_cpus.take();
     let use_current_thread = config.use_current_thread;
@@ -248,7 +249,9 @@ pub(crate) fn start_pool(
             continue;
         }
         let thread = ThreadBuilder {
-            name: thread_name.as_mut().map(|name| name(index)),
+            name: thread_names
+                .as_mut()
+                .map(|names| std::mem::take(&mut names[index])),
             stack_size,
             index,
             registry: registry.clone(),
