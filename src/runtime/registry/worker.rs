@@ -459,10 +459,6 @@ pub(crate) struct WorkerThread {
     /// The region this worker runs in: the tag of the jobs it creates (see
     /// `crate::runtime::jobs::region`).
     region: Cell<RegionTag>,
-    /// Set when this worker left the idle count while some worker slept without a patrol
-    /// timeout: its pushes are published at once until no such sleeper is left (see
-    /// [`share_cold`](Self::share_cold)).
-    publish_every_push: Cell<bool>,
     /// Jobs this worker has `spawn`ed onto its deque, counted, and the ids of the last
     /// [`SPAWN_IDS`] (see [`spawned_since`](Self::spawned_since)).
     spawn_count: Cell<u64>,
@@ -641,17 +637,6 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     fn share_cold(&self) {
-        if self.publish_every_push.get() {
-            if self.registry.sleep().has_untimed_sleepers() {
-                // A sleeper without a patrol timeout will not heavy-steal what we keep private, and
-                // we may block in user code after any push (a `Barrier` in an item): publish each
-                // one (each publication wakes a sleeper) until no such sleeper is left.
-                self.publish_all_private();
-                self.share_clock.read_next_time();
-                return;
-            }
-            self.publish_every_push.set(false);
-        }
         // Nothing to publish, or (in `share_due`) an earlier publication still waits for a thief:
         // no clock read (a leaf polling for an idle worker calls this once per batch).
         if self.jobs.is_empty() {
@@ -1136,7 +1121,6 @@ impl WorkerThread {
     fn leave_idle_count(&self) {
         if self.registry.sleep().leave_idle() {
             self.make_share_due();
-            self.publish_every_push.set(true);
         }
     }
 
@@ -1342,7 +1326,6 @@ impl WorkerThread {
             trace,
             region: Cell::new(RegionTag::ROOT),
             open_regions: Cell::new(0),
-            publish_every_push: Cell::new(false),
             spawn_count: Cell::new(0),
             spawn_ids: Default::default(),
             registry: registry.clone(),

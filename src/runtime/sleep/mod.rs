@@ -265,16 +265,6 @@ impl Sleep {
         self.untimed_sleepers.load(Ordering::Relaxed) != 0
     }
 
-    /// True if some worker sleeps with no patrol timeout (it saw every worker idle): nobody will
-    /// come to heavy-steal a private job, so a busy worker publishes every push until it wakes
-    /// (see `WorkerThread::leave_idle_count`).
-    #[inline]
-    pub fn has_untimed_sleepers(&self) -> bool {
-        // Relaxed: the worker that relies on it made the store-load handshake in `leave_idle`;
-        // afterwards a sleeper's increment stays visible until that sleeper wakes.
-        self.untimed_sleepers.load(Ordering::Relaxed) != 0
-    }
-
     /// A worker's patrol is due (its timed sleep ran out): true if it should run its heavy steal,
     /// false if another worker of the pool patrolled less than [`PATROL_FIRST`] ago.
     ///
