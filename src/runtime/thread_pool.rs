@@ -1065,10 +1065,10 @@ pub fn max_num_threads() -> usize {
     MAX_THREADS
 }
 
-/// Writes every trace file now, with what each traced pool has recorded so far (see
+/// Writes every trace file of a live traced pool now, with what each has recorded so far (see
 /// [`ThreadPoolBuilder::trace_file`] and `FORKJOIN_TRACE`); does nothing if no pool traces.
 ///
-/// Dropped pools write their file themselves, and at process exit this runs on its own (an
+/// Dropped pools write their file themselves (and it is not written again), and at process exit this runs on its own (an
 /// `atexit` hook, on Unix), so it is needed only to look at a trace while the process runs, or
 /// where the exit hook cannot run: on other systems, or when the process ends without running
 /// exit handlers (`abort`, a fatal signal). The global pool, which is never dropped, is written

@@ -299,7 +299,9 @@ pub(crate) fn flush_all() -> io::Result<()> {
     let sinks = lock_sinks();
     let origin = sinks.origin.unwrap_or(0);
     let mut result = Ok(());
-    for file in &sinks.files {
+    // A file whose pools have all finished was written by the last one's `finish`; rewriting it
+    // at exit would fail if the user has moved it or removed its folder since.
+    for file in sinks.files.iter().filter(|f| !f.live.is_empty()) {
         if let Err(err) = file.write(origin) {
             if result.is_ok() {
                 result = Err(io::Error::new(
