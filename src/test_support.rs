@@ -1,7 +1,6 @@
 //! Helpers shared by the crate's unit tests.
 
 use std::sync::mpsc;
-use std::time::Duration;
 
 use crate::ThreadPool;
 
@@ -19,23 +18,6 @@ pub(crate) fn block_one_worker(pool: &ThreadPool) -> mpsc::Sender<()> {
     release_tx
 }
 
-/// Runs `f` on its own thread and fails the test if it has not returned within `limit`: a test
-/// that could hang fails instead (the hung thread is left behind). As `tests/common`'s.
-pub(crate) fn watchdog<T: Send + 'static>(
-    what: &str,
-    limit: Duration,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name(format!("watched: {what}"))
-        .spawn(move || {
-            let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
-        })
-        .expect("spawn the watched thread");
-    match rx.recv_timeout(limit) {
-        Ok(Ok(value)) => value,
-        Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        Err(_) => panic!("{what}: no answer after {limit:?} (hung)"),
-    }
-}
+#[path = "../tests/common/watchdog.rs"]
+mod watchdog_impl;
+pub(crate) use watchdog_impl::watchdog;

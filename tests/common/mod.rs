@@ -47,25 +47,7 @@ pub fn fib(n: u32) -> u64 {
     a + b
 }
 
-/// Runs `f` on its own thread and fails the test if it has not returned within `limit`: a test
-/// that could hang (a deadlock it checks for) fails instead. The hung thread is left behind; the
-/// test binary still exits when its tests are done.
-#[allow(dead_code)] // only the binaries that test for hangs use it
-pub fn watchdog<T: Send + 'static>(
-    what: &str,
-    limit: Duration,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name(format!("watched: {what}"))
-        .spawn(move || {
-            let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
-        })
-        .expect("spawn the watched thread");
-    match rx.recv_timeout(limit) {
-        Ok(Ok(value)) => value,
-        Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        Err(_) => panic!("{what}: no answer after {limit:?} (hung)"),
-    }
-}
+#[path = "watchdog.rs"]
+mod watchdog_impl;
+#[allow(unused_imports)] // only the binaries that test for hangs use it
+pub(crate) use watchdog_impl::watchdog;

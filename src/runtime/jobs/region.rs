@@ -146,27 +146,31 @@ impl Regions {
     #[inline]
     pub fn tag(&self, worker: usize, level: usize) -> RegionTag {
         debug_assert!(worker < self.workers.len());
-        let index = level
+        let raw = level
             .checked_shl(self.worker_bits)
-            .filter(|i| i >> self.worker_bits == level && *i < usize::MAX)
+            .filter(|i| i >> self.worker_bits == level)
+            .and_then(|i| (i | worker).checked_add(1))
             .expect("region nesting deeper than a tag can name");
-        RegionTag((index | worker) + 1)
+        RegionTag(raw)
+    }
+
+    /// Where `tag`'s entry lives, if the word names one: its segment's slot, the segment's number
+    /// and the entry's index in it.
+    #[inline]
+    fn locate(&self, tag: RegionTag) -> Option<(&AtomicPtr<Entry>, usize, usize)> {
+        let index = tag.0.checked_sub(1)?;
+        let worker = index & ((1 << self.worker_bits) - 1);
+        let (s, i) = segment_of(index >> self.worker_bits);
+        Some((self.workers.get(worker)?.segments.get(s)?, s, i))
     }
 
     /// The entry `tag` names, if its segment exists (any word decodes to one entry or none).
     #[inline]
     fn entry(&self, tag: RegionTag) -> Option<&Entry> {
-        let index = tag.0.checked_sub(1)?;
-        let worker = index & ((1 << self.worker_bits) - 1);
-        let (s, i) = segment_of(index >> self.worker_bits);
-        // Acquire: pairs with the Release store that published the segment in `open`.
-        let segment = self
-            .workers
-            .get(worker)?
-            .segments
-            .get(s)?
-            .load(Ordering::Acquire);
-        // SAFETY: a non-null segment pointer came from `new_segment(s)`, which holds
+        let (slot, _, i) = self.locate(tag)?;
+        // Acquire: pairs with the Release store that published the segment in `grow`.
+        let segment = slot.load(Ordering::Acquire);
+        // SAFETY: a non-null pointer in segment slot `s` came from `new_segment(s)`, which holds
         // `FIRST_SEGMENT << s` entries (`i` is below that by `segment_of`), and lives until `self`
         // drops.
         (!segment.is_null()).then(|| unsafe { &*segment.add(i) })
@@ -195,12 +199,10 @@ impl Regions {
     /// Allocates the segment of `tag`'s entry (its owner nests that deep for the first time).
     #[cold]
     fn grow(&self, tag: RegionTag) -> &Entry {
-        let index = tag.0 - 1;
-        let worker = index & ((1 << self.worker_bits) - 1);
-        let (s, _) = segment_of(index >> self.worker_bits);
+        let (slot, s, _) = self.locate(tag).expect("a tag made by `tag`");
         // Release: a thief that loads the pointer sees the initialised entries. Only the owner
         // stores here, so no other segment can have appeared meanwhile.
-        self.workers[worker].segments[s].store(new_segment(s), Ordering::Release);
+        slot.store(new_segment(s), Ordering::Release);
         self.entry(tag).expect("segment just allocated")
     }
 
