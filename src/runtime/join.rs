@@ -25,16 +25,27 @@
 //! anyway) and continues until it meets b or finds the deque empty.
 //!
 //! **A pool of one thread** runs neither step 1's push nor step 3's pop: nobody could take b, so
-//! `join` is `a` then `b`, with a guard that still runs b if `a` panics ([`join_alone`]).
+//! `join` is `a` then `b`, with a guard that still runs b if `a` panics ([`join_inline`]).
 //!
 //! **Deep joins run inline.** While three or more older jobs of this worker sit on its private stack,
 //! only one `join` in 64 pushes b, and only if some worker idles; the others are `a` then `b` like a
-//! pool of one thread (`worker::take_inline_join`). Those older jobs are the big ones thieves want; a job pushed
-//! below them is nearly always popped straight back, so in recursive code (fib, a tree walk) this
-//! halves the cost of a `join` on several threads. The price is rayon's own caveat: a closure that
-//! blocks until its sibling runs may deadlock, unless its `join` is one of the few that push (the
-//! patrol of idle workers takes pushed jobs even from a blocked owner). A split that the iterators
-//! make for an idle worker always pushes ([`join_offering_b`]).
+//! pool of one thread ([`worker::take_inline_join`]). Those older jobs are the big ones thieves want;
+//! a job pushed below them is nearly always popped straight back, so in recursive code (fib, a tree
+//! walk) its push and pop are pure overhead, and skipping them saves most of what a `join` costs.
+//! The price is rayon's own caveat: a closure that blocks until its sibling runs may deadlock, unless
+//! its `join` is one of the few that push (the patrol of idle workers takes pushed jobs even from a
+//! blocked owner). A split that the iterators make for an idle worker always pushes
+//! ([`join_for_idle_worker`]).
+//!
+//! **The path of a call.** [`join`] is [`join_context`], which is [`join_by_depth_rule`]: it runs
+//! the join as [`join_inline`] (the depth rule, or a pool of one thread), as [`join_from_outside`]
+//! (the call moves into a pool and comes back to [`join_pushing`] on a worker there), or as
+//! [`join_pushing`] on this worker, through its out-of-line copy [`join_pushing_out_of_line`].
+//! `join_pushing` pushes b on the private stack ([`WorkerThread::push_private`]), runs a, and pops b
+//! back ([`WorkerThread::pop_private`]), or finds it published or stolen ([`finish_published`]).
+//! The iterator layer's two joins take the same steps with `join_pushing` inlined:
+//! [`join_for_split`] ([`join_by_depth_rule_inlined`]) and [`join_for_idle_worker`]
+//! ([`join_always_pushing`], without the depth rule).
 //!
 //! **Panics.** If `a` panics, a drop guard still brings b to completion (popping and running it, or waiting
 //! for the thief), swallowing any panic of b, and then the unwinding of a's panic continues. If only b
@@ -96,7 +107,7 @@ impl FnContext {
 /// As in rayon, the closures are meant to compute, not to wait for each other: if `oper_a` blocks
 /// until `oper_b` has run (a channel, a barrier), the call may deadlock. Nested below other pending
 /// joins of the same worker, most calls run `oper_b` only after `oper_a` returns, to save the cost of
-/// offering it (see the module docs of `forkjoin::join` in `docs/architecture.md`).
+/// offering it (`docs/architecture.md`, "Why most deep joins push nothing").
 ///
 /// ```
 /// fn sum(v: &[u64]) -> u64 {
@@ -145,11 +156,12 @@ where
     RA: Send,
     RB: Send,
 {
-    join_dispatch::<false, false, _, _, _, _>(oper_a, oper_b)
+    join_by_depth_rule(oper_a, oper_b)
 }
 
-/// [`join`] for the iterator layer's up-front splits: the same protocol, with the pushing path
-/// inlined into the caller (see [`join_dispatch`]).
+/// [`join`] for the iterator layer's up-front splits (through
+/// [`sharing::join_for_split`](crate::runtime::sharing::join_for_split)): the same protocol, with
+/// the pushing path inlined into the caller ([`join_by_depth_rule_inlined`]).
 #[inline]
 pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -158,31 +170,126 @@ where
     RA: Send,
     RB: Send,
 {
-    join_dispatch::<false, true, _, _, _, _>(|_| oper_a(), |_| oper_b())
+    join_by_depth_rule_inlined(|_| oper_a(), |_| oper_b())
 }
 
-/// A [`join`] whose b is always pushed, however deep: for a split made because a worker is idle
-/// (the depth rule of [`worker::take_inline_join`] would otherwise keep b private to us).
+/// [`join`] for a split made because a worker is idle (through
+/// [`sharing::join_for_idle_worker`](crate::runtime::sharing::join_for_idle_worker), which also
+/// publishes this worker's oldest private job at once): b is always pushed, however deep, where the
+/// depth rule would keep it private to us ([`join_always_pushing`]).
 #[inline]
-pub(crate) fn join_offering_b<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+pub(crate) fn join_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    join_dispatch::<true, true, _, _, _, _>(|_| oper_a(), |_| oper_b())
+    join_always_pushing(|_| oper_a(), |_| oper_b())
 }
 
-/// `join_context` on the calling thread's worker, or injected into the global pool from outside.
-/// `ALWAYS_PUSH`: skip the depth rule that runs most deep joins inline. `INLINE_PUSH`: inline the
-/// pushing path into the caller. User code gets it out of line: most of its joins in deep recursion
-/// run inline (step 0), and without the pushing path's frame (job b, latch, guard) the caller's own
-/// frame stays small (fib: 45 → 43 instructions a join, a third faster on one thread). The iterator
-/// layer inlines it: out of line there it changed the inlining of the leaves and doubled skynet's
-/// time on one thread (both measured).
+/// [`join_context`]: a join under the depth rule, its pushing path out of line.
+///
+/// `a` then `b` run inline ([`join_inline`]) while [`worker::take_inline_join`] grants it (tested
+/// first: an inline join reads no worker pointer), on the only worker of a pool, or when the budget
+/// is spent and nobody idles ([`WorkerThread::renew_inline_joins`]). A call from outside every pool
+/// moves into one ([`join_from_outside`]). Otherwise b is pushed ([`join_pushing`], through
+/// [`join_pushing_out_of_line`]).
+///
+/// User code gets the pushing path out of line: most of its joins in deep recursion run inline, and
+/// without the pushing path's frame (job b, latch, guard) the caller's own frame stays small.
 #[inline(always)]
-fn join_dispatch<const ALWAYS_PUSH: bool, const INLINE_PUSH: bool, A, B, RA, RB>(
+fn join_by_depth_rule<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // Outside a pool the budget is always 0, so this runs inline only on a worker.
+    if worker::take_inline_join() {
+        return join_inline(oper_a, oper_b);
+    }
+    let Some(wt) = current_worker() else {
+        return join_from_outside(oper_a, oper_b);
+    };
+    if wt.is_alone() {
+        wt.refill_inline_joins_alone();
+        return join_inline(oper_a, oper_b);
+    }
+    if wt.renew_inline_joins() {
+        return join_inline(oper_a, oper_b);
+    }
+    // SAFETY: `wt` is the calling thread's worker.
+    unsafe { join_pushing_out_of_line(wt, oper_a, oper_b) }
+}
+
+/// [`join_by_depth_rule`] with the pushing path inlined, for the iterator layer's splits: out of
+/// line there it changed the inlining of the leaves, which made them slower. (A copy rather than
+/// one body taking the pushing path as a closure: that closure changed what the leaves compile to.)
+#[inline(always)]
+fn join_by_depth_rule_inlined<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if worker::take_inline_join() {
+        return join_inline(oper_a, oper_b);
+    }
+    let Some(wt) = current_worker() else {
+        return join_from_outside(oper_a, oper_b);
+    };
+    if wt.is_alone() {
+        wt.refill_inline_joins_alone();
+        return join_inline(oper_a, oper_b);
+    }
+    if wt.renew_inline_joins() {
+        return join_inline(oper_a, oper_b);
+    }
+    // SAFETY: `wt` is the calling thread's worker.
+    unsafe { join_pushing::<false, _, _, _, _>(wt, oper_a, oper_b) }
+}
+
+/// [`join_for_idle_worker`]: a join that pushes b whenever another worker could take it. Inline
+/// only on the only worker of a pool; moved into a pool from outside one; otherwise
+/// [`join_pushing`], inlined.
+#[inline(always)]
+fn join_always_pushing<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let Some(wt) = current_worker() else {
+        return join_from_outside(oper_a, oper_b);
+    };
+    if wt.is_alone() {
+        wt.refill_inline_joins_alone();
+        return join_inline(oper_a, oper_b);
+    }
+    // SAFETY: `wt` is the calling thread's worker.
+    unsafe { join_pushing::<false, _, _, _, _>(wt, oper_a, oper_b) }
+}
+
+/// The calling thread's worker, or `None` if it runs none now (outside every pool). `'w`: the
+/// caller's join, which the worker outlives.
+#[inline(always)]
+fn current_worker<'w>() -> Option<&'w WorkerThread> {
+    // SAFETY: a non-null current worker lives on this thread's stack for as long as the thread
+    // runs jobs, which outlasts the join that asks.
+    unsafe { WorkerThread::current().as_ref() }
+}
+
+/// The pushing path of [`join_context`], out of line (see [`join_by_depth_rule`]).
+///
+/// # Safety
+/// `wt` must be the current thread's worker.
+#[inline(never)]
+unsafe fn join_pushing_out_of_line<A, B, RA, RB>(
+    wt: &WorkerThread,
     oper_a: A,
     oper_b: B,
 ) -> (RA, RB)
@@ -192,54 +299,17 @@ where
     RA: Send,
     RB: Send,
 {
-    // Outside a pool the budget is always 0, so this runs inline only on a worker.
-    if !ALWAYS_PUSH && worker::take_inline_join() {
-        return join_alone(oper_a, oper_b);
-    }
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return join_cold(oper_a, oper_b);
-    }
-    // SAFETY: a non-null current worker is valid for as long as this thread runs the current job.
-    let wt = unsafe { &*wt };
-    if wt.is_alone() {
-        wt.refill_inline_joins_alone();
-        return join_alone(oper_a, oper_b);
-    }
-    if !ALWAYS_PUSH && wt.renew_inline_joins() {
-        return join_alone(oper_a, oper_b);
-    }
-    if INLINE_PUSH {
-        // SAFETY: `wt` is the current thread's worker.
-        unsafe { join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b) }
-    } else {
-        // SAFETY: as above.
-        unsafe { join_pushing(wt, oper_a, oper_b) }
-    }
-}
-
-/// The pushing path of [`join_context`], out of line (see [`join_dispatch`]).
-///
-/// # Safety
-/// `wt` must be the current thread's worker.
-#[inline(never)]
-unsafe fn join_pushing<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
-where
-    A: FnOnce(FnContext) -> RA + Send,
-    B: FnOnce(FnContext) -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
     // SAFETY: forwarded.
-    unsafe { join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<false, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
-/// `join` on the only worker of a pool: nobody can steal b, so it is never pushed anywhere.
+/// An inline join: `a` then `b` as plain calls, b pushed nowhere. On the only worker of a pool
+/// (nobody could steal b), and for the deep joins the depth rule keeps private.
 ///
 /// Same panic contract as the general protocol: if `a` unwinds, b still runs (its own panic is
 /// dropped), then a's panic continues.
 #[inline(always)]
-fn join_alone<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+fn join_inline<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA,
     B: FnOnce(FnContext) -> RB,
@@ -267,8 +337,10 @@ where
     (result_a, oper_b(FnContext::new(false)))
 }
 
+/// A join on a thread that runs no worker now: the whole call moves into the current pool and runs
+/// there as [`join_pushing`], while this thread waits.
 #[cold]
-fn join_cold<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+fn join_from_outside<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
@@ -282,9 +354,9 @@ where
             // SAFETY: `wt` is the current worker (in_worker runs us on it).
             unsafe {
                 if injected {
-                    join_in_worker::<true, _, _, _, _>(wt, oper_a, oper_b)
+                    join_pushing::<true, _, _, _, _>(wt, oper_a, oper_b)
                 } else {
-                    join_in_worker::<false, _, _, _, _>(wt, oper_a, oper_b)
+                    join_pushing::<false, _, _, _, _>(wt, oper_a, oper_b)
                 }
             }
         })
@@ -339,12 +411,12 @@ where
 /// The join protocol on worker `wt`. `INJECTED`: the call was moved here from outside the pool (a
 /// constant, so the fast path carries no flag).
 ///
-/// Inlined into its callers (see [`join_dispatch`] for where it is kept out of line).
+/// Inlined into its callers (see [`join_by_depth_rule`] for where it is kept out of line).
 ///
 /// # Safety
 /// `wt` must be the current thread's worker.
 #[inline(always)]
-unsafe fn join_in_worker<const INJECTED: bool, A, B, RA, RB>(
+unsafe fn join_pushing<const INJECTED: bool, A, B, RA, RB>(
     wt: &WorkerThread,
     oper_a: A,
     oper_b: B,
@@ -557,7 +629,7 @@ mod tests {
                 }
                 let middle = executed();
                 for _ in 0..128 {
-                    crate::runtime::join::join_offering_b(|| (), || ());
+                    crate::runtime::join::join_for_idle_worker(|| (), || ());
                 }
                 (middle - start, executed() - middle)
             });

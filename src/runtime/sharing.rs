@@ -92,9 +92,10 @@ pub(crate) fn share_pending_work() {
     crate::runtime::registry::worker::share_pending_work(false)
 }
 
-/// A `join` that splits work *for* an idle worker: b is always pushed (never run inline by the depth
-/// rule that skips most deep pushes), and the oldest private job is published at once, not on the
-/// heartbeat (the split already judged the work worth a hand-off).
+/// A `join` that splits work *for* an idle worker: b is always pushed (see
+/// [`join::join_for_idle_worker`](crate::runtime::join::join_for_idle_worker)), and `a` first
+/// publishes this worker's oldest private job at once, not on the heartbeat (the split already
+/// judged the work worth a hand-off).
 #[inline]
 pub(crate) fn join_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -103,13 +104,27 @@ where
     RA: Send,
     RB: Send,
 {
-    crate::runtime::join::join_offering_b(
+    crate::runtime::join::join_for_idle_worker(
         move || {
             crate::runtime::registry::worker::share_pending_work(true);
             oper_a()
         },
         oper_b,
     )
+}
+
+/// A `join` for an up-front split:
+/// [`join::join_for_split`](crate::runtime::join::join_for_split), which inlines its pushing path
+/// here.
+#[inline]
+pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    crate::runtime::join::join_for_split(oper_a, oper_b)
 }
 
 /// How a parallel iterator call starts, from [`start_as`].
@@ -166,18 +181,6 @@ pub(crate) fn start_as() -> StartAs {
         }
     })
     .unwrap_or(StartAs::SplitUpFront)
-}
-
-/// `join` for an up-front split of the iterator layer (the scheduler inlines its pushing path there).
-#[inline]
-pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    crate::runtime::join::join_for_split(oper_a, oper_b)
 }
 
 /// The number of workers in the calling thread's pool (the global pool's outside one).
