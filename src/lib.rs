@@ -175,6 +175,7 @@ pub mod string {
 }
 
 pub use runtime::broadcast::{broadcast, spawn_broadcast, BroadcastContext};
+pub use runtime::builder::ThreadPoolBuilder;
 #[allow(deprecated)]
 pub use runtime::configuration::{initialize, Configuration};
 pub use runtime::error::ThreadPoolBuildError;
@@ -184,9 +185,9 @@ pub use runtime::join::{join, join_context, FnContext};
 pub use runtime::scope::{in_place_scope, scope, Scope};
 pub use runtime::scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 pub use runtime::spawn::{spawn, spawn_fifo};
+pub use runtime::stats::{PoolStats, WorkerStats};
 pub use runtime::thread_pool::{
-    current_num_threads, current_thread_index, flush_trace, max_num_threads, PoolStats, ThreadPool,
-    ThreadPoolBuilder, WorkerStats,
+    current_num_threads, current_thread_index, flush_trace, max_num_threads, ThreadPool,
 };
 pub use runtime::yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use runtime::ThreadBuilder;

@@ -5,7 +5,8 @@
 use std::any::Any;
 use std::error::Error;
 
-use crate::runtime::thread_pool::{ThreadPool, ThreadPoolBuilder};
+use crate::runtime::builder::ThreadPoolBuilder;
+use crate::runtime::thread_pool::ThreadPool;
 
 /// A pool configuration, under rayon's old name: use [`ThreadPoolBuilder`] instead.
 ///

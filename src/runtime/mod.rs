@@ -11,7 +11,7 @@
 //!   sharing.rs   work sharing, the one door for `iter/` and `sort/`: when to split, how to offer work
 //!   future/      spawn_future's JobFuture (a lock-free oneshot channel) and block_on
 //!   join.rs, scope.rs, scope_fifo.rs, spawn.rs, broadcast.rs, yield_now.rs,
-//!   thread_pool.rs, configuration.rs, error.rs        the public API
+//!   thread_pool.rs, builder.rs, stats.rs, configuration.rs, error.rs        the public API
 //! ```
 //!
 //! Imports point down that list (`deque` and `trace` use only [`crate::platform`]; `sleep` uses
@@ -37,6 +37,7 @@ pub use registry::thread_builder::ThreadBuilder;
 pub(crate) mod sharing;
 
 pub(crate) mod broadcast;
+pub(crate) mod builder;
 pub(crate) mod configuration;
 pub(crate) mod error;
 pub(crate) mod future;
@@ -45,6 +46,7 @@ pub(crate) mod offers;
 pub(crate) mod scope;
 pub(crate) mod scope_fifo;
 pub(crate) mod spawn;
+pub(crate) mod stats;
 pub(crate) mod thread_pool;
 pub(crate) mod yield_now;
 
