@@ -566,14 +566,14 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
-    use crate::platform::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// A worker that cannot pin itself fails `build` with its error: no panic, no hang, the pool's
     /// other threads stopped. (The CPU list is injected: real allowed sets are valid.)
     #[cfg(target_os = "linux")]
     #[test]
     fn a_worker_that_cannot_pin_itself_fails_build() {
+        use crate::platform::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
         let exits = Arc::new(AtomicUsize::new(0));
         let e = exits.clone();
         let good = affinity::allowed_cpus().unwrap()[0];
