@@ -62,7 +62,7 @@ unsafe fn pop_or_wait<F: FnOnce(bool) -> u32>(
 
 /// One thief attempt: read base, barrier, steal, run.
 fn thief(stack: &JobStackThief, runs: &AtomicUsize) {
-    let base = stack.base_before_barrier();
+    let base = stack.top_before_barrier();
     heavy_barrier();
     if let Some(job) = stack.steal_after_barrier(base) {
         runs.fetch_add(1, Ordering::Relaxed);
@@ -184,7 +184,7 @@ fn patrol_finds_a_job_whose_owner_blocks() {
             let mut idle = sleep.start_looking(1);
             loop {
                 if idle.take_patrol_due() {
-                    let base = thieves.base_before_barrier();
+                    let base = thieves.top_before_barrier();
                     heavy_barrier();
                     if let Some(job) = thieves.steal_after_barrier(base) {
                         // SAFETY: taken exactly once from the stack; its owner waits for its latch.

@@ -10,7 +10,7 @@
 //!      empty and the sharing heartbeat is due, the     │                           run b, set latch
 //!      oldest private job is published)                │
 //!  2. ra = a()                             (nested joins push/pop above b)
-//!  3. top == b ?  pop it, rb = b() inline  ◄───┘            (fast path: no locked instruction)
+//!  3. newest == b? pop it, rb = b() inline  ◄───┘            (fast path: no locked instruction)
 //!     else b was published:
 //!       pop public: b → run inline; other job → execute it and pop again;
 //!       empty → b was stolen: wait_until(latch), working meanwhile; rb = result
@@ -18,9 +18,9 @@
 //! ```
 //!
 //! Why step 3's test is enough: the private stack only ever holds `join` jobs, strictly nested, and
-//! publication moves the *oldest* first. If b is still private, every job pushed above it belonged to a
-//! nested join of `a` that has popped it again, so b is on top. If b was published, every job below it
-//! was published too, and the private stack is empty. Jobs that `scope`/`spawn` inside `a` pushed go to
+//! publication moves the *oldest* first. If b is still private, every job pushed after it belonged to a
+//! nested join of `a` that has popped it again, so b is the newest. If b was published, every older
+//! job was published too, and the private stack is empty. Jobs that `scope`/`spawn` inside `a` pushed go to
 //! the public deque and may sit above b there; step 3's public loop executes them (they are ours to run
 //! anyway) and continues until it meets b or finds the deque empty.
 //!

@@ -13,11 +13,11 @@ use std::mem::MaybeUninit;
 #[cfg(forkjoin_loom)]
 use crate::platform::sync::{AtomicPtr, Ordering};
 
-/// One slot: plain memory in production, a `Relaxed` atomic pointer to a boxed item under loom.
+/// One item's slot: plain memory in production, a `Relaxed` atomic pointer to a boxed item under loom.
 #[cfg(not(forkjoin_loom))]
-type Slot<T> = MaybeUninit<T>;
+type ItemSlot<T> = MaybeUninit<T>;
 #[cfg(forkjoin_loom)]
-type Slot<T> = AtomicPtr<T>;
+type ItemSlot<T> = AtomicPtr<T>;
 
 /// A power-of-two ring of item slots.
 ///
@@ -28,7 +28,7 @@ pub(crate) struct Buffer<T> {
     /// `cap - 1`: position `i` lives in slot `i & mask`.
     mask: usize,
     /// `cap` slots, from `Box::into_raw` in `alloc`.
-    slots: *mut Slot<T>,
+    slots: *mut ItemSlot<T>,
 }
 
 impl<T> Clone for Buffer<T> {
@@ -95,14 +95,14 @@ impl<T> Buffer<T> {
     pub(crate) fn alloc(cap: usize) -> Buffer<T> {
         debug_assert!(cap.is_power_of_two());
         #[cfg(not(forkjoin_loom))]
-        let boxed: Box<[Slot<T>]> = (0..cap).map(|_| MaybeUninit::uninit()).collect();
+        let boxed: Box<[ItemSlot<T>]> = (0..cap).map(|_| MaybeUninit::uninit()).collect();
         #[cfg(forkjoin_loom)]
-        let boxed: Box<[Slot<T>]> = (0..cap)
+        let boxed: Box<[ItemSlot<T>]> = (0..cap)
             .map(|_| AtomicPtr::new(std::ptr::null_mut()))
             .collect();
         Buffer {
             mask: cap - 1,
-            slots: Box::into_raw(boxed).cast::<Slot<T>>(),
+            slots: Box::into_raw(boxed).cast::<ItemSlot<T>>(),
         }
     }
 
@@ -138,7 +138,7 @@ impl<T> Buffer<T> {
     /// # Safety
     /// The buffer must not have been freed.
     #[inline]
-    unsafe fn at(&self, pos: isize) -> *mut Slot<T> {
+    unsafe fn at(&self, pos: isize) -> *mut ItemSlot<T> {
         // SAFETY: `pos & mask < cap`, so the offset stays inside the live allocation.
         unsafe { self.slots.add(pos as usize & self.mask) }
     }

@@ -49,25 +49,13 @@ impl Reclaimer {
         // memory only (no `T` is dropped), so running it on another thread is fine.
         let bytes = unsafe {
             let bytes = (*buffer).cap() * std::mem::size_of::<T>();
-            let buffer = SendPtr(buffer);
-            guard.defer_unchecked(move || Buffer::free_boxed(buffer.into_inner()));
+            // `defer_unchecked` asks for no `Send`: the raw pointer moves into the closure as is.
+            guard.defer_unchecked(move || Buffer::free_boxed(buffer));
             bytes
         };
         if bytes >= FLUSH_THRESHOLD_BYTES {
             guard.flush();
         }
-    }
-}
-
-/// Moves a retired buffer pointer into a deferred closure.
-#[cfg(not(forkjoin_loom))]
-struct SendPtr<T>(*mut Buffer<T>);
-
-#[cfg(not(forkjoin_loom))]
-impl<T> SendPtr<T> {
-    // A method (not field access) so the closure captures the whole wrapper.
-    fn into_inner(self) -> *mut Buffer<T> {
-        self.0
     }
 }
 

@@ -11,10 +11,10 @@
 //! which is plain Chase-Lev. Where the registration fails (old kernels, valgrind) the light barrier
 //! would be unsound, so every stack refuses every push ([`light_barrier_is_sound`]) and `join` uses
 //! the public deque. Read-modify-writes remain where jobs are contended: the owner's pop of the
-//! last job while a heavy steal is in flight and its [`JobStackOwner::take_oldest`] CAS `base`
+//! last job while a heavy steal is in flight and its [`JobStackOwner::take_oldest`] CAS `top`
 //! (SeqCst), as does every thief.
 //!
-//! Jobs leave the stack from the bottom (oldest first) in two ways:
+//! Jobs leave the stack at the thieves' end, `top` (oldest first), in two ways:
 //! * **publication** by the owner ([`JobStackOwner::take_oldest`], on its sharing heartbeat while the
 //!   pool's idle-worker count is non-zero) moves them to the public deque, where thieves steal them
 //!   cheaply;
@@ -31,31 +31,32 @@
 //! one owner per worker at construction, keeps a thief in the worker's `ThreadInfo`, and moves the owner
 //! into that worker's thread, which keeps it in its `WorkerThread` for its whole life.
 //!
-//! **Indices.** `top` (owner-written) is one past the newest job; `base` (CAS'd by thieves and by the
-//! owner when it races them) is the oldest job not yet taken. `slots[base..top]` are the live jobs. Slot
-//! positions are not reused while jobs below them were taken: when the stack becomes empty the owner
-//! rewinds both to 0, bumping a generation in the upper bits of `base` ([`Base`]) so a thief's stale CAS
-//! fails (no ABA). A full stack makes [`JobStackOwner::push`] fail and the caller publishes the job
-//! directly.
+//! **Indices**, named as in Chase-Lev and the public deque ([`crate::runtime::deque`]): `bottom`
+//! (owner-written) is one past the newest job, the owner's end; `top` (CAS'd by thieves and by the
+//! owner when it races them) is the oldest job not yet taken, the thieves' end. `slots[top..bottom]`
+//! are the live jobs. The positions of taken jobs are not reused until the stack runs empty: then the
+//! owner rewinds both to 0, bumping a generation in the upper bits of `top` ([`Top`]) so a thief's
+//! stale CAS fails (no ABA). A full stack makes [`JobStackOwner::push`] fail and the caller publishes
+//! the job directly.
 //!
 //! **Orderings** (the Chase-Lev argument with the owner's fence made asymmetric):
 //!
-//! | owner                                      | thief                                          |
-//! | ------------------------------------------ | ---------------------------------------------- |
-//! |                                            | count itself in `heavy_thieves` (RMW);         |
-//! | pop: store `top = t-1`; light barrier;     | load `base = b`; heavy barrier; load `top`;    |
-//! | load `base`: `< t-1` → mine, no CAS;       | `b < top` → read slot b; CAS `base b → b+1`    |
-//! | `== t-1`: `heavy_thieves == 0` (Acquire)   | (fails if the owner or another thief won);     |
-//! | and `base` reloaded still `t-1` → mine, no | uncount itself (Release)                       |
-//! | CAS; else CAS race for the last one        |                                                |
-//! | push: write slot; store `top` (Release);   | (the Acquire load of `top` above sees the slot) |
-//! | light barrier; load idle count (a hint)    |                                                |
+//! | owner                                       | thief                                              |
+//! | ------------------------------------------- | -------------------------------------------------- |
+//! |                                             | count itself in `heavy_thieves` (RMW);             |
+//! | pop: store `bottom = b-1`; light barrier;   | load `top = t`; heavy barrier; load `bottom`;      |
+//! | load `top`: `< b-1` → mine, no CAS;         | `t < bottom` → read slot t; CAS `top t → t+1`      |
+//! | `== b-1`: `heavy_thieves == 0` (Acquire)    | (fails if the owner or another thief won);         |
+//! | and `top` reloaded still `b-1` → mine, no   | uncount itself (Release)                           |
+//! | CAS; else CAS race for the last one         |                                                    |
+//! | push: write slot; store `bottom` (Release); | (the Acquire load of `bottom` above sees the slot) |
+//! | light barrier; load idle count (a hint)     |                                                    |
 //!
 //! The heavy barrier runs a full fence on every thread of the process, so each owner operation is
 //! either entirely before it (its stores are visible to the thief's later loads) or its later loads see
 //! what the thief did before it — the two cases the SeqCst-fence proof of Chase-Lev needs. The count of
 //! heavy steals in flight rides on the same argument: a thief counted before its barrier either sees
-//! the owner's pop in `top` (and takes nothing) or is seen by the owner, who then uses the CAS; a thief
+//! the owner's pop in `bottom` (and takes nothing) or is seen by the owner, who then uses the CAS; a thief
 //! that already uncounted itself did so after its CAS, which the owner's Acquire load makes visible.
 //! So the common case of the last job — a `join` at depth 0, with no patrol under way — costs no
 //! locked instruction.
@@ -76,23 +77,23 @@ const CAPACITY: usize = 1024;
 #[cfg(forkjoin_loom)]
 const CAPACITY: usize = 4;
 
-/// A value of the `base` word: `[generation: 48 bits][index: 16 bits]`. The index (of the oldest job not
+/// A value of the `top` word: `[generation: 48 bits][index: 16 bits]`. The index (of the oldest job not
 /// yet taken) never exceeds `CAPACITY` (< 2^16; a 16-bit field is read with one zero-extending move on
 /// the pop path), and 2^48 generations cannot wrap while a thief sits
-/// between its load of `base` and its CAS.
+/// between its load of `top` and its CAS.
 ///
-/// A thief carries one from [`JobStackThief::base_before_barrier`] to
+/// A thief carries one from [`JobStackThief::top_before_barrier`] to
 /// [`JobStackThief::steal_after_barrier_if`]; its CAS succeeds only if the word still holds this value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Base(u64);
+pub struct Top(u64);
 
-impl Base {
+impl Top {
     const INDEX_BITS: u32 = 16;
     const INDEX_MASK: u64 = (1 << Self::INDEX_BITS) - 1;
     const GENERATION_ONE: u64 = 1 << Self::INDEX_BITS;
 
     /// Generation 0, index 0: a new, empty stack.
-    const INITIAL: Base = Base(0);
+    const INITIAL: Top = Top(0);
 
     /// The index of the oldest job not yet taken.
     #[inline(always)]
@@ -109,40 +110,40 @@ impl Base {
 
     /// The CAS target that takes the job at [`index`](Self::index): index + 1, same generation.
     #[inline(always)]
-    fn next(self) -> Base {
+    fn next(self) -> Top {
         debug_assert!(self.index() < CAPACITY);
-        Base(self.0 + 1)
+        Top(self.0 + 1)
     }
 
     /// The empty stack's rewound value: index 0 under the next generation.
     #[inline]
-    fn rewound(self) -> Base {
-        Base((self.0 & !Self::INDEX_MASK).wrapping_add(Self::GENERATION_ONE))
+    fn rewound(self) -> Top {
+        Top((self.0 & !Self::INDEX_MASK).wrapping_add(Self::GENERATION_ONE))
     }
 }
 
-const _: () = assert!(CAPACITY < Base::INDEX_MASK as usize && Base::INDEX_MASK == u16::MAX as u64);
+const _: () = assert!(CAPACITY < Top::INDEX_MASK as usize && Top::INDEX_MASK == u16::MAX as u64);
 
-/// The `base` word, holding a [`Base`]. Adds no ordering of its own: the caller passes it.
-struct AtomicBase(AtomicU64);
+/// The `top` word, holding a [`Top`]. Adds no ordering of its own: the caller passes it.
+struct AtomicTop(AtomicU64);
 
-impl AtomicBase {
+impl AtomicTop {
     #[inline(always)]
-    fn load(&self, order: Ordering) -> Base {
-        Base(self.0.load(order))
+    fn load(&self, order: Ordering) -> Top {
+        Top(self.0.load(order))
     }
 
     #[inline]
-    fn store(&self, base: Base, order: Ordering) {
-        self.0.store(base.0, order);
+    fn store(&self, top: Top, order: Ordering) {
+        self.0.store(top.0, order);
     }
 
     /// True if the word held `current` and now holds `new`.
     #[inline]
     fn compare_exchange(
         &self,
-        current: Base,
-        new: Base,
+        current: Top,
+        new: Top,
         success: Ordering,
         failure: Ordering,
     ) -> bool {
@@ -152,8 +153,8 @@ impl AtomicBase {
     }
 }
 
-/// One job reference, stored as three words that a thief may read while the owner writes others.
-struct Slot {
+/// One job reference's slot: three words that a thief may read while the owner writes others.
+struct JobSlot {
     data: AtomicUsize,
     execute: AtomicUsize,
     tag: AtomicUsize,
@@ -162,7 +163,7 @@ struct Slot {
 /// The owner's cache line: what push and pop read and write.
 struct OwnerLine {
     /// One past the newest job. Written only by the owner.
-    top: AtomicUsize,
+    bottom: AtomicUsize,
     /// Jobs the owner popped back (statistics). Written only by the owner, with a load and a store:
     /// no read-modify-write, and no extra cache line on the pop path.
     popped: AtomicU64,
@@ -178,30 +179,30 @@ struct OwnerLine {
 /// without first loading a pointer to a separate array.
 struct JobStack {
     owner: CachePadded<OwnerLine>,
-    /// [`Base`]: `[generation: 48][index of the oldest live job: 16]`.
-    base: CachePadded<AtomicBase>,
-    /// Heavy steals in flight on this stack: a thief counts itself before it loads `base` and uncounts
+    /// [`Top`]: `[generation: 48][index of the oldest live job: 16]`.
+    top: CachePadded<AtomicTop>,
+    /// Heavy steals in flight on this stack: a thief counts itself before it loads `top` and uncounts
     /// itself after its CAS ([`StealTicket`]). While it is zero the owner takes its last job without a
     /// CAS (see [`JobStackOwner::pop`]).
     heavy_thieves: CachePadded<AtomicUsize>,
-    slots: [Slot; CAPACITY],
+    slots: [JobSlot; CAPACITY],
 }
 
 /// Where [`JobStackOwner::push`] put a job: the witness that [`JobStackOwner::pop`] takes back.
 ///
-/// Holds the value of `top` right after the push (the job's index + 1), which is never zero, so an
+/// Holds the value of `bottom` right after the push (the job's index + 1), which is never zero, so an
 /// `Option<Pushed>` is one word.
 #[derive(Clone, Copy, Debug)]
 pub struct Pushed(NonZeroUsize);
 
 impl Pushed {
-    /// Jobs on the stack right after the push, this one included (what `top` became).
+    /// Jobs on the stack right after the push, this one included (what `bottom` became).
     #[inline(always)]
     pub fn depth(self) -> usize {
         self.0.get()
     }
 
-    /// A witness of no job on this stack (the job went elsewhere, e.g. the stack was full): `top`
+    /// A witness of no job on this stack (the job went elsewhere, e.g. the stack was full): `bottom`
     /// never takes this value, so [`JobStackOwner::pop`] of it is always false — the same answer as
     /// for a job that was taken, without a separate "was it pushed" test on the pop path.
     pub const NOWHERE: Pushed = Pushed(NonZeroUsize::MAX);
@@ -209,10 +210,10 @@ impl Pushed {
 
 impl JobStack {
     /// # Safety
-    /// Slot `i` must hold a job written by the owner and published through `top`.
+    /// Slot `i` must hold a job written by the owner and published through `bottom`.
     unsafe fn read_slot(&self, i: usize) -> JobRef {
         let slot = &self.slots[i];
-        // Relaxed: ordered by the Acquire load of `top`/`base` that revealed the slot.
+        // Relaxed: ordered by the Acquire load of `bottom`/`top` that revealed the slot.
         let data = slot.data.load(Ordering::Relaxed);
         let execute = slot.execute.load(Ordering::Relaxed);
         let tag = slot.tag.load(Ordering::Relaxed);
@@ -224,7 +225,7 @@ impl JobStack {
 /// The owner's handle of a job stack: push, pop and publish. One per stack, `Send` but `!Sync`.
 pub struct JobStackOwner {
     stack: Arc<JobStack>,
-    /// `!Sync`: the owner operations assume a single calling thread (they write `top` and the slots
+    /// `!Sync`: the owner operations assume a single calling thread (they write `bottom` and the slots
     /// with plain stores). `Send`: the registry creates the handle and moves it into the worker thread.
     _not_sync: PhantomData<Cell<()>>,
 }
@@ -253,13 +254,13 @@ impl JobStackOwner {
         debug_assert!(limit <= CAPACITY);
         let stack = JobStack {
             owner: CachePadded::new(OwnerLine {
-                top: AtomicUsize::new(0),
+                bottom: AtomicUsize::new(0),
                 popped: AtomicU64::new(0),
                 limit,
             }),
-            base: CachePadded::new(AtomicBase(AtomicU64::new(Base::INITIAL.0))),
+            top: CachePadded::new(AtomicTop(AtomicU64::new(Top::INITIAL.0))),
             heavy_thieves: CachePadded::new(AtomicUsize::new(0)),
-            slots: std::array::from_fn(|_| Slot {
+            slots: std::array::from_fn(|_| JobSlot {
                 data: AtomicUsize::new(0),
                 execute: AtomicUsize::new(0),
                 tag: AtomicUsize::new(0),
@@ -282,9 +283,9 @@ impl JobStackOwner {
     #[inline]
     pub fn is_empty(&self) -> bool {
         let stack = &*self.stack;
-        // Relaxed: only the owner writes `top`; a thief's concurrent take only makes the answer
+        // Relaxed: only the owner writes `bottom`; a thief's concurrent take only makes the answer
         // stale towards "empty", which `take_oldest` then finds out.
-        stack.base.load(Ordering::Relaxed).index() >= stack.owner.top.load(Ordering::Relaxed)
+        stack.top.load(Ordering::Relaxed).index() >= stack.owner.bottom.load(Ordering::Relaxed)
     }
 
     /// Pushes `job`; `None` if the stack is full.
@@ -294,96 +295,96 @@ impl JobStackOwner {
     #[inline(always)]
     pub fn push(&self, job: JobRef) -> Option<Pushed> {
         let stack = &*self.stack;
-        // Relaxed: only the owner writes `top`.
-        let t = stack.owner.top.load(Ordering::Relaxed);
-        if t >= stack.owner.limit {
+        // Relaxed: only the owner writes `bottom`.
+        let b = stack.owner.bottom.load(Ordering::Relaxed);
+        if b >= stack.owner.limit {
             return None;
         }
         let (data, execute, tag) = job.into_raw();
-        // SAFETY: `t < limit <= CAPACITY`, checked above.
-        let slot = unsafe { stack.slots.get_unchecked(t) };
-        // Relaxed: published by the Release store of `top` below.
+        // SAFETY: `b < limit <= CAPACITY`, checked above.
+        let slot = unsafe { stack.slots.get_unchecked(b) };
+        // Relaxed: published by the Release store of `bottom` below.
         slot.data.store(data, Ordering::Relaxed);
         slot.execute.store(execute, Ordering::Relaxed);
         slot.tag.store(tag, Ordering::Relaxed);
-        // Release: pairs with the thief's Acquire load of `top`, making the slot's words visible.
-        stack.owner.top.store(t + 1, Ordering::Release);
+        // Release: pairs with the thief's Acquire load of `bottom`, making the slot's words visible.
+        stack.owner.bottom.store(b + 1, Ordering::Release);
         light_barrier();
-        NonZeroUsize::new(t + 1).map(Pushed)
+        NonZeroUsize::new(b + 1).map(Pushed)
     }
 
     /// Pops the job that `pushed` witnesses if nobody took it; false if it was taken (published or
     /// stolen), in which case every older job was taken too.
     ///
-    /// Only `top` is compared, never the slot: jobs pushed since are strictly nested (each nested
-    /// `join` pops its own job or sees it taken before it returns), so `top` is back where the push
+    /// Only `bottom` is compared, never the slot: jobs pushed since are strictly nested (each nested
+    /// `join` pops its own job or sees it taken before it returns), so `bottom` is back where the push
     /// left it unless the job was taken. A taken job either emptied the stack, whose rewind moved
-    /// `top` to 0 (and nested pushes since return it there), or it still sits below `top`, and
-    /// `base` shows it taken.
+    /// `bottom` to 0 (and nested pushes since return it there), or it still sits below `bottom`, and
+    /// `top` shows it taken.
     #[inline(always)]
     pub fn pop(&self, pushed: Pushed) -> bool {
         let stack = &*self.stack;
         let idx = pushed.0.get() - 1;
-        // Relaxed: only the owner writes `top`.
-        if stack.owner.top.load(Ordering::Relaxed) != pushed.0.get() {
+        // Relaxed: only the owner writes `bottom`.
+        if stack.owner.bottom.load(Ordering::Relaxed) != pushed.0.get() {
             return false;
         }
-        // Relaxed: the light barrier orders this store before the load of `base` (against the thief's
+        // Relaxed: the light barrier orders this store before the load of `top` (against the thief's
         // heavy barrier).
-        stack.owner.top.store(idx, Ordering::Relaxed);
+        stack.owner.bottom.store(idx, Ordering::Relaxed);
         light_barrier();
-        // Acquire: pairs with a thief's CAS of `base`.
-        let base = stack.base.load(Ordering::Acquire);
-        if base.index() < idx {
+        // Acquire: pairs with a thief's CAS of `top`.
+        let top = stack.top.load(Ordering::Acquire);
+        if top.index() < idx {
             self.count_pop();
             return true;
         }
         // The last job with no heavy steal in flight (see `pop_contended`): every join of a flat
         // loop pops its b here.
         // Acquire: pairs with the Release decrement of a thief that finished its steal.
-        if base.index() == idx && stack.heavy_thieves.load(Ordering::Acquire) == 0 {
-            // Acquire: pairs with that thief's CAS of `base`.
-            if stack.base.load(Ordering::Acquire) == base {
+        if top.index() == idx && stack.heavy_thieves.load(Ordering::Acquire) == 0 {
+            // Acquire: pairs with that thief's CAS of `top`.
+            if stack.top.load(Ordering::Acquire) == top {
                 self.count_pop();
                 return true;
             }
         }
-        self.pop_contended(base, idx)
+        self.pop_contended(top, idx)
     }
 
     /// The last job, or an already-taken one.
     ///
     /// The last job needs Chase-Lev's CAS only while a heavy steal is in flight. A thief counts itself
     /// in `heavy_thieves` before its heavy barrier, so after our light barrier either its later load
-    /// of `top` sees our pop (it will not take the job), or we see its count here. A thief that
+    /// of `bottom` sees our pop (it will not take the job), or we see its count here. A thief that
     /// finished before our load is seen through the Acquire on the count: its CAS, if any, shows in
-    /// the reload of `base`. With nobody counted the job is ours, and the stack is simply empty
-    /// (`base == top`), with no rewind: a loop of joins at depth 0 pays no locked instruction.
+    /// the reload of `top`. With nobody counted the job is ours, and the stack is simply empty
+    /// (`top == bottom`), with no rewind: a loop of joins at depth 0 pays no locked instruction.
     #[cold]
     #[inline(never)]
-    fn pop_contended(&self, base: Base, idx: usize) -> bool {
+    fn pop_contended(&self, top: Top, idx: usize) -> bool {
         let stack = &*self.stack;
-        let mut base = base;
-        if base.index() == idx {
+        let mut top = top;
+        if top.index() == idx {
             // Acquire: pairs with the Release decrement of a thief that finished its steal.
             if stack.heavy_thieves.load(Ordering::Acquire) == 0 {
-                // Acquire: pairs with that thief's CAS of `base`.
-                base = stack.base.load(Ordering::Acquire);
-                if base.index() == idx {
+                // Acquire: pairs with that thief's CAS of `top`.
+                top = stack.top.load(Ordering::Acquire);
+                if top.index() == idx {
                     self.count_pop();
                     return true;
                 }
             }
         }
-        let won = base.index() == idx
-            && stack.base.compare_exchange(
-                base,
-                base.next(),
+        let won = top.index() == idx
+            && stack.top.compare_exchange(
+                top,
+                top.next(),
                 // SeqCst: arbitrates the last job against a thief's CAS (Chase-Lev).
                 Ordering::SeqCst,
                 Ordering::Relaxed,
             );
-        // Whoever took it, the stack is now empty (base == idx + 1): rewind.
+        // Whoever took it, the stack is now empty (top == idx + 1): rewind.
         self.rewind();
         if won {
             self.count_pop();
@@ -400,47 +401,47 @@ impl JobStackOwner {
 
     /// The stack is empty (every job taken): move both indices back to 0 under a new generation.
     ///
-    /// Call only when no live job remains (`base == top` or `base == top + 1` after a pop); a live job
+    /// Call only when no live job remains (`top == bottom` or `top == bottom + 1` after a pop); a live job
     /// would otherwise be lost (never run, its waiter never woken).
     fn rewind(&self) {
         let stack = &*self.stack;
-        // Relaxed store: a thief that still sees the old `top` also sees base ≥ top (empty); one that sees
-        // the new generation (its Acquire load of `base`) also sees this store, which the Release store
-        // of `base` below publishes.
-        stack.owner.top.store(0, Ordering::Relaxed);
-        // Acquire: to see the latest base (a thief may have just moved it). No thief can move it
-        // between this load and the store below: the stack is empty, so a thief's CAS needs a `base`
+        // Relaxed store: a thief that still sees the old `bottom` also sees top ≥ bottom (empty); one that sees
+        // the new generation (its Acquire load of `top`) also sees this store, which the Release store
+        // of `top` below publishes.
+        stack.owner.bottom.store(0, Ordering::Relaxed);
+        // Acquire: to see the latest top (a thief may have just moved it). No thief can move it
+        // between this load and the store below: the stack is empty, so a thief's CAS needs a `top`
         // it loaded before the last job was taken, and that value is gone.
-        let current = stack.base.load(Ordering::Acquire);
-        // Release: a thief that loads the new base sees top == 0 or later pushes. A plain store on
+        let current = stack.top.load(Ordering::Acquire);
+        // Release: a thief that loads the new top sees bottom == 0 or later pushes. A plain store on
         // x86 (SeqCst was an `xchg`, paid by every `join` at depth 0).
-        stack.base.store(current.rewound(), Ordering::Release);
+        stack.top.store(current.rewound(), Ordering::Release);
     }
 
     /// Takes the oldest job off the stack (for publication); `None` if empty.
     pub fn take_oldest(&self) -> Option<JobRef> {
         let stack = &*self.stack;
         loop {
-            // Acquire: pairs with thieves' CAS of `base`.
-            let base = stack.base.load(Ordering::Acquire);
-            let b = base.index();
+            // Acquire: pairs with thieves' CAS of `top`.
+            let top = stack.top.load(Ordering::Acquire);
+            let t = top.index();
             // Relaxed: own field.
-            let t = stack.owner.top.load(Ordering::Relaxed);
-            if b >= t {
-                if t != 0 {
+            let b = stack.owner.bottom.load(Ordering::Relaxed);
+            if t >= b {
+                if b != 0 {
                     // Empty.
                     self.rewind();
                 }
                 return None;
             }
-            // SAFETY: slot b < top was written by us before; thieves never write slots.
-            let job = unsafe { stack.read_slot(b) };
+            // SAFETY: slot t < bottom was written by us before; thieves never write slots.
+            let job = unsafe { stack.read_slot(t) };
             // SeqCst: arbitrates against thieves taking the same job.
             if stack
-                .base
-                .compare_exchange(base, base.next(), Ordering::SeqCst, Ordering::Relaxed)
+                .top
+                .compare_exchange(top, top.next(), Ordering::SeqCst, Ordering::Relaxed)
             {
-                if b + 1 == t {
+                if t + 1 == b {
                     // We took the last job.
                     self.rewind();
                 }
@@ -458,9 +459,9 @@ impl JobStackOwner {
         let stack = &*self.stack;
         StackMark {
             // Relaxed: a hint (see `holds_older_than`).
-            base: stack.base.load(Ordering::Relaxed),
-            // Relaxed: only the owner writes `top`.
-            top: stack.owner.top.load(Ordering::Relaxed),
+            top: stack.top.load(Ordering::Relaxed),
+            // Relaxed: only the owner writes `bottom`.
+            bottom: stack.owner.bottom.load(Ordering::Relaxed),
         }
     }
 
@@ -471,16 +472,16 @@ impl JobStackOwner {
     pub fn holds_older_than(&self, mark: StackMark) -> bool {
         // Relaxed: a hint; a rewind (the stack ran empty, so every older job was taken) starts a
         // new generation, and jobs pushed after it are all newer than the mark.
-        let base = self.stack.base.load(Ordering::Relaxed);
-        base.generation() == mark.base.generation() && base.index() < mark.top
+        let top = self.stack.top.load(Ordering::Relaxed);
+        top.generation() == mark.top.generation() && top.index() < mark.bottom
     }
 }
 
 /// A moment in a private stack's life, from [`JobStackOwner::mark`].
 #[derive(Clone, Copy, Debug)]
 pub struct StackMark {
-    base: Base,
-    top: usize,
+    top: Top,
+    bottom: usize,
 }
 
 impl Default for JobStackOwner {
@@ -497,17 +498,17 @@ impl JobStackThief {
     }
 
     /// First half of a heavy steal: counts this thief in the stack's heavy steals in flight and reads
-    /// `base`. Pass the ticket to [`steal_after_barrier_if`](Self::steal_after_barrier_if) once the caller
+    /// `top`. Pass the ticket to [`steal_after_barrier_if`](Self::steal_after_barrier_if) once the caller
     /// has run `heavy_barrier()`; dropping it instead also uncounts the thief.
     #[inline]
-    pub fn base_before_barrier(&self) -> StealTicket<'_> {
+    pub fn top_before_barrier(&self) -> StealTicket<'_> {
         // SeqCst RMW: before the heavy barrier, which orders it against the owner's light barrier
         // (see `JobStackOwner::pop_contended`).
         self.stack.heavy_thieves.fetch_add(1, Ordering::SeqCst);
         StealTicket {
             thief: self,
             // Acquire: pairs with the owner's rewind store and other thieves' CAS.
-            base: self.stack.base.load(Ordering::Acquire),
+            top: self.stack.top.load(Ordering::Acquire),
         }
     }
 
@@ -533,34 +534,34 @@ impl JobStackThief {
             "a ticket of another stack"
         );
         let stack = &*self.stack;
-        let base = ticket.base;
-        let b = base.index();
-        // Acquire: pairs with the owner's Release store in `push`, making slot `b` readable.
-        let t = stack.owner.top.load(Ordering::Acquire);
-        if b >= t {
+        let top = ticket.top;
+        let t = top.index();
+        // Acquire: pairs with the owner's Release store in `push`, making slot `t` readable.
+        let b = stack.owner.bottom.load(Ordering::Acquire);
+        if t >= b {
             return None;
         }
-        // SAFETY: b < top observed after the barrier: slot b was written and published by the owner. If
-        // the slot has since been reused, `base` changed and the CAS below fails, discarding the read.
-        let job = unsafe { stack.read_slot(b) };
+        // SAFETY: t < bottom observed after the barrier: slot t was written and published by the owner. If
+        // the slot has since been reused, `top` changed and the CAS below fails, discarding the read.
+        let job = unsafe { stack.read_slot(t) };
         if !accept(&job) {
             return None;
         }
         // SeqCst: arbitrates against the owner's pop of the last job and other thieves (Chase-Lev).
         stack
-            .base
-            .compare_exchange(base, base.next(), Ordering::SeqCst, Ordering::Relaxed)
+            .top
+            .compare_exchange(top, top.next(), Ordering::SeqCst, Ordering::Relaxed)
             .then_some(job)
         // `ticket` drops here, after the CAS: the thief is uncounted.
     }
 }
 
-/// A heavy steal in flight on one stack, from [`JobStackThief::base_before_barrier`] to the end of
-/// [`JobStackThief::steal_after_barrier_if`] (or until dropped): holds the `base` the thief read, and
+/// A heavy steal in flight on one stack, from [`JobStackThief::top_before_barrier`] to the end of
+/// [`JobStackThief::steal_after_barrier_if`] (or until dropped): holds the `top` the thief read, and
 /// keeps the thief counted in the stack's heavy steals, so the owner settles its last job by CAS.
 pub struct StealTicket<'a> {
     thief: &'a JobStackThief,
-    base: Base,
+    top: Top,
 }
 
 impl Drop for StealTicket<'_> {
@@ -613,12 +614,12 @@ mod tests {
     }
 
     #[test]
-    fn base_packs_generation_and_index() {
-        let b = Base::INITIAL.next().next();
-        assert_eq!(b.index(), 2);
-        let r = b.rewound();
+    fn top_packs_generation_and_index() {
+        let t = Top::INITIAL.next().next();
+        assert_eq!(t.index(), 2);
+        let r = t.rewound();
         assert_eq!(r.index(), 0);
-        assert_ne!(r, Base::INITIAL, "a rewind changes the generation");
+        assert_ne!(r, Top::INITIAL, "a rewind changes the generation");
         assert_eq!(r.next().index(), 1);
         assert_ne!(r.rewound(), r);
     }
@@ -629,7 +630,7 @@ mod tests {
         let (a, b) = (Dummy(1), Dummy(2));
         let pa = s.push(job(&a)).unwrap();
         let pb = s.push(job(&b)).unwrap();
-        assert!(!s.pop(pa), "a is not on top");
+        assert!(!s.pop(pa), "a is not the newest");
         assert!(s.pop(pb));
         assert!(s.pop(pa));
         assert!(s.is_empty());
@@ -656,8 +657,8 @@ mod tests {
         let thief = s.thief();
         let (a, b) = (Dummy(1), Dummy(2));
         let pa = s.push(job(&a)).unwrap();
-        let ticket = thief.base_before_barrier();
-        let pre_rewind_base = ticket.base;
+        let ticket = thief.top_before_barrier();
+        let pre_rewind_top = ticket.top;
         heavy_barrier();
         assert_eq!(
             thief.steal_after_barrier(ticket).unwrap().id(),
@@ -672,11 +673,11 @@ mod tests {
         assert!(!s.pop(pa));
         assert!(s.is_empty());
         let pb = s.push(job(&b)).unwrap();
-        // A thief holding the pre-rewind base must fail.
+        // A thief holding the pre-rewind top must fail.
         s.stack.heavy_thieves.fetch_add(1, Ordering::Relaxed);
         let stale = StealTicket {
             thief: &thief,
-            base: pre_rewind_base,
+            top: pre_rewind_top,
         };
         heavy_barrier();
         assert!(thief.steal_after_barrier(stale).is_none());
@@ -688,26 +689,26 @@ mod tests {
         let s = single_threaded_stack();
         let thief = s.thief();
         let a = Dummy(1);
-        // Nobody in flight: the pop leaves `base` as it was (no CAS, no rewind).
-        let before = s.stack.base.load(Ordering::Relaxed);
+        // Nobody in flight: the pop leaves `top` as it was (no CAS, no rewind).
+        let before = s.stack.top.load(Ordering::Relaxed);
         let pa = s.push(job(&a)).unwrap();
         assert!(s.pop(pa));
-        assert_eq!(s.stack.base.load(Ordering::Relaxed), before);
+        assert_eq!(s.stack.top.load(Ordering::Relaxed), before);
         assert!(s.is_empty());
         // A thief in flight (ticket taken, CAS not yet done): the owner settles by CAS and wins; the
         // thief then finds the stack empty.
         let pa = s.push(job(&a)).unwrap();
-        let ticket = thief.base_before_barrier();
+        let ticket = thief.top_before_barrier();
         heavy_barrier();
         assert!(s.pop(pa));
         assert_ne!(
-            s.stack.base.load(Ordering::Relaxed),
+            s.stack.top.load(Ordering::Relaxed),
             before,
             "settled by CAS and rewound"
         );
         assert!(thief.steal_after_barrier(ticket).is_none());
         // A dropped ticket uncounts its thief too.
-        drop(thief.base_before_barrier());
+        drop(thief.top_before_barrier());
         assert_eq!(s.stack.heavy_thieves.load(Ordering::Relaxed), 0);
         let _ = a.0;
     }
@@ -798,9 +799,9 @@ mod tests {
                 let (heavy_stolen, public_stolen) = (heavy_stolen.clone(), public_stolen.clone());
                 std::thread::spawn(move || {
                     while !done.load(Ordering::Acquire) {
-                        let base = s.base_before_barrier();
+                        let top = s.top_before_barrier();
                         heavy_barrier();
-                        if let Some(j) = s.steal_after_barrier(base) {
+                        if let Some(j) = s.steal_after_barrier(top) {
                             heavy_stolen.fetch_add(1, Ordering::Relaxed);
                             // SAFETY: taken from the stack, so ours alone; the job outlives the threads.
                             unsafe { j.execute() };

@@ -1239,7 +1239,7 @@ impl WorkerThread {
             .iter()
             .enumerate()
             .filter(|&(i, _)| i != self.index)
-            .map(|(i, info)| (i, info.jobs.base_before_barrier()))
+            .map(|(i, info)| (i, info.jobs.top_before_barrier()))
             .collect();
         bump(&self.stats().heavy_steals);
         heavy_barrier();
