@@ -154,18 +154,16 @@ pub(crate) enum StartAs {
 /// call splits up front although its half stays private for now: the half is then the oldest job
 /// this worker holds, which the next request (a leaf's [`share_pending_work`]) or heartbeat
 /// publishes. Without it, only the innermost leaf that polls answers a request, and with many
-/// workers asking at once the work breaks up into the smallest pieces worth a hand-off (nqueens on
-/// 16 threads: 10 000 steals a run, 20 ms; with it 900 steals, 15 ms). One asker is served well
-/// enough by the innermost leaf, and splitting every call for it cost a small call on 2 threads
-/// about 7 %.
+/// workers asking at once the work breaks up into the smallest pieces worth a hand-off, each one a
+/// steal. One asker is served well enough by the innermost leaf, and splitting every call for it
+/// would make small calls pay for a split nobody takes.
 ///
 /// Checking for an idle worker before splitting is what makes nested calls cheap on a busy pool:
-/// nqueens on 2 threads made an up-front split (a push, a pop, two leaves of batches instead of
-/// one) in half of its multi-child calls, 5 % of its time, though every worker was busy. Checking
-/// the heartbeat does the same for a loop of calls while the other workers sleep: their split's
-/// job stayed private and came back, and each call paid for two leaves (a closed-form range sum
-/// on 2 threads, 0.14 → 0.08 µs). And answering `Whole` in the same read spares a 1-thread pool's
-/// nested calls the leaf machinery.
+/// without it a nested call splits up front (a push, a pop, two leaves of batches instead of one)
+/// though every worker is busy and nobody can take the half. Checking the heartbeat does the same
+/// for a loop of calls while the other workers sleep: their split's job would stay private and
+/// come back, and each call would pay for two leaves. And answering `Whole` in the same read spares
+/// a 1-thread pool's nested calls the leaf machinery.
 #[inline]
 pub(crate) fn start_as() -> StartAs {
     with_worker(|wt| {
@@ -211,8 +209,8 @@ pub(crate) enum LeafStart {
 
 /// How a loop's sequential part starts (see [`LeafStart`]): one thread-local read, and a
 /// thread-local increment in pools of 3 or more. With one other worker the innermost loop's
-/// answer reaches the only asker as soon, and counting and checking every loop cost a ten-item
-/// call on 2 threads several nanoseconds.
+/// answer reaches the only asker as soon, so a pool of 2 spares every loop the counting and
+/// checking, which a small call would feel.
 #[inline]
 pub(crate) fn leaf_start() -> LeafStart {
     with_worker(|wt| {

@@ -509,8 +509,8 @@ mod tests {
 
     /// A `use_current_thread` pool dropped by its thread outside pool code takes its state along:
     /// the registry's last reference is gone when `drop` returns, and the thread, a plain thread
-    /// again, can build the next one (200 in a row; it kept ~290 KB per 8-thread pool, and could
-    /// not build a second).
+    /// again, can build the next one (200 in a row: a thread that kept its pool's state could not
+    /// build a second).
     #[test]
     fn a_use_current_thread_pool_is_freed_when_its_thread_drops_it() {
         crate::test_support::watchdog("200 pools on one thread", LIMIT, || {

@@ -414,7 +414,7 @@ impl JobStackOwner {
         // it loaded before the last job was taken, and that value is gone.
         let current = stack.top.load(Ordering::Acquire);
         // Release: a thief that loads the new top sees bottom == 0 or later pushes. A plain store on
-        // x86 (SeqCst was an `xchg`, paid by every `join` at depth 0).
+        // x86 (a SeqCst store would be an `xchg`, paid by every `join` at depth 0).
         stack.top.store(current.rewound(), Ordering::Release);
     }
 

@@ -341,9 +341,9 @@ impl LockLatch {
     /// Yields until set, or for at most [`CALLER_AWAKE_WINDOW`] (not at all under loom).
     ///
     /// A short job (an `install` of a small loop) is then over before this thread's CPU goes idle, so
-    /// the setter's wake-up does not have to rouse it (25–60 µs on a virtual machine), and the next
-    /// job of a loop of `install`s arrives while the worker is still in its idle rounds. Call
-    /// [`wait`](Self::wait) afterwards.
+    /// the setter's wake-up does not have to rouse it (slow, on a virtual machine most of all), and
+    /// the next job of a loop of `install`s arrives while the worker is still in its idle rounds.
+    /// Call [`wait`](Self::wait) afterwards.
     pub(crate) fn yield_until_set(&self) {
         #[cfg(not(forkjoin_loom))]
         {
