@@ -54,9 +54,10 @@
 //! producer agrees to split, up to [`MAX_UNINDEXED_DEPTH`] cuts deep (a producer may cut off a
 //! little at a time, and every cut nests a join on a thread's stack).
 //!
-//! **Deterministic producers** (a producer whose [`Piece::block_len`] is not 0, made by
-//! [`deterministic`](crate::iter::IndexedParallelIterator::deterministic)) skip all of this: they
-//! are reduced over a fixed tree of blocks that depends only on their length ([`fixed_tree`]).
+//! **Deterministic producers** (a producer handed on by
+//! [`deterministic`](crate::iter::IndexedParallelIterator::deterministic), which asked for a fixed
+//! tree, see [`fixed_tree::with_fixed_tree`]) skip all of this: they are reduced over a fixed tree
+//! of blocks that depends only on their length ([`fixed_tree`]).
 //!
 //! `with_min_len(m)` forbids pieces smaller than `m` (a split needs `2m` positions); `with_max_len(m)`
 //! forces the up-front phase to split until every piece is at most `m` positions long.
@@ -149,10 +150,6 @@ impl<P: Producer> Piece for Counted<P> {
     fn max_len(&self) -> usize {
         self.producer.max_len()
     }
-    #[inline]
-    fn block_len(&self) -> usize {
-        self.producer.__block_len()
-    }
 }
 
 /// Runs the `len` positions of `producer` into `consumer` in parallel, with forkjoin's splitting
@@ -163,7 +160,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    consumer.__lazy_drive(BridgeProducer { len, producer })
+    consumer.lazy_drive(BridgeProducer { len, producer })
 }
 
 /// Runs an indexed iterator into `consumer` through its producer: rayon's `bridge`, what an
@@ -174,7 +171,7 @@ where
     I: IndexedParallelIterator,
     C: Consumer<I::Item>,
 {
-    consumer.__lazy_drive(BridgeIter(par_iter))
+    consumer.lazy_drive(BridgeIter(par_iter))
 }
 
 /// Runs an [`UnindexedProducer`] into `consumer`: rayon's `bridge_unindexed`.
@@ -188,7 +185,7 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    consumer.__lazy_drive_unindexed(BridgeUnindexed(producer))
+    consumer.lazy_drive_unindexed(BridgeUnindexed(producer))
 }
 
 /// [`bridge_producer_consumer`]'s work, for whichever consumer protocol the consumer runs.
@@ -230,7 +227,12 @@ where
     P: Producer,
     C: LazyConsumer<P::Item>,
 {
-    bridge_pieces(Counted { producer, len }, consumer)
+    let piece = Counted { producer, len };
+    match fixed_tree::take_fixed_tree() {
+        0 => bridge_pieces(piece, consumer),
+        // A deterministic iterator: the fixed tree, whatever the pool (see `fixed_tree`).
+        block => fixed_tree::bridge_fixed(piece, consumer, block),
+    }
 }
 
 /// [`bridge`] for forkjoin's own consumers.
@@ -361,7 +363,7 @@ where
     let cuts = Cuts { splits: 0, depth };
     if hints::nobody_can_ask() || !cuts.may_cut() {
         // No cut can be asked for, or none may be made: no batches either.
-        return producer.__fold_batch(consumer, usize::MAX).0.complete();
+        return producer.fold_batch(consumer, usize::MAX).0.complete();
     }
     if consumer.full() {
         return consumer.complete();
@@ -390,7 +392,7 @@ where
     pace.restart_clock();
     loop {
         let batch = pace.batch;
-        let (fed, rest) = producer.__fold_batch(consumer, batch);
+        let (fed, rest) = producer.fold_batch(consumer, batch);
         consumer = fed;
         match rest {
             Some(rest) => producer = rest,
@@ -443,11 +445,6 @@ where
     P: Piece,
     C: LazyConsumer<P::Item>,
 {
-    let block = piece.block_len();
-    if block > 0 {
-        // A deterministic iterator: the fixed tree, whatever the pool (see `fixed_tree`).
-        return fixed_tree::bridge_fixed(piece, consumer, block);
-    }
     let len = piece.len();
     if len <= 1 || (len / 2 < piece.min_len() && len <= piece.max_len()) {
         // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near

@@ -27,10 +27,6 @@ pub(crate) trait Piece: Send + Sized {
     fn max_len(&self) -> usize {
         usize::MAX
     }
-    /// Block length of a deterministic piece, 0 for an adaptive one (see `fixed_tree`).
-    fn block_len(&self) -> usize {
-        0
-    }
 }
 
 /// Feeds a whole piece to `consumer` in one go, with no batches and no polls. A consumer that is
