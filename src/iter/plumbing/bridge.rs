@@ -620,8 +620,8 @@ enum Answer {
 /// [`run_leaf`] between two batches, with some worker idle: answers with older work, or decides
 /// to offer the rest (split now, or item by item from now on), or publishes a pending private job.
 /// Out of line and cold, reading the leaf through references: a busy pool's leaves never come
-/// here, and the request path inlined into every leaf made skynet's leaves 17 % slower on 2
-/// threads (moving the leaf into and out of a call instead made a ten-item call twice as slow).
+/// here, so the request path stays out of every leaf's loop, and the leaf is not moved into and
+/// out of a call (docs/benchmarks.md, "Design measurements", has the figures).
 #[cold]
 #[inline(never)]
 fn answer_request<P, C>(producer: &P, consumer: &C, pace: &mut Pace, asked: Asked) -> Answer
@@ -894,8 +894,8 @@ impl Pace {
 
     /// Before answering a request: if batches ran untimed since the last clock read (see
     /// [`batch_done`](Self::batch_done)), measures them together, so the answer rests on the items
-    /// just run and not on older, perhaps cheaper ones (1000 items of 100 µs behind 10^5 free ones
-    /// ran on one worker of two while a stale estimate refused every request).
+    /// just run and not on older, perhaps cheaper ones (expensive items behind many free ones
+    /// would otherwise stay on one worker while a stale estimate refuses every request).
     #[inline]
     fn refresh_rate(&mut self) {
         if let Some(started) = self.clock {
@@ -959,10 +959,9 @@ impl Pace {
 /// (eightfold while they are very short), halves it when one took much longer than
 /// [`BATCH_TARGET`]. No upper bound of its own: the clock bounds a batch's duration whatever the
 /// item cost.
-///
-/// (Growing 64-fold while batches cost nothing saved two clock reads per piece of a closed-form
-/// sum, but moved the batch boundaries of the adversarial loops: 10^5 free items then 1000 of
-/// 100 µs took 75 ms instead of 50 on 2 threads.)
+/// Eightfold, not more: a faster growth saves clock reads on a closed-form sum but moves the batch
+/// boundaries of loops whose expensive items follow many free ones (docs/benchmarks.md, "Design
+/// measurements").
 fn next_batch(batch: usize, took: u64, limits: &Limits) -> usize {
     if took < limits.batch_target / 8 {
         batch.saturating_mul(8)
@@ -1030,12 +1029,12 @@ impl Limits {
 ///
 /// The threshold grows with the pool: a request is answered by the innermost leaf that polls, so
 /// the pieces handed off are about as small as the threshold allows, and in a pool of many idle
-/// workers every one of them keeps asking. With 2 µs on 16 threads, skynet's leaves handed off one
-/// piece per 3 µs of work and ran slower than on 4 threads; log2(`threads`) keeps 2 µs on 2 threads
-/// and asks for 8 µs on 16, 12 µs on 64.
+/// workers every one of them keeps asking; a flat threshold let many-core pools hand off pieces
+/// barely worth their hand-off. log2(`threads`) keeps 2 µs on 2 threads and asks for 8 µs on 16,
+/// 12 µs on 64.
 ///
 /// `threads` is asked only once a rate is measured: a small call answers most requests without an
-/// estimate, and reading the pool size there cost it 15 % (85 → 100 ns on 2 threads).
+/// estimate, and the pool size is one more cache line for such a call to read.
 fn worth_sharing(
     len: usize,
     rate: Option<(usize, u64)>,
