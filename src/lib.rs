@@ -14,7 +14,7 @@
 //! Layers, each importing only from those below it (`tests/layers.rs` checks it):
 //! `platform` (the sync facade, clock, unwinding, affinity) → `runtime` (the scheduler and the
 //! public runtime API; its internals are private to it) → `iter` and `sort` (which reach the
-//! scheduler only through `runtime::hints` and the public API). `docs/architecture.md` has the map.
+//! scheduler only through `runtime::sharing` and the public API). `docs/architecture.md` has the map.
 #![deny(missing_docs, missing_debug_implementations, unreachable_pub)]
 // The loom build exposes scheduler internals to the models (`__loom`); they are not public API.
 #![cfg_attr(forkjoin_loom, allow(missing_debug_implementations, unreachable_pub))]

@@ -56,7 +56,7 @@ fn a_nested_collect_keeps_every_result_in_place_and_its_rest_is_offered() {
                 .build()
                 .unwrap();
             // A pool of 2 answers its one asker from the innermost loop (see `leaf_start` in
-            // `src/runtime/hints.rs`); larger pools offer the outer rest.
+            // `src/runtime/sharing.rs`); larger pools offer the outer rest.
             let offers_expected = threads >= 3;
             let mut offered = 0;
             for round in 0..200 {

@@ -3,7 +3,7 @@
 //! - no import cycle between the files of `src/` (a folder's `mod.rs` may name its own children:
 //!   declaring and re-exporting them is not an import);
 //! - nothing under `src/iter/` or `src/sort/` names a scheduler internal: they reach `runtime` only
-//!   through `runtime::hints` and the public API re-exported at the crate root, and `platform` only
+//!   through `runtime::sharing` and the public API re-exported at the crate root, and `platform` only
 //!   through `sync` and `clock`;
 //! - no folder under `src/` holds more than 25 `.rs` files directly, and every folder under
 //!   `src/iter/` opens with a module doc.
@@ -336,12 +336,12 @@ fn no_import_cycle_in_src() {
 }
 
 #[test]
-fn iterators_and_sorts_reach_the_scheduler_only_through_hints() {
+fn iterators_and_sorts_reach_the_scheduler_only_through_sharing() {
     let modules = module_files(&src());
     let graph = import_graph(&modules);
-    let allowed = ["runtime::hints", "platform::sync", "platform::clock"];
+    let allowed = ["runtime::sharing", "platform::sync", "platform::clock"];
     let mut offences = Vec::new();
-    let mut hints_users = 0;
+    let mut sharing_users = 0;
     for (module, deps) in &graph {
         if !(module.starts_with("iter") || module.starts_with("sort")) {
             continue;
@@ -351,12 +351,12 @@ fn iterators_and_sorts_reach_the_scheduler_only_through_hints() {
             if lower_layer && !allowed.contains(&dep.as_str()) {
                 offences.push(format!("{module} -> {dep}"));
             }
-            hints_users += usize::from(dep == "runtime::hints");
+            sharing_users += usize::from(dep == "runtime::sharing");
         }
     }
     assert!(
-        hints_users > 0,
-        "the checker saw no use of runtime::hints: it reads nothing"
+        sharing_users > 0,
+        "the checker saw no use of runtime::sharing: it reads nothing"
     );
     assert!(
         offences.is_empty(),

@@ -8,7 +8,7 @@
 //!   sleep/       idle workers: counters, sleep slots, the wake-up protocol (README), the work map
 //!   jobs/        job references, latches, the owner-private job stack, the FIFO queue of spawns
 //!   registry/    a pool's state, the worker loop and its search, starting threads, entering a pool
-//!   hints.rs     the one door for `iter/` and `sort/`: when to split, how to offer work
+//!   sharing.rs   work sharing, the one door for `iter/` and `sort/`: when to split, how to offer work
 //!   future/      spawn_future's JobFuture (a lock-free oneshot channel) and block_on
 //!   join.rs, scope.rs, scope_fifo.rs, spawn.rs, broadcast.rs, yield_now.rs,
 //!   thread_pool.rs, configuration.rs, error.rs        the public API
@@ -17,7 +17,7 @@
 //! Imports point down that list (`deque` and `trace` use only [`crate::platform`]; `sleep` uses
 //! `deque`; `jobs` use `sleep` and `trace`; `registry` uses all of those; the API files use
 //! `registry`). The folders are private to this module: outside it the crate sees only the public
-//! API (re-exported from the crate root), [`hints`], and [`deque`], which is public in its own right.
+//! API (re-exported from the crate root), [`sharing`], and [`deque`], which is public in its own right.
 //! `tests/layers.rs` checks both rules on the source.
 
 pub mod deque;
@@ -34,7 +34,7 @@ mod trace;
 
 pub use registry::thread_builder::ThreadBuilder;
 
-pub(crate) mod hints;
+pub(crate) mod sharing;
 
 pub(crate) mod broadcast;
 pub(crate) mod configuration;

@@ -19,7 +19,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use super::{join_catch, parallel_threads};
-use crate::runtime::hints::share_pending_work;
+use crate::runtime::sharing::share_pending_work;
 
 /// Below this many elements the sort is sequential (std's stable sort).
 const SEQ_LEN: usize = 1 << 14;

@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use std::mem;
 
 use super::parallel_threads;
-use crate::runtime::hints::share_pending_work;
+use crate::runtime::sharing::share_pending_work;
 
 /// Below this many elements the whole sort is sequential (std's `sort_unstable_by`).
 const SEQ_LEN: usize = 1 << 14;

@@ -6,16 +6,16 @@
 //!    While every worker is busy (the nested calls of a parallel recursion) nobody could take a
 //!    piece, and while the idle ones sleep and this worker's sharing heartbeat is not due the
 //!    piece would stay private (only a publication wakes a sleeper): then the call starts as one
-//!    leaf ([`start_as`](crate::runtime::hints::start_as)).
+//!    leaf ([`start_as`](crate::runtime::sharing::start_as)).
 //! 2. **Each piece runs sequentially in batches.** Between batches the leaf polls
-//!    [`is_work_requested`](crate::runtime::hints::is_work_requested), a relaxed load of a count an idle
+//!    [`is_work_requested`](crate::runtime::sharing::is_work_requested), a relaxed load of a count an idle
 //!    worker raises when it finds nothing to steal. Only then, and unless an earlier offer of this
 //!    worker still waits in its deque for the only idle worker
-//!    ([`offer_waiting`](crate::runtime::hints::offer_waiting): the request is answered already),
+//!    ([`offer_waiting`](crate::runtime::sharing::offer_waiting): the request is answered already),
 //!    does the leaf split its *remaining* positions in half with `join`, keep the left half and
 //!    offer the right one. A uniform loop therefore pays for about `threads` joins in total, while a
 //!    skewed loop keeps splitting exactly where the work is left. The only worker of a pool cannot be asked, so it folds its whole piece
-//!    in one go ([`nobody_can_ask`](crate::runtime::hints::nobody_can_ask)).
+//!    in one go ([`nobody_can_ask`](crate::runtime::sharing::nobody_can_ask)).
 //! 3. **Batch sizes adapt to item cost.** The first batches are not timed and grow fourfold from
 //!    one item (a small call of ten items runs three batches and reads no clock at all). From
 //!    [`TIMED_FROM`] items on, or as soon as an idle worker asks, every batch is timed: the size
@@ -31,11 +31,11 @@
 //!    be free ([`FREE_BATCH`]): while no idle worker is awake, it folds its rest in one go.
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
-//!    [`share_pending_work`](crate::runtime::hints::share_pending_work) publishes the oldest one now.
+//!    [`share_pending_work`](crate::runtime::sharing::share_pending_work) publishes the oldest one now.
 //!    A leaf that can answer nothing stops looking for a few polls
-//!    ([`back_off_requests`](crate::runtime::hints::back_off_requests)).
+//!    ([`back_off_requests`](crate::runtime::sharing::back_off_requests)).
 //! 6. **Older work first.** A loop around the leaf may hold more: before splitting its own rest, a
-//!    leaf asks [`offer_older_work`](crate::runtime::hints::offer_older_work). A leaf whose first
+//!    leaf asks [`offer_older_work`](crate::runtime::sharing::offer_older_work). A leaf whose first
 //!    item started [`OFFER_LOOPS_PER_ITEM`] nested loops ([`items_hold_loops`]) goes on in
 //!    [`run_leaf_offering`]: one item at a time, its rest registered as a latent fork that a poll
 //!    inside an item can split for an idle worker. So the outermost rest, the largest piece, goes
@@ -78,7 +78,7 @@ use crate::iter::plumbing::{
     UnindexedProducer,
 };
 use crate::iter::IndexedParallelIterator;
-use crate::runtime::hints::{self, LeafStart, StartAs};
+use crate::runtime::sharing::{self, LeafStart, StartAs};
 
 /// A batch shorter than this grows the next batch size: eightfold while batches take under an
 /// eighth of it, twofold above that (see [`next_batch`]).
@@ -253,7 +253,7 @@ where
     P: UnindexedProducer,
     C: LazyConsumer<P::Item>,
 {
-    let splits = match hints::start_as() {
+    let splits = match sharing::start_as() {
         StartAs::SplitUpFront => crate::current_num_threads(),
         StartAs::Whole | StartAs::OneLeaf => 0,
     };
@@ -343,9 +343,9 @@ where
         split_unindexed(right, right_c, cuts)
     };
     let (l, r) = if for_idle {
-        hints::join_for_idle_worker(left, right)
+        sharing::join_for_idle_worker(left, right)
     } else {
-        hints::join_for_split(left, right)
+        sharing::join_for_split(left, right)
     };
     reducer.reduce(l, r)
 }
@@ -361,7 +361,7 @@ where
     C: LazyConsumer<P::Item>,
 {
     let cuts = Cuts { splits: 0, depth };
-    if hints::nobody_can_ask() || !cuts.may_cut() {
+    if sharing::nobody_can_ask() || !cuts.may_cut() {
         // No cut can be asked for, or none may be made: no batches either.
         return producer.fold_batch(consumer, usize::MAX).0.complete();
     }
@@ -369,7 +369,7 @@ where
         return consumer.complete();
     }
     // A loop around us holding older work answers first (see `run_leaf`).
-    if hints::is_work_requested() && !hints::offer_waiting() && !hints::offer_older_work() {
+    if sharing::is_work_requested() && !sharing::offer_waiting() && !sharing::offer_older_work() {
         match producer.split() {
             (left, Some(right)) => return split_unindexed_leaf(left, right, consumer, cuts, None),
             (whole, None) => producer = whole,
@@ -403,9 +403,9 @@ where
             return consumer.complete();
         }
         if pace.rate.is_some()
-            && hints::is_work_requested()
-            && !hints::offer_waiting()
-            && !hints::offer_older_work()
+            && sharing::is_work_requested()
+            && !sharing::offer_waiting()
+            && !sharing::offer_older_work()
         {
             match producer.split() {
                 (left, Some(right)) => {
@@ -454,7 +454,7 @@ where
         return fold_whole(piece, consumer);
     }
     if len <= piece.max_len() {
-        match hints::start_as() {
+        match sharing::start_as() {
             // Alone in the pool: no batches, no polls (a consumer that prefers the end still
             // walks its piece from the end, see `run_leaf`).
             StartAs::Whole if !consumer.prefers_end() => return fold_whole(piece, consumer),
@@ -509,13 +509,13 @@ where
         let (left_c, right_c, reducer) = consumer.split_off(mid);
         let (left, right) = if from_end {
             // The right half here, the left one offered (see `LazyConsumer::prefers_end`).
-            let (right, left) = hints::join_for_split(
+            let (right, left) = sharing::join_for_split(
                 move || split_up_front(right_p, right_c, right_pieces),
                 move || split_up_front(left_p, left_c, left_pieces),
             );
             (left, right)
         } else {
-            hints::join_for_split(
+            sharing::join_for_split(
                 move || split_up_front(left_p, left_c, left_pieces),
                 move || split_up_front(right_p, right_c, right_pieces),
             )
@@ -539,7 +539,7 @@ where
     }
     // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
     // and on a request, in pools of 3 or more.
-    let loops = match hints::leaf_start() {
+    let loops = match sharing::leaf_start() {
         // The only worker of its pool: no split can ever be asked for, so no batches either.
         LeafStart::Alone => return fold_whole(producer, consumer),
         LeafStart::Plain => None,
@@ -553,14 +553,14 @@ where
         if len == 0 || consumer.full() {
             return consumer.complete();
         }
-        if pace.free && !hints::some_worker_searching() {
+        if pace.free && !sharing::some_worker_searching() {
             // The items cost nothing (see `FREE_BATCH`): the halving end batches that keep the
             // rest shareable would cost more than the rest itself, and no worker is awake to
             // take it. (A sleeping one counts as asking, so it would also make every one of them
             // read the clock.)
             return fold_whole(producer, consumer);
         }
-        if hints::is_work_requested_in(loops.unwrap_or(0)) {
+        if sharing::is_work_requested_in(loops.unwrap_or(0)) {
             let asked = Asked {
                 loops,
                 consumed: start_len - len,
@@ -601,7 +601,7 @@ where
 /// What [`answer_request`] needs to know of the leaf besides its rest.
 #[derive(Clone, Copy)]
 struct Asked {
-    /// The leaf's mark from `hints::leaf_start`, in a pool that offers a loop's rest.
+    /// The leaf's mark from `sharing::leaf_start`, in a pool that offers a loop's rest.
     loops: Option<u32>,
     /// Items the leaf consumed so far.
     consumed: usize,
@@ -634,7 +634,7 @@ where
     // Unless the next poll may answer it (no estimate yet), stop looking for a while.
     let mut answerable_later = false;
     // An offer of ours still waiting answers the request already (see `offer_waiting`).
-    if !hints::offer_waiting() {
+    if !sharing::offer_waiting() {
         let nested = asked
             .loops
             .is_some_and(|loops| items_hold_loops(loops, asked.consumed));
@@ -642,13 +642,13 @@ where
             return Answer::Offer;
         }
         // A loop around us holds older, larger work: that goes first.
-        if hints::offer_older_work() {
+        if sharing::offer_older_work() {
             return Answer::GoOn;
         }
         if len / 2 >= min {
             // The answer rests on the batches just run (see `refresh_rate`).
             pace.refresh_rate();
-            if worth_sharing(len, pace.rate, Limits::get(), hints::pool_size) {
+            if worth_sharing(len, pace.rate, Limits::get(), sharing::pool_size) {
                 return Answer::Split;
             }
             answerable_later = pace.rate.is_none();
@@ -659,21 +659,21 @@ where
     // Too short to split (`with_min_len`, one item left, or too little work left to be worth a
     // hand-off), but older pieces of this loop (the up-front halves) may still sit on this
     // worker's private job stack: share one.
-    hints::share_pending_work();
+    sharing::share_pending_work();
     if !answerable_later {
-        hints::back_off_requests(asked.loops.unwrap_or(0));
+        sharing::back_off_requests(asked.loops.unwrap_or(0));
     }
     Answer::GoOn
 }
 
-/// True once the `consumed` items of a leaf (which took `loops` from `hints::loop_started`)
+/// True once the `consumed` items of a leaf (which took `loops` from `sharing::loop_started`)
 /// started at least [`OFFER_LOOPS_PER_ITEM`] nested loops each: every item is then a piece of
 /// work worth a hand-off by itself, and the leaf goes on in [`run_leaf_offering`], its rest
 /// offered from inside its items. Asked after the first batch (a thread-local load per leaf) and
 /// on a request.
 #[inline]
 fn items_hold_loops(loops: u32, consumed: usize) -> bool {
-    let nested = hints::loops_started_since(loops) as usize;
+    let nested = sharing::loops_started_since(loops) as usize;
     consumed > 0 && nested >= OFFER_LOOPS_PER_ITEM.saturating_mul(consumed)
 }
 
@@ -686,7 +686,7 @@ enum Step<R, D> {
 }
 
 /// Runs a leaf whose items run nested loops one item at a time, with the rest registered as the
-/// loop's latent fork (`crate::runtime::hints::with_latent_fork`): a request for work seen inside
+/// loop's latent fork (`crate::runtime::sharing::with_latent_fork`): a request for work seen inside
 /// an item splits off the right half of the rest (all of it if it cannot be halved), which is
 /// offered at once as a job and finished before this returns. So idle workers get the outermost
 /// remainder, the largest piece of work pending, not a crumb of the innermost loop that polled.
@@ -703,7 +703,7 @@ where
     // The loop's rest while an item runs: taken by `offer`, and back after the item.
     let rest: Cell<Option<(P, C)>> = Cell::new(None);
     let steps: RefCell<Vec<Step<C::Result, C::Reducer>>> = RefCell::new(Vec::new());
-    let (last, offered) = hints::with_offers(|offers| {
+    let (last, offered) = sharing::with_offers(|offers| {
         let offer = || {
             let Some((producer, consumer)) = rest.take() else {
                 return false;
@@ -731,9 +731,9 @@ where
             // half of the rest: all of it would leave nothing to run here, and a piece popped back
             // unstolen would offer itself again.
             if producer.len() / 2 >= min
-                && hints::is_work_requested()
-                && !hints::offer_waiting()
-                && !hints::offer_older_work()
+                && sharing::is_work_requested()
+                && !sharing::offer_waiting()
+                && !sharing::offer_older_work()
             {
                 rest.set(Some((producer, consumer)));
                 offer();
@@ -745,7 +745,7 @@ where
             let (item, tail) = producer.split_at(1);
             let (item_c, tail_c, reducer) = consumer.split_off(1);
             rest.set(Some((tail, tail_c)));
-            let result = hints::with_latent_fork(&offer, || {
+            let result = sharing::with_latent_fork(&offer, || {
                 item_c.consume_iter(item.into_iter()).complete()
             });
             (producer, consumer) = rest.take().unwrap_or_else(|| unreachable!());
@@ -782,7 +782,7 @@ where
     let mid = producer.len() / 2;
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_off(mid);
-    let (left, right) = hints::join_for_idle_worker(
+    let (left, right) = sharing::join_for_idle_worker(
         move || run_leaf(left_p, left_c, pace),
         move || run_leaf(right_p, right_c, pace),
     );
@@ -802,7 +802,7 @@ where
     P: Piece,
     C: LazyConsumer<P::Item>,
 {
-    let alone = hints::nobody_can_ask();
+    let alone = sharing::nobody_can_ask();
     pace.restart_clock();
     // The result of everything consumed so far (all of it right of `consumer`'s positions), and
     // the reducer that puts `consumer`'s own result before it.
@@ -814,7 +814,7 @@ where
         }
         // The first batch (the piece's last item) always runs: it is what a stolen piece of a
         // nested search is for.
-        if pace.tails == 0 || (after.is_some() && !alone && hints::is_work_requested()) {
+        if pace.tails == 0 || (after.is_some() && !alone && sharing::is_work_requested()) {
             pace.tails = 0;
             break run_leaf(producer, consumer, pace);
         }

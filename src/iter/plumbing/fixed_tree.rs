@@ -24,10 +24,10 @@
 //! * otherwise the top nodes are joins up front (about `current_num_threads()` pieces, as the
 //!   adaptive bridge makes), and a piece a thief stole starts such a round again (its pending right
 //!   halves are what the next thief takes);
-//! * below them every node polls [`is_work_requested`](hints::is_work_requested): while nobody
+//! * below them every node polls [`is_work_requested`](sharing::is_work_requested): while nobody
 //!   asks it runs its halves one after the other; when a worker asks and the right half holds at
 //!   least [`MIN_OFFER_BLOCKS`] blocks, it joins and offers the right half
-//!   ([`join_for_idle_worker`](hints::join_for_idle_worker), which also publishes this worker's
+//!   ([`join_for_idle_worker`](sharing::join_for_idle_worker), which also publishes this worker's
 //!   oldest pending half, the largest). A join computes the same `reduce(left, right)` as the
 //!   recursion, so stealing moves work, never the grouping.
 //!
@@ -38,7 +38,7 @@ use std::cell::Cell;
 use crate::iter::plumbing::piece::{fold_whole, Piece};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::platform::sync::thread_local;
-use crate::runtime::hints::{self, StartAs};
+use crate::runtime::sharing::{self, StartAs};
 
 /// The smallest right half a node offers to an idle worker: one block of the cheapest items (a
 /// few hundred nanoseconds each) is less work than its hand-off (3–4 µs on 2 threads).
@@ -86,7 +86,7 @@ where
     if piece.len() <= block {
         return fold_whole(piece, consumer);
     }
-    match hints::start_as() {
+    match sharing::start_as() {
         StartAs::Whole => sequential(piece, consumer, block),
         StartAs::OneLeaf => node(piece, consumer, block, 0),
         StartAs::SplitUpFront => node(piece, consumer, block, crate::current_num_threads()),
@@ -135,7 +135,7 @@ where
     let (left, right) = if splits > 1 {
         let home = crate::current_thread_index();
         let below = splits / 2;
-        hints::join_for_split(
+        sharing::join_for_split(
             move || node(left_p, left_c, block, below),
             move || {
                 node(
@@ -146,17 +146,17 @@ where
                 )
             },
         )
-    } else if right_blocks >= MIN_OFFER_BLOCKS && hints::is_work_requested() {
+    } else if right_blocks >= MIN_OFFER_BLOCKS && sharing::is_work_requested() {
         let home = crate::current_thread_index();
-        hints::join_for_idle_worker(
+        sharing::join_for_idle_worker(
             move || node(left_p, left_c, block, 0),
             move || node(right_p, right_c, block, again_if_stolen(home, 0)),
         )
     } else {
-        if right_blocks < MIN_OFFER_BLOCKS && hints::is_work_requested() {
+        if right_blocks < MIN_OFFER_BLOCKS && sharing::is_work_requested() {
             // Too small to offer, but older halves of this tree may wait on this worker's
             // private job stack: publish the oldest.
-            hints::share_pending_work();
+            sharing::share_pending_work();
         }
         let left = node(left_p, left_c, block, 0);
         let right = node(right_p, right_c, block, 0);

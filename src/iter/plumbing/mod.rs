@@ -11,7 +11,7 @@
 //! by being split once per batch it receives (see [`Consumer`]).
 //!
 //! `src/iter/plumbing/README.md` follows one call, `(0..n).into_par_iter().map(f).sum()`, through
-//! every layer: the source, the adaptor, the consumer, the bridge, `runtime::hints`, `join`, the
+//! every layer: the source, the adaptor, the consumer, the bridge, `runtime::sharing`, `join`, the
 //! job stack and the deque, a thief's steal, the latch and the reduce back up.
 //!
 //! # forkjoin's extension point: lazy consumers

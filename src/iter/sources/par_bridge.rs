@@ -9,7 +9,7 @@
 //! reaches a batch boundary at which a leaf of the adaptive bridge would answer an idle worker
 //! (and an iterator fed by the pieces' own work, a directory walk's queue, is never exhausted by
 //! one of them alone). So the pieces are not left to that policy: each split is a join that
-//! publishes its other half at once ([`hints::join_for_idle_worker`]), as rayon's bridge pushes
+//! publishes its other half at once ([`sharing::join_for_idle_worker`]), as rayon's bridge pushes
 //! every split to its deque, and a piece feeds its consumer in batches of [`PULL_BATCH`] items so
 //! that a search stops soon after another piece found its match.
 //!
@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use crate::iter::parallel_iterator::ParallelIterator;
 use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
-use crate::runtime::hints;
+use crate::runtime::sharing;
 
 /// Turns a sequential iterator into a parallel one: `iter.par_bridge()`.
 ///
@@ -99,7 +99,7 @@ where
         let left = pieces / 2;
         // Unindexed: the consumer's halves take whatever items they are given.
         let (left_c, right_c, reducer) = consumer.split_off(0);
-        let (l, r) = hints::join_for_idle_worker(
+        let (l, r) = sharing::join_for_idle_worker(
             move || run_pieces(shared, left, left_c),
             move || run_pieces(shared, pieces - left, right_c),
         );

@@ -446,7 +446,7 @@ pub(crate) struct WorkerThread {
     /// The pool has this worker only: nothing it pushes can be stolen.
     alone: bool,
     /// The pool has 3 workers or more: its loops offer their rest from inside their items
-    /// (`crate::runtime::hints::leaf_start`).
+    /// (`crate::runtime::sharing::leaf_start`).
     offers_rest: bool,
     /// Take this worker's own public jobs oldest first (`ThreadPoolBuilder::breadth_first`).
     breadth_first: bool,

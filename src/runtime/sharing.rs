@@ -1,4 +1,7 @@
-//! Scheduling hints: the only door through which the iterator and sort layers reach the scheduler.
+//! Work sharing for the iterator and sort layers: whether some worker asks for work, how a
+//! parallel call starts and splits, and the joins and offers that hand work to an idle worker.
+//! It is the only door through which `iter/` and `sort/` reach the scheduler (`tests/layers.rs`
+//! checks it).
 //!
 //! rayon's iterators see the core through `join_context` and `current_num_threads`; ours also split
 //! lazily, so they need a few more facts and actions, each a load or two on the calling thread:
@@ -8,7 +11,7 @@
 //!   of the idle workers is awake, not asleep;
 //! * [`share_pending_work`]: before a long step that pushes no job, publish one pending job on the
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
-//!   once;
+//!   once; [`join_for_split`]: an up-front split;
 //! * [`nobody_can_ask`]: the caller is the only worker of its pool, so no split can ever be asked
 //!   for and a whole piece may run as one sequential fold;
 //! * [`start_as`]: how a parallel iterator call starts: one sequential fold (alone in the pool),
@@ -21,8 +24,8 @@
 //!   answers a request with it ([`offer_older_work`]: the oldest pending work of this worker);
 //!   [`with_offers`]: the jobs a loop split off its rest that way, finished before it returns.
 //!
-//! They are hints: answering wrongly costs speed, never correctness (a job that stays private is
-//! still reachable by a heavy steal, see `crate::runtime::jobs::jobstack`).
+//! The facts are hints: answering wrongly costs speed, never correctness (a job that stays
+//! private is still reachable by a heavy steal, see `crate::runtime::jobs::jobstack`).
 
 use crate::runtime::jobs::latent;
 pub(crate) use crate::runtime::offers::with_offers;
@@ -38,12 +41,8 @@ fn with_worker<R>(f: impl FnOnce(&WorkerThread) -> R) -> Option<R> {
     (!wt.is_null()).then(|| f(unsafe { &*wt }))
 }
 
-/// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
-/// or asleep, and able to steal).
-///
-/// Long sequential loops (the parallel iterators' leaves) poll this to split lazily, only when a thief
-/// is waiting. A relaxed load of a padded counter that is written only when workers go idle or find
-/// work: cheap enough to poll every few items.
+/// True when the calling thread is a pool worker and some worker of its pool is idle: see
+/// [`registry::worker::is_work_requested`](crate::runtime::registry::worker::is_work_requested).
 #[inline]
 pub(crate) fn is_work_requested() -> bool {
     crate::runtime::registry::worker::is_work_requested()
@@ -84,10 +83,10 @@ pub(crate) fn some_worker_searching() -> bool {
     with_worker(|wt| wt.searching_workers() > 0).unwrap_or(false)
 }
 
-/// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
-/// piece of a loop): if some worker is idle, publish this worker's oldest private job on the
-/// runtime's sharing heartbeat, as its next `join` push would. Does nothing outside a pool or when
-/// nobody is idle.
+/// Before a long sequential step with no `join` in it: if some worker is idle, publish this
+/// worker's oldest private job on the sharing heartbeat, as its next `join` push would (see
+/// [`registry::worker::share_pending_work`](crate::runtime::registry::worker::share_pending_work),
+/// here not `now`).
 #[inline]
 pub(crate) fn share_pending_work() {
     crate::runtime::registry::worker::share_pending_work(false)
