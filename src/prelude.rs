@@ -9,14 +9,13 @@
 //! assert_eq!(v, [1, 2, 3]);
 //! ```
 
-/// The parallel sorts used to live in a trait of this name; they are methods of
-/// [`ParallelSliceMut`] now, as in rayon. The old name stays for
-/// existing imports.
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
     IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull, ParallelDrainRange,
     ParallelExtend, ParallelIterator,
 };
+/// Another name of [`ParallelSliceMut`], whose methods include the parallel sorts (the name
+/// forkjoin's sorts were first imported by).
 pub use crate::slice::ParallelSliceMut as ParallelSortMut;
 pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 pub use crate::str::ParallelString;

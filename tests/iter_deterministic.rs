@@ -334,9 +334,9 @@ fn reduce_with_and_count_follow_the_tree() {
 }
 
 #[test]
-fn producer_adaptors_pass_the_block_length_on() {
-    // `enumerate` at the end drives each chain through its producers (an adaptor that dropped the
-    // block length would be split adaptively); each sum must be the tree over the adapted items.
+fn producer_adaptors_keep_the_fixed_tree() {
+    // `enumerate` at the end drives each chain through its producers (a chain whose bridge missed
+    // the fixed tree would be split adaptively); each sum must be the tree over the adapted items.
     let v: Vec<f64> = mixed(50_001, 13);
     let w: Vec<f64> = mixed(30_011, 14);
     let sum_tree = |items: &[f64]| tree(items, &|s| s.iter().sum::<f64>(), &|a, b| a + b);
@@ -465,4 +465,162 @@ fn other_consumers_work_on_a_deterministic_iterator() {
             assert_eq!(evens.len() + odds.len(), len);
         });
     }
+}
+
+/// A producer adaptor of a user's own, written the way rayon's plumbing README teaches (the
+/// items scaled by a factor): it knows nothing of `deterministic()`.
+mod user_adaptor {
+    use forkjoin::iter::plumbing::*;
+    use forkjoin::prelude::*;
+
+    pub struct Scale<I> {
+        pub base: I,
+        pub factor: f64,
+    }
+
+    impl<I: IndexedParallelIterator<Item = f64>> ParallelIterator for Scale<I> {
+        type Item = f64;
+        fn drive_unindexed<C: UnindexedConsumer<f64>>(self, consumer: C) -> C::Result {
+            bridge(self, consumer)
+        }
+        fn opt_len(&self) -> Option<usize> {
+            Some(self.base.len())
+        }
+    }
+
+    impl<I: IndexedParallelIterator<Item = f64>> IndexedParallelIterator for Scale<I> {
+        fn len(&self) -> usize {
+            self.base.len()
+        }
+        fn drive<C: Consumer<f64>>(self, consumer: C) -> C::Result {
+            bridge(self, consumer)
+        }
+        fn with_producer<CB: ProducerCallback<f64>>(self, callback: CB) -> CB::Output {
+            return self.base.with_producer(Callback {
+                callback,
+                factor: self.factor,
+            });
+
+            struct Callback<CB> {
+                callback: CB,
+                factor: f64,
+            }
+            impl<CB: ProducerCallback<f64>> ProducerCallback<f64> for Callback<CB> {
+                type Output = CB::Output;
+                fn callback<P: Producer<Item = f64>>(self, base: P) -> CB::Output {
+                    self.callback.callback(ScaleProducer {
+                        base,
+                        factor: self.factor,
+                    })
+                }
+            }
+        }
+    }
+
+    struct ScaleProducer<P> {
+        base: P,
+        factor: f64,
+    }
+
+    impl<P: Producer<Item = f64>> Producer for ScaleProducer<P> {
+        type Item = f64;
+        type IntoIter = std::iter::Map<P::IntoIter, Box<dyn Fn(f64) -> f64>>;
+        fn into_iter(self) -> Self::IntoIter {
+            let factor = self.factor;
+            self.base.into_iter().map(Box::new(move |x| x * factor))
+        }
+        fn split_at(self, index: usize) -> (Self, Self) {
+            let (left, right) = self.base.split_at(index);
+            let factor = self.factor;
+            (
+                ScaleProducer { base: left, factor },
+                ScaleProducer {
+                    base: right,
+                    factor,
+                },
+            )
+        }
+    }
+
+    /// A consumer-side adaptor of a user's own (rayon style): drops the negative items.
+    pub struct KeepPositive<I>(pub I);
+
+    impl<I: ParallelIterator<Item = f64>> ParallelIterator for KeepPositive<I> {
+        type Item = f64;
+        fn drive_unindexed<C: UnindexedConsumer<f64>>(self, consumer: C) -> C::Result {
+            self.0.drive_unindexed(PositiveConsumer(consumer))
+        }
+    }
+
+    struct PositiveConsumer<C>(C);
+    struct PositiveFolder<F>(F);
+
+    impl<C: UnindexedConsumer<f64>> Consumer<f64> for PositiveConsumer<C> {
+        type Folder = PositiveFolder<C::Folder>;
+        type Reducer = C::Reducer;
+        type Result = C::Result;
+        fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
+            let (l, r, red) = self.0.split_at(index);
+            (PositiveConsumer(l), PositiveConsumer(r), red)
+        }
+        fn into_folder(self) -> Self::Folder {
+            PositiveFolder(self.0.into_folder())
+        }
+        fn full(&self) -> bool {
+            self.0.full()
+        }
+    }
+
+    impl<C: UnindexedConsumer<f64>> UnindexedConsumer<f64> for PositiveConsumer<C> {
+        fn split_off_left(&self) -> Self {
+            PositiveConsumer(self.0.split_off_left())
+        }
+        fn to_reducer(&self) -> C::Reducer {
+            self.0.to_reducer()
+        }
+    }
+
+    impl<F: Folder<f64>> Folder<f64> for PositiveFolder<F> {
+        type Result = F::Result;
+        fn consume(self, item: f64) -> Self {
+            if item > 0.0 {
+                PositiveFolder(self.0.consume(item))
+            } else {
+                self
+            }
+        }
+        fn complete(self) -> F::Result {
+            self.0.complete()
+        }
+        fn full(&self) -> bool {
+            self.0.full()
+        }
+    }
+}
+
+#[test]
+fn a_users_own_adaptors_after_deterministic_keep_the_same_bits() {
+    use user_adaptor::{KeepPositive, Scale};
+    let v = mixed(100_003, 9);
+    let plus = |a: f64, b: f64| a + b;
+    let scaled = tree(&v, &|s| s.iter().map(|x| x * 0.7).sum::<f64>(), &plus).to_bits();
+    let positive = tree(&v, &|s| s.iter().filter(|x| **x > 0.0).sum::<f64>(), &plus).to_bits();
+    on_every_pool("a user's producer adaptor", FEW, [scaled; 2], || {
+        let base = v.par_iter().copied().deterministic();
+        [
+            Scale { base, factor: 0.7 }.sum::<f64>(),
+            Scale {
+                base: v.par_iter().copied().deterministic(),
+                factor: 0.7,
+            }
+            .map(|x| x + 0.0)
+            .sum::<f64>(),
+        ]
+        .map(f64::to_bits)
+    });
+    on_every_pool("a user's consumer adaptor", FEW, positive, || {
+        KeepPositive(v.par_iter().copied().deterministic())
+            .sum::<f64>()
+            .to_bits()
+    });
 }

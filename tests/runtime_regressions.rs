@@ -1,7 +1,15 @@
-//! Regression tests for scheduling bugs found in review (see /work/bugs.md): jobs that must reach an
-//! idle worker without the owner's cooperation, wake-ups that must not be spent on a worker that cannot
-//! use them, and the stack guard never blocking injected work. Every wait is bounded and fails the
-//! test instead of hanging.
+//! Scheduling regressions: jobs that must reach idle workers without the owner's cooperation, and
+//! work the stack guard must not strand. Each test pins down a bug an earlier version had (found in
+//! review):
+//!
+//! * nested `join`s whose halves must all run at once (a rendezvous) on a pool of 3 or 4 sleeping
+//!   workers: a job that stayed private while a worker slept left the rendezvous short;
+//! * a job published while its owner sleeps past its stack guard (where it may not steal) must wake
+//!   another worker: a wake-up spent on the guarded owner left the job untaken;
+//! * a worker past its stack guard still takes an `install` from another pool and a scope job
+//!   spawned from a plain thread (injected work), where a guard that refused them deadlocked.
+//!
+//! Every wait is bounded and fails the test instead of hanging.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;

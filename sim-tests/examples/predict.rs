@@ -24,8 +24,8 @@ mod predict {
     use forkjoin::prelude::*;
     use shuttle::{Config, MaxSteps, Runner};
 
-    /// What one leaf costs on the development VM (2 cores; docs/benchmarks.md, "The standard
-    /// fork-join suite"), in picoseconds: `seq`, the sequential program's row over its leaves (the
+    /// What one leaf costs on the development VM (2 cores; docs/benchmarks.md, "Predicted scaling:
+    /// the virtual-time simulator"), in picoseconds: `seq`, the sequential program's row over its leaves (the
     /// speedup's numerator), and `par`, forkjoin's 1-thread row over its leaves, which is what the
     /// simulation charges. forkjoin's leaf costs more than the sequential one by the plain code of
     /// an inline join or iterator step, which the model cannot see (it charges only the facade's

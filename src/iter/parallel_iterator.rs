@@ -27,7 +27,7 @@ use crate::iter::consumers::reduce::ReduceConsumer;
 use crate::iter::consumers::sum::{ProductConsumer, SumConsumer};
 use crate::iter::consumers::try_op::{collect_until_failure, Try};
 use crate::iter::consumers::unzip::{partition_into, unzip_into};
-use crate::iter::plumbing::{AsConsumer, LazyConsumer, LazyDrive, UnindexedConsumer};
+use crate::iter::plumbing::{AsConsumer, LazyConsumer, UnindexedConsumer};
 use crate::iter::{Either, IntoParallelIterator, ParallelExtend};
 use crate::platform::sync::AtomicBool;
 
@@ -47,29 +47,40 @@ pub trait ParallelIterator: Sized + Send {
     /// The type of item this iterator produces.
     type Item: Send;
 
-    /// Drives every item into `consumer` (rayon's plumbing; indexed iterators feed items in
-    /// position order). An iterator written for rayon implements this, usually with
-    /// [`bridge`](fn@crate::iter::plumbing::bridge) or
-    /// [`bridge_unindexed`](crate::iter::plumbing::bridge_unindexed); forkjoin's own iterators implement
-    /// `drive_lazy` instead, and each of the two methods has a default that calls the other, so an
-    /// implementation must provide one of them.
+    /// Drives every item into `consumer`: rayon's plumbing, and the one method every implementation
+    /// writes (indexed iterators feed items in position order). An iterator written for rayon
+    /// implements it as rayon teaches, usually with [`bridge`](fn@crate::iter::plumbing::bridge)
+    /// or [`bridge_unindexed`](crate::iter::plumbing::bridge_unindexed).
+    ///
+    /// It has no default, as in rayon, so an implementation that forgets it does not compile:
+    ///
+    /// ```compile_fail,E0046
+    /// use forkjoin::iter::ParallelIterator;
+    ///
+    /// struct Nothing;
+    ///
+    /// impl ParallelIterator for Nothing {
+    ///     type Item = u8;
+    /// }
+    /// ```
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
-        C: UnindexedConsumer<Self::Item>,
-    {
-        consumer.__lazy_drive_unindexed(DriveLazy(self))
-    }
+        C: UnindexedConsumer<Self::Item>;
 
-    /// Internal: drives every item into a forkjoin consumer (see
-    /// [`LazyConsumer`](crate::iter::plumbing::LazyConsumer)).
-    #[doc(hidden)]
+    /// forkjoin's extension point, iterator side: drives every item into a
+    /// [`LazyConsumer`], the consumer protocol that can split
+    /// a running loop after a prefix (see [`plumbing`](crate::iter::plumbing), "forkjoin's
+    /// extension point").
+    ///
+    /// The default goes through [`drive_unindexed`](Self::drive_unindexed) and is always correct:
+    /// an iterator written for rayon never needs to override it. forkjoin's own iterators
+    /// override it to hand their consumer down with no adapter between.
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.drive_unindexed(AsConsumer::new(consumer))
     }
 
-    /// Internal: the exact number of items if known (indexed iterators), which lets `collect` write
-    /// straight into the destination.
-    #[doc(hidden)]
+    /// The exact number of items if known (indexed iterators), which lets `collect` write
+    /// straight into the destination; `None`, the default, is always correct (rayon's `opt_len`).
     fn opt_len(&self) -> Option<usize> {
         None
     }
@@ -1136,15 +1147,5 @@ where
     match (a.into_output(), b.into_output()) {
         (Ok(a), Ok(b)) => op(a, b),
         (Err(failure), _) | (_, Err(failure)) => failure,
-    }
-}
-
-/// [`ParallelIterator::drive_unindexed`]'s default work: the iterator's own `drive_lazy`, for
-/// whichever consumer protocol the consumer runs.
-struct DriveLazy<I>(I);
-
-impl<I: ParallelIterator> LazyDrive<I::Item> for DriveLazy<I> {
-    fn drive<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.0.drive_lazy(consumer)
     }
 }

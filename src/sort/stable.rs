@@ -25,9 +25,9 @@ use crate::runtime::sharing::share_pending_work;
 const SEQ_LEN: usize = 1 << 14;
 /// Smallest leaf of the parallel recursion.
 const MIN_LEAF: usize = 1 << 12;
-/// Leaves per thread (at least): several, so that work stealing can even out uneven leaves. Measured
-/// on 10^7 u64 with one thread: 16 leaves (4 merge passes) beat 2 (a copy and a merge) because the
-/// smaller leaves sort in cache, and the bidirectional merge makes a pass cheap (~1.7 ns/element).
+/// Leaves per thread (at least): several, so that work stealing can even out uneven leaves, and
+/// more merge passes over smaller leaves cost less than they save: the leaves sort in cache, and the
+/// bidirectional merge makes a pass cheap (docs/benchmarks.md, "Design measurements").
 const LEAVES_PER_THREAD: usize = 8;
 /// Merges of at most this many elements run sequentially...
 const MERGE_SEQ_LEN: usize = 1 << 14;

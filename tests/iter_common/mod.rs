@@ -113,3 +113,44 @@ pub fn assert_panics(f: impl FnOnce(), message: &str) {
         .or_else(|| err.downcast_ref::<String>().map(String::as_str));
     assert_eq!(got, Some(message));
 }
+
+/// The panic message of `f`, which must panic. Panics whose message starts with "expected:" are not
+/// printed.
+pub fn panic_message(f: impl FnOnce()) -> String {
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            let expected = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.starts_with("expected:"))
+                .or_else(|| {
+                    payload
+                        .downcast_ref::<String>()
+                        .map(|s| s.starts_with("expected:"))
+                });
+            if expected != Some(true) {
+                default(info);
+            }
+        }));
+    });
+    let payload =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err("must panic");
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        String::from("<non-string payload>")
+    }
+}
+
+/// The failure positions to try on a length-`n` input: none, the first, a middle and the last.
+pub fn failure_positions(n: usize) -> Vec<Option<usize>> {
+    let mut at = vec![None];
+    if n > 0 {
+        at.extend([Some(0), Some(n / 2), Some(n - 1)]);
+    }
+    at
+}

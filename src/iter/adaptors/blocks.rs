@@ -8,6 +8,7 @@
 use std::fmt;
 
 use crate::iter::plumbing::bridge::bridge_producer_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback, Reducer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -61,6 +62,10 @@ impl<I: fmt::Debug> fmt::Debug for UniformBlocks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
     type Item = I::Item;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let first = crate::current_num_threads().max(1);
         let sizes = std::iter::successors(Some(first), |&n| Some(n.saturating_mul(2)));
@@ -75,6 +80,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let sizes = std::iter::repeat(self.block_size);

@@ -4,6 +4,7 @@
 //! both iterators are driven at once with `join`, the second one offered to another thread.
 //! Indexed, one producer holds both producers and cuts the one the index falls in.
 
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback, Reducer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -27,6 +28,10 @@ where
     B: ParallelIterator<Item = A::Item>,
 {
     type Item = A::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<A::Item>>(self, consumer: C) -> C::Result {
         // An exact split where the first length is known (an indexed `collect` writes by
@@ -172,10 +177,6 @@ where
 
     fn max_len(&self) -> usize {
         self.a.max_len().min(self.b.max_len())
-    }
-    fn __block_len(&self) -> usize {
-        // Either side may be the deterministic one (0 means none).
-        self.a.__block_len().max(self.b.__block_len())
     }
 }
 

@@ -2,6 +2,7 @@
 //! may be shorter).
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -22,6 +23,10 @@ impl<I> Chunks<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
     type Item = Vec<I::Item>;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<Vec<I::Item>>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -105,9 +110,6 @@ impl<P: Producer> Producer for ChunksProducer<P> {
     }
     fn max_len(&self) -> usize {
         (self.base.max_len() / self.size).max(1)
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }
 

@@ -1,14 +1,17 @@
 //! `deterministic`: reductions over a fixed tree of blocks, the same bits on every pool.
 //!
-//! The adaptor changes no item: it wraps its base's producer in one that reports a block length,
-//! [`DETERMINISTIC_BLOCK_LEN`], and the bridge then reduces the producer over the fixed tree that
-//! `crate::iter::plumbing::fixed_tree` describes instead of splitting it adaptively. The producer
-//! adaptors after it (`map`, `zip`, `enumerate`, `rev`, `chunks`, ...) pass the block length on,
-//! and the consumer-side ones (`filter`, `flat_map`, `fold`, ...) follow the producer's cuts, so
-//! they keep the guarantee.
+//! The adaptor changes no item: it hands its base's producer on while it asks the bridge that
+//! receives it to reduce over the fixed tree of blocks of [`DETERMINISTIC_BLOCK_LEN`] positions
+//! that `crate::iter::plumbing::fixed_tree` describes, instead of splitting it adaptively. The
+//! producer adaptors after it (`map`, `zip`, `enumerate`, `rev`, `chunks`, a user's own, ...) only
+//! wrap the producer on its way to that bridge, and the consumer-side ones (`filter`,
+//! `flat_map`, `fold`, ...) follow the producer's cuts, so they keep the guarantee with nothing
+//! to forward.
 
 use crate::iter::plumbing::bridge::bridge_lazy;
-use crate::iter::plumbing::{Folder, LazyConsumer, Producer, ProducerCallback};
+use crate::iter::plumbing::fixed_tree::with_fixed_tree;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
+use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// The number of positions in each block of a
@@ -55,6 +58,10 @@ impl<I> Deterministic<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Deterministic<I> {
     type Item = I::Item;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }
@@ -70,51 +77,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Deterministic<I> {
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback });
-
-        struct Callback<CB> {
-            callback: CB,
-        }
-
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
-            type Output = CB::Output;
-            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(DeterministicProducer { base })
-            }
-        }
-    }
-}
-
-/// Producer of [`Deterministic`]: its base, with a block length.
-#[derive(Debug)]
-struct DeterministicProducer<P> {
-    base: P,
-}
-
-impl<P: Producer> Producer for DeterministicProducer<P> {
-    type Item = P::Item;
-    type IntoIter = P::IntoIter;
-
-    fn into_iter(self) -> P::IntoIter {
-        self.base.into_iter()
-    }
-    fn split_at(self, index: usize) -> (Self, Self) {
-        let (left, right) = self.base.split_at(index);
-        (
-            DeterministicProducer { base: left },
-            DeterministicProducer { base: right },
-        )
-    }
-    fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
-        self.base.fold_with(folder)
-    }
-    fn min_len(&self) -> usize {
-        self.base.min_len()
-    }
-    fn max_len(&self) -> usize {
-        self.base.max_len()
-    }
-    fn __block_len(&self) -> usize {
-        DETERMINISTIC_BLOCK_LEN
+        with_fixed_tree(DETERMINISTIC_BLOCK_LEN, || {
+            self.base.with_producer(callback)
+        })
     }
 }

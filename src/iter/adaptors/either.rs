@@ -20,6 +20,7 @@
 use either::Either;
 
 use crate::iter::consumers::unzip::{collect_eithers, split_eithers_into};
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend,
@@ -33,6 +34,10 @@ where
     R: ParallelIterator<Item = L::Item>,
 {
     type Item = L::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         match self {

@@ -4,6 +4,7 @@ use std::iter::Zip;
 use std::ops::Range;
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -22,6 +23,10 @@ impl<I> Enumerate<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -88,8 +93,5 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
     }
     fn max_len(&self) -> usize {
         self.base.max_len()
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }

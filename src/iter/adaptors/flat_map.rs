@@ -7,6 +7,7 @@
 //! the inner iterators before it; the consumer left over after the last one is never fed.
 
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 
@@ -34,6 +35,10 @@ where
 {
     type Item = PI::Item;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<PI::Item>>(self, consumer: C) -> C::Result {
         self.base
             .drive_lazy(FlatMapConsumer::new(consumer, &self.map_op))
@@ -58,6 +63,10 @@ where
     I: ParallelIterator<Item: IntoParallelIterator>,
 {
     type Item = <I::Item as IntoParallelIterator>::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         // A function item: zero-sized, `Sync`, and called like `flat_map`'s closure.

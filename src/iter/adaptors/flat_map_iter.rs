@@ -8,6 +8,7 @@
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
 use crate::iter::adaptors::item_wise::op_consumer::{FlatMapIterOp, ItemOp, OpConsumer};
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::flat_map_iter`].
@@ -34,6 +35,10 @@ where
 {
     type Item = SI::Item;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<SI::Item>>(self, consumer: C) -> C::Result {
         let op = FlatMapIterOp(&self.map_op);
         self.base.drive_lazy(OpConsumer::new(consumer, op))
@@ -58,6 +63,10 @@ where
     I: ParallelIterator<Item: IntoIterator<Item: Send>>,
 {
     type Item = <I::Item as IntoIterator>::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.base

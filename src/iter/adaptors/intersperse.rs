@@ -9,6 +9,7 @@
 
 use std::iter::once;
 
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback, Reducer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -39,6 +40,10 @@ where
     I: ParallelIterator<Item: Clone>,
 {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let exact = self.base.opt_len().is_some();
@@ -256,9 +261,6 @@ where
     }
     fn max_len(&self) -> usize {
         self.base.max_len()
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }
 

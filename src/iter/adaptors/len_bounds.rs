@@ -1,6 +1,7 @@
 //! `with_min_len` / `with_max_len`: bounds on the size of the pieces the splitter hands out.
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -46,6 +47,10 @@ macro_rules! bounded_iter {
     ($ty:ident, $field:ident, $variant:ident) => {
         impl<I: IndexedParallelIterator> ParallelIterator for $ty<I> {
             type Item = I::Item;
+
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+                drive_unindexed_lazily(self, consumer)
+            }
 
             fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
                 bridge_lazy(self, consumer)
@@ -122,8 +127,5 @@ impl<P: Producer> Producer for BoundedProducer<P> {
             Bound::Min(_) => self.base.max_len(),
             Bound::Max(max) => self.base.max_len().min(max),
         }
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }

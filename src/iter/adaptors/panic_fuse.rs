@@ -5,6 +5,7 @@
 //! dropped during unwinding: a panic anywhere downstream or upstream of the adaptor unwinds through
 //! the piece that holds it. Every piece checks the flag before it pulls each item.
 
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use crate::platform::sync::{thread, AtomicBool, Ordering};
@@ -58,6 +59,10 @@ impl Drop for FuseGuard<'_> {
 
 impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let blown = AtomicBool::new(false);
@@ -163,9 +168,6 @@ impl<'f, P: Producer> Producer for PanicFuseProducer<'f, P> {
     }
     fn max_len(&self) -> usize {
         self.base.max_len()
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }
 

@@ -5,6 +5,7 @@
 //! the back (indexed producers' iterators are double-ended).
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -23,6 +24,10 @@ impl<I> Rev<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -91,8 +96,5 @@ impl<P: Producer> Producer for RevProducer<P> {
     }
     fn max_len(&self) -> usize {
         self.base.max_len()
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }

@@ -6,6 +6,7 @@ use std::fmt;
 use crate::iter::adaptors::item_wise::op_consumer::{ItemOp, OpConsumer};
 use crate::iter::adaptors::take_any::{take_one, WhileOp};
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 use crate::platform::sync::{AtomicBool, AtomicUsize};
 
@@ -26,6 +27,10 @@ impl<I> SkipAny<I> {
 
 impl<I: ParallelIterator> ParallelIterator for SkipAny<I> {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let left = AtomicUsize::new(self.count);
@@ -75,6 +80,10 @@ where
     P: Fn(&I::Item) -> bool + Sync + Send,
 {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let skipping = AtomicBool::new(true);

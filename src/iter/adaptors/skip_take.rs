@@ -4,6 +4,7 @@
 
 use crate::iter::consumers::for_each::ForEachConsumer;
 use crate::iter::plumbing::bridge::{bridge_lazy, bridge_producer_lazy};
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -39,6 +40,10 @@ impl<I: IndexedParallelIterator> Take<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for Skip<I> {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -80,6 +85,10 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for Take<I> {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)

@@ -1,6 +1,7 @@
 //! `step_by` on indexed iterators: every `step`-th item, starting with the first.
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -21,6 +22,10 @@ impl<I> StepBy<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -100,8 +105,5 @@ impl<P: Producer> Producer for StepByProducer<P> {
     }
     fn max_len(&self) -> usize {
         (self.base.max_len() / self.step).max(1)
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }

@@ -8,6 +8,7 @@ use std::fmt;
 
 use crate::iter::adaptors::item_wise::op_consumer::{ItemOp, OpConsumer};
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 use crate::platform::sync::{AtomicBool, AtomicUsize, Ordering};
 
@@ -28,6 +29,10 @@ impl<I> TakeAny<I> {
 
 impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let left = AtomicUsize::new(self.count);
@@ -86,6 +91,10 @@ where
     P: Fn(&I::Item) -> bool + Sync + Send,
 {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let taking = AtomicBool::new(true);

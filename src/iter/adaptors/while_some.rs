@@ -7,6 +7,7 @@
 //! synchronises.
 
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 use crate::platform::sync::{AtomicBool, Ordering};
 
@@ -29,6 +30,10 @@ where
     T: Send,
 {
     type Item = T;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         let stop = AtomicBool::new(false);

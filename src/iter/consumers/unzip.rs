@@ -16,6 +16,7 @@
 
 use std::mem::ManuallyDrop;
 
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::iter::{
     Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
@@ -189,6 +190,10 @@ where
 {
     type Item = OP::Left;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<OP::Left>>(self, left: C) -> C::Result {
         let mut left_result = None;
         self.right.par_extend(UnzipB {
@@ -242,6 +247,10 @@ where
     CA: LazyConsumer<OP::Left>,
 {
     type Item = OP::Right;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<OP::Right>>(self, right: C) -> C::Result {
         let (left, right) = self.base.drive_lazy(UnzipConsumer {

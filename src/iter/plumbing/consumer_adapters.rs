@@ -4,7 +4,7 @@
 //! * [`AsConsumer`]: a forkjoin consumer handed to code written for rayon (a user's
 //!   `drive_unindexed`, which calls `split_off_left`, `split_at`, `into_folder` or passes it to
 //!   `bridge`). At the first bridge or `drive` it reaches, it takes itself back out
-//!   ([`Consumer::__lazy_drive`]): from there on the consumer runs its own protocol, and a
+//!   ([`Consumer::lazy_drive`]): from there on the consumer runs its own protocol, and a
 //!   producer's fold loop calls its folder ([`ConsumerFolder`]) with nothing in between.
 //! * [`FromConsumer`]: a consumer written for rayon, driven by forkjoin's iterators and bridge. It
 //!   is split once per batch it receives: `split_at` the batch's length, fold the batch into the
@@ -17,6 +17,7 @@ use std::marker::PhantomData;
 use crate::iter::plumbing::{
     Consumer, Folder, LazyConsumer, LazyDrive, Reducer, UnindexedConsumer,
 };
+use crate::iter::ParallelIterator;
 
 /// A consumer written for rayon as a [`LazyConsumer`] (see the module docs). `rest` takes the
 /// positions not consumed yet; `done` is the result of those consumed. (rayon's reducers need not
@@ -198,7 +199,7 @@ impl<T, L: LazyConsumer<T>> Consumer<T> for AsConsumer<L> {
         })
     }
 
-    fn __lazy_drive<D: LazyDrive<T>>(self, drive: D) -> L::Result {
+    fn lazy_drive<D: LazyDrive<T>>(self, drive: D) -> L::Result {
         drive.drive(self.into_inner())
     }
 }
@@ -222,7 +223,7 @@ impl<T, L: LazyConsumer<T>> UnindexedConsumer<T> for AsConsumer<L> {
         })
     }
 
-    fn __lazy_drive_unindexed<D: LazyDrive<T>>(self, drive: D) -> L::Result {
+    fn lazy_drive_unindexed<D: LazyDrive<T>>(self, drive: D) -> L::Result {
         drive.drive(self.into_inner())
     }
 }
@@ -281,5 +282,28 @@ impl<C> ConsumerFolder<C> {
     /// The consumer again, with what it was fed.
     pub(crate) fn into_consumer(self) -> C {
         self.0
+    }
+}
+
+/// An iterator's `drive_unindexed` when it implements
+/// [`drive_lazy`](crate::iter::ParallelIterator::drive_lazy): the consumer picks its protocol
+/// ([`UnindexedConsumer::lazy_drive_unindexed`]), and the iterator then drives it lazily. Only for
+/// iterators that override `drive_lazy`: with the default one the two would call each other.
+#[inline]
+pub(crate) fn drive_unindexed_lazily<I, C>(iter: I, consumer: C) -> C::Result
+where
+    I: ParallelIterator,
+    C: UnindexedConsumer<I::Item>,
+{
+    consumer.lazy_drive_unindexed(DriveLazy(iter))
+}
+
+/// [`drive_unindexed_lazily`]'s drive: the iterator's own `drive_lazy`.
+struct DriveLazy<I>(I);
+
+impl<I: ParallelIterator> LazyDrive<I::Item> for DriveLazy<I> {
+    #[inline]
+    fn drive<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        self.0.drive_lazy(consumer)
     }
 }

@@ -1,8 +1,11 @@
 //! The deterministic driver: a piece reduced over a fixed tree of blocks, whatever the pool.
 //!
-//! A producer made by [`deterministic`](crate::iter::IndexedParallelIterator::deterministic)
-//! reports a block length `B` ([`Piece::block_len`]); [`bridge_pieces`](mod@super::bridge) then hands
-//! it here instead of to the adaptive policy. The positions `[0, len)` fall into
+//! A [`deterministic`](crate::iter::IndexedParallelIterator::deterministic) iterator hands its
+//! producer on inside [`with_fixed_tree`], which asks the first bridge that receives a producer on
+//! this thread, whatever adaptors wrapped the producer on the way, to reduce over blocks of `B`
+//! positions ([`take_fixed_tree`]): the bridge then hands the producer here instead of to the
+//! adaptive policy. No adaptor has anything to forward, so a user's producer adaptor after
+//! `deterministic()` keeps the guarantee. The positions `[0, len)` fall into
 //! `n = ceil(len / B)` blocks `[k·B, min((k+1)·B, len))`, and the result is that of the tree
 //!
 //! ```text
@@ -30,13 +33,48 @@
 //!
 //! `with_min_len` and `with_max_len` do not apply here: the block length decides every cut.
 
+use std::cell::Cell;
+
 use crate::iter::plumbing::piece::{fold_whole, Piece};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
+use crate::platform::sync::thread_local;
 use crate::runtime::sharing::{self, StartAs};
 
 /// The smallest right half a node offers to an idle worker: one block of the cheapest items (a
 /// few hundred nanoseconds each) is less work than its hand-off (3–4 µs on 2 threads).
 const MIN_OFFER_BLOCKS: usize = 2;
+
+thread_local! {
+    /// The block length the next producer bridged on this thread is reduced over, 0 for the
+    /// adaptive policy (see [`with_fixed_tree`]).
+    static FIXED_TREE_BLOCK: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Runs `f` (which hands a producer on to its bridge) with the request that the first producer
+/// bridged on this thread meanwhile be reduced over the fixed tree of blocks of `block` positions.
+/// The request ends with `f`, also when it unwinds, so it never reaches an unrelated call.
+pub(crate) fn with_fixed_tree<R>(block: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FIXED_TREE_BLOCK.set(self.0);
+        }
+    }
+    let _restore = Restore(FIXED_TREE_BLOCK.get());
+    FIXED_TREE_BLOCK.set(block);
+    f()
+}
+
+/// The block length a [`with_fixed_tree`] around this call asked for, 0 for none; taken, so the
+/// parallel calls that the bridged items make run adaptively.
+#[inline]
+pub(crate) fn take_fixed_tree() -> usize {
+    let block = FIXED_TREE_BLOCK.get();
+    if block != 0 {
+        FIXED_TREE_BLOCK.set(0);
+    }
+    block
+}
 
 /// Reduces `piece` into `consumer` over the fixed tree of blocks of `block` positions (see the
 /// module doc).

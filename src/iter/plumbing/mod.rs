@@ -14,6 +14,30 @@
 //! every layer: the source, the adaptor, the consumer, the bridge, `runtime::sharing`, `join`, the
 //! job stack and the deque, a thief's steal, the latch and the reduce back up.
 //!
+//! # forkjoin's extension point: lazy consumers
+//!
+//! rayon's traits are here as rayon declares them, and every method forkjoin adds to them has a
+//! default that is always correct, so an implementation written the rayon way needs nothing
+//! else. Under them runs one protocol of forkjoin's own, [`LazyConsumer`]: a consumer that can be
+//! split after it consumed a prefix. Three optional methods reach it, each only for speed:
+//!
+//! * [`ParallelIterator::drive_lazy`](crate::iter::ParallelIterator::drive_lazy) (iterator side):
+//!   drive a lazy consumer directly; the default wraps it for
+//!   [`drive_unindexed`](crate::iter::ParallelIterator::drive_unindexed);
+//! * [`Consumer::lazy_drive`] and [`UnindexedConsumer::lazy_drive_unindexed`] (consumer side):
+//!   run a [`LazyDrive`] with this consumer as a lazy one; the default splits a rayon consumer
+//!   once per batch, and forkjoin's wrapper of a lazy consumer takes itself back out, so a lazy
+//!   consumer that passes through code written for rayon reaches the bridge unwrapped;
+//! * [`UnindexedProducer::fold_batch`] (producer side): fold a prefix and keep the rest
+//!   splittable; the default folds the whole piece.
+//!
+//! [`deterministic`](crate::iter::IndexedParallelIterator::deterministic) needs nothing from the
+//! adaptors after it: the iterator tells the bridge that receives its producer, whatever wraps
+//! the producer on the way, to reduce over its fixed tree of blocks (see
+//! [`Deterministic`](crate::iter::Deterministic)).
+//!
+//! # Porting from rayon
+//!
 //! Producers, producer callbacks, consumers and iterators written for rayon port unchanged:
 //!
 //! ```
@@ -105,17 +129,6 @@ pub trait Producer: Send + Sized {
     {
         folder.consume_iter(self.into_iter())
     }
-
-    /// Internal: the block length of a
-    /// [`deterministic`](crate::iter::IndexedParallelIterator::deterministic) iterator's producer,
-    /// 0 for any other. Non-zero, the bridge reduces the piece over the fixed tree of blocks of
-    /// that length (see [`Deterministic`](crate::iter::Deterministic)) instead of splitting it
-    /// adaptively. Every adaptor's producer that keeps its base's positions or maps them in a way
-    /// that depends only on lengths passes its base's answer on.
-    #[doc(hidden)]
-    fn __block_len(&self) -> usize {
-        0
-    }
 }
 
 /// A piece of an unindexed iterator's input: rayon's `UnindexedProducer`. It cannot be cut at an
@@ -138,11 +151,12 @@ pub trait UnindexedProducer: Send + Sized {
     where
         F: Folder<Self::Item>;
 
-    /// Internal: feeds the first `batch` items of the piece (or all of them, if it has fewer) into
-    /// `consumer`, in order, and returns the rest of the piece, `None` once nothing is left. The
-    /// default folds the whole piece: a producer written for rayon is split only between folds.
-    #[doc(hidden)]
-    fn __fold_batch<C>(self, consumer: C, _batch: usize) -> (C, Option<Self>)
+    /// forkjoin's extension point, producer side (see the [module docs](self)): feeds the first
+    /// `batch` items of the piece (or all of them, if it has fewer) into `consumer`, in order, and
+    /// returns the rest of the piece, `None` once nothing is left, so that the rest can still be
+    /// split between two batches. The default, always correct, folds the whole piece: a producer
+    /// written for rayon is split only between folds.
+    fn fold_batch<C>(self, consumer: C, _batch: usize) -> (C, Option<Self>)
     where
         C: LazyConsumer<Self::Item>,
     {
@@ -260,12 +274,12 @@ pub trait Consumer<Item>: Send + Sized {
     /// True when no further item can change the result.
     fn full(&self) -> bool;
 
-    /// Internal: runs `drive` with this consumer as a [`LazyConsumer`]: a forkjoin consumer seen
-    /// through this trait takes itself back out (its own protocol, its own folder, no adapter in
-    /// the per-item path); the default wraps a consumer written for rayon in the adapter that
-    /// splits it once per batch. Always correct as it is: only forkjoin's own wrapper overrides it.
-    #[doc(hidden)]
-    fn __lazy_drive<D: LazyDrive<Item>>(self, drive: D) -> Self::Result {
+    /// forkjoin's extension point, consumer side (see the [module docs](self)): runs `drive` with
+    /// this consumer as a [`LazyConsumer`]. The default, always correct, wraps the consumer in the
+    /// adapter that splits it once per batch; forkjoin's own wrapper of a lazy consumer takes
+    /// itself back out (its own protocol, its own folder, no adapter in the per-item path). A
+    /// consumer written for rayon never overrides it.
+    fn lazy_drive<D: LazyDrive<Item>>(self, drive: D) -> Self::Result {
         drive.drive(FromConsumer::indexed(self))
     }
 }
@@ -281,17 +295,16 @@ pub trait UnindexedConsumer<Item>: Consumer<Item> {
     /// [`split_off_left`](Self::split_off_left) (left) and this one's (right).
     fn to_reducer(&self) -> Self::Reducer;
 
-    /// Internal: [`Consumer::__lazy_drive`] for a consumer that ignores positions.
-    #[doc(hidden)]
-    fn __lazy_drive_unindexed<D: LazyDrive<Item>>(self, drive: D) -> Self::Result {
+    /// [`Consumer::lazy_drive`] for a consumer that ignores positions (the same default, always
+    /// correct).
+    fn lazy_drive_unindexed<D: LazyDrive<Item>>(self, drive: D) -> Self::Result {
         drive.drive(FromConsumer::unindexed(self))
     }
 }
 
-/// Internal: a computation that drives items into any [`LazyConsumer`] (a bridge, an iterator's
-/// `drive_lazy`): what [`Consumer::__lazy_drive`] hands the consumer it finds behind rayon's
-/// traits.
-#[doc(hidden)]
+/// A computation that drives items into any [`LazyConsumer`] (a bridge, an iterator's
+/// `drive_lazy`): what [`Consumer::lazy_drive`] hands the consumer it finds behind rayon's
+/// traits, so that the consumer picks the protocol it runs.
 pub trait LazyDrive<Item> {
     /// Drives every item into `consumer` and returns its result.
     fn drive<C: LazyConsumer<Item>>(self, consumer: C) -> C::Result;
@@ -339,8 +352,10 @@ pub trait LazyConsumer<Item>: Send + Sized {
     }
 }
 
-use crate::iter::plumbing::consumer_adapters::ConsumerFolder;
-pub(crate) use crate::iter::plumbing::consumer_adapters::{AsConsumer, FromConsumer};
+pub use crate::iter::plumbing::consumer_adapters::ConsumerFolder;
+pub(crate) use crate::iter::plumbing::consumer_adapters::{
+    drive_unindexed_lazily, AsConsumer, FromConsumer,
+};
 
 /// Combines the results of the left and right half of a split, in that order.
 pub trait Reducer<R> {

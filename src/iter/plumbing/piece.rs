@@ -5,7 +5,7 @@ use crate::iter::plumbing::LazyConsumer;
 
 /// What the bridge drives: a run of positions that knows its length and can be cut at any of them.
 ///
-/// An indexed iterator's [`Producer`](crate::iter::plumbing::Producer) becomes one with its length (`Counted` in `bridge.rs`); the string
+/// An indexed iterator's [`Producer`](crate::iter::plumbing::Producer) becomes one with its length (`Counted` in `bridge/mod.rs`); the string
 /// sources are pieces themselves, with bytes as positions (their items have no index, so they are
 /// no `Producer`: a cut moves to the nearest place the items allow).
 pub(crate) trait Piece: Send + Sized {
@@ -26,10 +26,6 @@ pub(crate) trait Piece: Send + Sized {
     /// Largest piece one thread may take as a unit.
     fn max_len(&self) -> usize {
         usize::MAX
-    }
-    /// Block length of a deterministic piece, 0 for an adaptive one (see `fixed_tree`).
-    fn block_len(&self) -> usize {
-        0
     }
 }
 

@@ -8,6 +8,7 @@
 use std::mem::{ManuallyDrop, MaybeUninit};
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::sources::vec::DrainProducer;
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
@@ -36,6 +37,10 @@ impl<T: Send, const N: usize> IntoParallelIterator for [T; N] {
 
 impl<T: Send, const N: usize> ParallelIterator for ArrayIntoIter<T, N> {
     type Item = T;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)

@@ -6,6 +6,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::marker::PhantomData;
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::sources::vec::VecIntoIter;
 use crate::iter::{
@@ -56,6 +57,10 @@ impl<'a, T: Ord + Send> ParallelDrainFull for &'a mut BinaryHeap<T> {
 
 impl<T: Ord + Send> ParallelIterator for HeapDrain<'_, T> {
     type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }
@@ -124,6 +129,10 @@ impl<'a, T: Send, S> ParallelDrainFull for &'a mut HashSet<T, S> {
 
 impl<T: Send> ParallelIterator for HashDrain<'_, T> {
     type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         self.items.drive_lazy(consumer)
     }

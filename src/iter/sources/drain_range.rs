@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use std::ops::{Bound, Range, RangeBounds};
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::sources::vec::DrainProducer;
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
@@ -100,6 +101,10 @@ pub struct VecDrain<'a, T: Send> {
 
 impl<T: Send> ParallelIterator for VecDrain<'_, T> {
     type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }
@@ -181,6 +186,10 @@ pub struct VecDequeDrain<'a, T: Send> {
 
 impl<T: Send> ParallelIterator for VecDequeDrain<'_, T> {
     type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }
@@ -248,6 +257,10 @@ pub struct StringDrain<'a> {
 
 impl ParallelIterator for StringDrain<'_> {
     type Item = char;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<char>>(self, consumer: C) -> C::Result {
         use crate::str::ParallelString;
         self.string[self.range.clone()]

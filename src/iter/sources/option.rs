@@ -3,6 +3,7 @@
 //! or 1.
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -112,6 +113,10 @@ impl<'a, T: Send, E> IntoParallelIterator for &'a mut Result<T, E> {
 
 impl<T: Send> ParallelIterator for OptionIter<T> {
     type Item = T;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)

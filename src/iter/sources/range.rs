@@ -24,6 +24,7 @@ use std::fmt::Debug;
 use std::ops::{Range, RangeInclusive};
 
 use crate::iter::plumbing::bridge::{bridge_pieces, Piece};
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback, Reducer};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -324,6 +325,10 @@ impl<T: RangeInteger> IntoParallelIterator for RangeInclusive<T> {
 impl<T: RangeInteger> ParallelIterator for RangeIter<T> {
     type Item = T;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     #[inline]
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         T::drive(self.start, self.len, consumer)
@@ -450,6 +455,10 @@ mod tests {
 
     impl ParallelIterator for Pieces {
         type Item = u128;
+        fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+            drive_unindexed_lazily(self, consumer)
+        }
+
         fn drive_lazy<C: LazyConsumer<u128>>(self, consumer: C) -> C::Result {
             let add: fn(u128, u128) -> u128 = |x, n| x.wrapping_add(n);
             drive_wide(self.start, self.last, consumer, add, self.max_piece)

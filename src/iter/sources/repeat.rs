@@ -2,6 +2,7 @@
 
 use crate::iter::adaptors::zips::zip::Zip;
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -30,6 +31,10 @@ pub fn repeat_n<T: Clone + Send>(item: T, n: usize) -> RepeatN<T> {
 
 impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
     type Item = T;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -199,6 +204,10 @@ impl<T: Clone + Send> Repeat<T> {
 
 impl<T: Clone + Send> ParallelIterator for Repeat<T> {
     type Item = T;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         // "Endless" is `usize::MAX` positions, split lazily like any other run: no consumer that

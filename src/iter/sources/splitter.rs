@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::iter::plumbing::bridge::bridge_unindexed_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{Folder, LazyConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
@@ -59,6 +60,10 @@ where
 {
     type Item = D;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<D>>(self, consumer: C) -> C::Result {
         let piece = DataPiece {
             data: self.data,
@@ -97,7 +102,7 @@ where
         folder.consume(self.data)
     }
 
-    fn __fold_batch<C: LazyConsumer<D>>(self, consumer: C, _batch: usize) -> (C, Option<Self>) {
+    fn fold_batch<C: LazyConsumer<D>>(self, consumer: C, _batch: usize) -> (C, Option<Self>) {
         (consumer.consume_iter(std::iter::once(self.data)), None)
     }
 }

@@ -20,6 +20,7 @@
 
 use crate::iter::plumbing::bridge::{bridge_pieces, Piece};
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// Parallel methods on string slices (and, by auto-deref, `String`s), as rayon's
@@ -466,6 +467,10 @@ macro_rules! char_source {
 
         impl<'h> ParallelIterator for $name<'h> {
             type Item = $item;
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+                drive_unindexed_lazily(self, consumer)
+            }
+
             fn drive_lazy<C: LazyConsumer<$item>>(self, consumer: C) -> C::Result {
                 let producer = CharsProducer {
                     base: 0,
@@ -548,6 +553,10 @@ pub struct Matches<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for Matches<'h, P> {
     type Item = &'h str;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         let producer = CharsProducer {
             base: 0,
@@ -569,6 +578,10 @@ pub struct MatchIndices<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for MatchIndices<'h, P> {
     type Item = (usize, &'h str);
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<(usize, &'h str)>>(self, consumer: C) -> C::Result {
         let producer = CharsProducer {
             base: 0,
@@ -800,6 +813,10 @@ pub struct Split<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for Split<'h, P> {
     type Item = &'h str;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         bridge_pieces(
             SplitProducer::new(self.chars, &self.separator, false),
@@ -819,6 +836,10 @@ pub struct SplitInclusive<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for SplitInclusive<'h, P> {
     type Item = &'h str;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         let producer = SplitInclusiveProducer {
             data: self.chars,
@@ -840,6 +861,10 @@ pub struct SplitTerminator<'h, P: Pattern> {
 
 impl<'h, P: Pattern> ParallelIterator for SplitTerminator<'h, P> {
     type Item = &'h str;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         let skip_last = self.chars.is_empty() || self.terminator.is_suffix_of(self.chars);
         bridge_pieces(
@@ -856,6 +881,10 @@ pub struct Lines<'h>(&'h str);
 
 impl<'h> ParallelIterator for Lines<'h> {
     type Item = &'h str;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         // The pieces of `par_split_inclusive('\n')`, each read with std's `lines`: the same
         // items as std's `str::lines` of the whole string (a piece ends after a `\n` or at the
@@ -904,6 +933,10 @@ pub struct SplitWhitespace<'h>(&'h str);
 
 impl<'h> ParallelIterator for SplitWhitespace<'h> {
     type Item = &'h str;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         self.0
             .par_split(char::is_whitespace)
@@ -920,6 +953,10 @@ pub struct SplitAsciiWhitespace<'h>(&'h str);
 
 impl<'h> ParallelIterator for SplitAsciiWhitespace<'h> {
     type Item = &'h str;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'h str>>(self, consumer: C) -> C::Result {
         fn is_ascii_whitespace(c: char) -> bool {
             c.is_ascii_whitespace()

@@ -9,6 +9,7 @@
 use std::mem::MaybeUninit;
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -35,6 +36,10 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
 
 impl<T: Send> ParallelIterator for VecIntoIter<T> {
     type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }

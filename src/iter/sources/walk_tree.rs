@@ -18,6 +18,7 @@
 use std::fmt;
 
 use crate::iter::plumbing::bridge::bridge_unindexed_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{Folder, LazyConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
@@ -136,6 +137,10 @@ where
 {
     type Item = S;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<S>>(self, consumer: C) -> C::Result {
         let piece = WalkPiece::new(self.initial_state, &self.children_of, Order::Prefix);
         bridge_unindexed_lazy(piece, consumer)
@@ -150,6 +155,10 @@ where
 {
     type Item = S;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<S>>(self, consumer: C) -> C::Result {
         let piece = WalkPiece::new(self.initial_state, &self.children_of, Order::Postfix);
         bridge_unindexed_lazy(piece, consumer)
@@ -163,6 +172,10 @@ where
     I: IntoIterator<Item = S, IntoIter: DoubleEndedIterator> + Send,
 {
     type Item = S;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<S>>(self, consumer: C) -> C::Result {
         self.0.drive_lazy(consumer)
@@ -280,10 +293,10 @@ where
         }
     }
 
-    fn __fold_batch<C: LazyConsumer<S>>(self, consumer: C, batch: usize) -> (C, Option<Self>) {
+    fn fold_batch<C: LazyConsumer<S>>(self, consumer: C, batch: usize) -> (C, Option<Self>) {
         match self.order {
-            Order::Prefix => self.fold_batch::<C, false>(consumer, batch),
-            Order::Postfix => self.fold_batch::<C, true>(consumer, batch),
+            Order::Prefix => self.fold_batch_in_order::<C, false>(consumer, batch),
+            Order::Postfix => self.fold_batch_in_order::<C, true>(consumer, batch),
         }
     }
 }
@@ -294,9 +307,13 @@ where
     B: Fn(&S) -> I + Sync,
     I: IntoIterator<Item = S>,
 {
-    /// [`UnindexedProducer::__fold_batch`] in the order `POSTFIX` says.
+    /// [`UnindexedProducer::fold_batch`] in the order `POSTFIX` says.
     #[inline]
-    fn fold_batch<C, const POSTFIX: bool>(mut self, consumer: C, batch: usize) -> (C, Option<Self>)
+    fn fold_batch_in_order<C, const POSTFIX: bool>(
+        mut self,
+        consumer: C,
+        batch: usize,
+    ) -> (C, Option<Self>)
     where
         C: LazyConsumer<S>,
     {

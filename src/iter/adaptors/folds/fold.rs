@@ -2,6 +2,7 @@
 
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::fold`]: yields one accumulator per piece.
@@ -33,6 +34,10 @@ where
     U: Send,
 {
     type Item = U;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<U>>(self, consumer: C) -> C::Result {
         let consumer = FoldConsumer {

@@ -9,6 +9,7 @@ use std::fmt;
 
 use crate::iter::adaptors::folds::try_fold::{FromClone, FromIdentity, Seed};
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -50,6 +51,10 @@ where
     U: Send,
 {
     type Item = U;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<U>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -121,6 +126,10 @@ where
     F: Fn(U, I::Item) -> U + Send + Sync,
 {
     type Item = U;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<U>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -235,9 +244,6 @@ where
 
     fn max_len(&self) -> usize {
         (self.base.max_len() / self.size).max(1)
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }
 

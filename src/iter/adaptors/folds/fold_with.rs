@@ -7,6 +7,7 @@
 use std::fmt;
 
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::fold_with`]: yields one accumulator per piece.
@@ -44,6 +45,10 @@ where
     U: Send + Clone,
 {
     type Item = U;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<U>>(self, consumer: C) -> C::Result {
         let consumer = FoldWithConsumer {

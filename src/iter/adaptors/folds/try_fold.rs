@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 
 use crate::iter::consumers::try_op::Try;
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::try_fold`]: yields one `R` per piece.
@@ -49,6 +50,10 @@ where
     R: Try + Send,
 {
     type Item = R;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let seed = FromIdentity(&self.identity);
@@ -92,6 +97,10 @@ where
     R: Try<Output: Clone + Send> + Send,
 {
     type Item = R;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let seed = FromClone(self.item);

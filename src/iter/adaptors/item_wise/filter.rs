@@ -3,6 +3,7 @@
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
 use crate::iter::adaptors::item_wise::op_consumer::{FilterOp, OpConsumer};
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::filter`].
@@ -27,6 +28,10 @@ where
     P: Fn(&I::Item) -> bool + Sync + Send,
 {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let op = FilterOp(&self.filter_op);

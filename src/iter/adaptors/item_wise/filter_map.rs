@@ -3,6 +3,7 @@
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
 use crate::iter::adaptors::item_wise::op_consumer::{FilterMapOp, OpConsumer};
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelIterator::filter_map`].
@@ -28,6 +29,10 @@ where
     R: Send,
 {
     type Item = R;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let op = FilterMapOp(&self.filter_op);

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -107,6 +108,10 @@ where
 {
     type Item = T;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<T>>(self, consumer: C) -> C::Result {
         self.base.drive_lazy(FromRefConsumer::<C, K>::new(consumer))
     }
@@ -187,9 +192,6 @@ where
     }
     fn max_len(&self) -> usize {
         self.base.max_len()
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
 use crate::iter::adaptors::item_wise::op_consumer::{MapOp, OpConsumer};
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -28,6 +29,10 @@ where
     R: Send,
 {
     type Item = R;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let op = MapOp(&self.map_op);
@@ -110,8 +115,5 @@ where
     }
     fn max_len(&self) -> usize {
         self.base.max_len()
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }

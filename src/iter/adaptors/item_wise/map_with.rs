@@ -18,6 +18,7 @@
 use std::mem::ManuallyDrop;
 
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use crate::platform::sync::thread::{self, ThreadId};
@@ -215,6 +216,10 @@ where
 {
     type Item = R;
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let source = CloneState {
             template: self.init,
@@ -290,6 +295,10 @@ where
     R: Send,
 {
     type Item = R;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<R>>(self, consumer: C) -> C::Result {
         let source = InitState {
@@ -401,9 +410,6 @@ where
     }
     fn max_len(&self) -> usize {
         self.base.max_len()
-    }
-    fn __block_len(&self) -> usize {
-        self.base.__block_len()
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// Parallel iterator returned by [`IndexedParallelIterator::positions`]: the indices, in order, of
@@ -28,6 +29,10 @@ where
     P: Fn(I::Item) -> bool + Sync + Send,
 {
     type Item = usize;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<usize>>(self, consumer: C) -> C::Result {
         let predicate = &self.predicate;

@@ -8,6 +8,7 @@
 
 use crate::iter::adaptors::skip_take::Take;
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -31,6 +32,10 @@ where
     J: IndexedParallelIterator<Item = I::Item>,
 {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -176,10 +181,6 @@ where
     fn max_len(&self) -> usize {
         self.i.max_len().min(self.j.max_len())
     }
-    fn __block_len(&self) -> usize {
-        // Either side may be the deterministic one (0 means none).
-        self.i.__block_len().max(self.j.__block_len())
-    }
 }
 
 /// The sequential iterator of an [`InterleaveProducer`].
@@ -276,6 +277,10 @@ where
     J: IndexedParallelIterator<Item = I::Item>,
 {
     type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<I::Item>>(self, consumer: C) -> C::Result {
         self.interleave.drive_lazy(consumer)

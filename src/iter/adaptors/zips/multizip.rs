@@ -5,6 +5,7 @@
 //! left to right into nested pairs, which a `map` flattens into the item tuple.
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::{
     IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
@@ -97,6 +98,10 @@ macro_rules! multizip {
             $($t: IndexedParallelIterator,)*
         {
             type Item = ($first_t::Item, $($t::Item,)*);
+
+            fn drive_unindexed<CONS: UnindexedConsumer<Self::Item>>(self, consumer: CONS) -> CONS::Result {
+                drive_unindexed_lazily(self, consumer)
+            }
 
             fn drive_lazy<CONS: LazyConsumer<Self::Item>>(self, consumer: CONS) -> CONS::Result {
                 bridge_lazy(self, consumer)

@@ -1,6 +1,7 @@
 //! `zip`: iterates two indexed iterators in lockstep.
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -24,6 +25,10 @@ where
     B: IndexedParallelIterator,
 {
     type Item = (A::Item, B::Item);
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
@@ -129,9 +134,5 @@ impl<PA: Producer, PB: Producer> Producer for ZipProducer<PA, PB> {
     }
     fn max_len(&self) -> usize {
         self.a.max_len().min(self.b.max_len())
-    }
-    fn __block_len(&self) -> usize {
-        // Either side may be the deterministic one (0 means none).
-        self.a.__block_len().max(self.b.__block_len())
     }
 }

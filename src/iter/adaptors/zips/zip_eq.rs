@@ -1,6 +1,7 @@
 //! `zip_eq`: `zip` of two indexed iterators that must have the same length.
 
 use crate::iter::adaptors::zips::zip::Zip;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -21,6 +22,10 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ZipEq<A, B> {
 
 impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator for ZipEq<A, B> {
     type Item = (A::Item, B::Item);
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.zip.drive_lazy(consumer)

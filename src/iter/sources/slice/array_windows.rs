@@ -2,6 +2,7 @@
 //! `par_windows(N)` converted to arrays.
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, ProducerCallback};
 use crate::iter::sources::slice::ParallelSlice;
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
@@ -28,6 +29,10 @@ impl<T: Sync, const N: usize> Clone for ArrayWindows<'_, T, N> {
 
 impl<'a, T: Sync, const N: usize> ParallelIterator for ArrayWindows<'a, T, N> {
     type Item = &'a [T; N];
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<&'a [T; N]>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)

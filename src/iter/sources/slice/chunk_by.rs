@@ -10,6 +10,7 @@ use std::fmt;
 
 use crate::iter::plumbing::bridge::{bridge_pieces, Piece};
 use crate::iter::plumbing::LazyConsumer;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// Parallel iterator returned by [`ParallelSlice::par_chunk_by`](crate::slice::ParallelSlice::par_chunk_by).
@@ -49,6 +50,10 @@ where
 {
     type Item = &'a [T];
 
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'a [T]>>(self, consumer: C) -> C::Result {
         bridge_pieces(ChunkByProducer::new(self.slice, &self.pred), consumer)
     }
@@ -82,6 +87,10 @@ where
     P: Fn(&T, &T) -> bool + Send + Sync,
 {
     type Item = &'a mut [T];
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
 
     fn drive_lazy<C: LazyConsumer<&'a mut [T]>>(self, consumer: C) -> C::Result {
         bridge_pieces(ChunkByProducer::new(self.slice, &self.pred), consumer)

@@ -9,6 +9,7 @@
 use std::marker::PhantomData;
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::sources::slice::SliceRef;
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
@@ -189,6 +190,10 @@ impl<'a, T: Send, K> ChunksIter<&'a mut [T], K> {
 
 impl<S: SliceRef, K: ChunkKind<S>> ParallelIterator for ChunksIter<S, K> {
     type Item = S::Chunk;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<S::Chunk>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }
@@ -275,6 +280,10 @@ impl<'a, T: Sync> Windows<'a, T> {
 
 impl<'a, T: Sync> ParallelIterator for Windows<'a, T> {
     type Item = &'a [T];
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<&'a [T]>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }

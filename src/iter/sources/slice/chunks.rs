@@ -1,6 +1,7 @@
 //! Parallel iteration over fixed-size chunks of a slice: `par_chunks(n)` and `par_chunks_mut(n)`.
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::sources::slice::SliceRef;
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
@@ -30,6 +31,10 @@ impl<S: SliceRef> ChunksOf<S> {
 
 impl<S: SliceRef> ParallelIterator for ChunksOf<S> {
     type Item = S::Chunk;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<S::Chunk>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }

@@ -11,6 +11,7 @@ pub(crate) mod split;
 use std::cmp::Ordering;
 
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::sources::slice::array_windows::ArrayWindows;
 use crate::iter::sources::slice::chunk_by::{ChunkBy, ChunkByMut};
@@ -194,6 +195,10 @@ impl<'a, T: Send, const N: usize> IntoParallelIterator for &'a mut [T; N] {
 
 impl<S: SliceRef> ParallelIterator for Elements<S> {
     type Item = S::Item;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        drive_unindexed_lazily(self, consumer)
+    }
+
     fn drive_lazy<C: LazyConsumer<S::Item>>(self, consumer: C) -> C::Result {
         bridge_lazy(self, consumer)
     }

@@ -14,6 +14,7 @@
 use std::fmt;
 
 use crate::iter::plumbing::bridge::bridge_unindexed_lazy;
+use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{Folder, LazyConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
@@ -139,7 +140,7 @@ where
         folder.consume_iter(self)
     }
 
-    fn __fold_batch<C: LazyConsumer<S>>(mut self, consumer: C, batch: usize) -> (C, Option<Self>) {
+    fn fold_batch<C: LazyConsumer<S>>(mut self, consumer: C, batch: usize) -> (C, Option<Self>) {
         if batch == usize::MAX {
             return (consumer.consume_iter(self), None);
         }
@@ -179,6 +180,10 @@ macro_rules! split_iter {
             P: Fn(&T) -> bool + Sync + Send,
         {
             type Item = $slice;
+
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+                drive_unindexed_lazily(self, consumer)
+            }
 
             fn drive_lazy<C: LazyConsumer<$slice>>(self, consumer: C) -> C::Result {
                 bridge_unindexed_lazy(

@@ -1,0 +1,404 @@
+//! The adaptive driver of a piece with positions (an indexed iterator's producer, a string or a
+//! range): a few pieces up front, then leaves that run in batches and split their rest when an idle
+//! worker asks (rules 1–6 of the [bridge's module doc](super)).
+
+use std::cell::{Cell, RefCell};
+
+use crate::iter::plumbing::bridge::pace::{worth_sharing, Limits, Pace};
+use crate::iter::plumbing::piece::{fold_whole, Piece};
+use crate::iter::plumbing::{LazyConsumer, Reducer};
+use crate::runtime::sharing::{self, LeafStart, StartAs};
+
+/// Nested loops per item from which a leaf's items count as large enough to offer one by one (see
+/// [`items_hold_loops`]): a nested loop costs a few tens of nanoseconds at least, so such an item
+/// costs a microsecond or more, and the per-item split of [`run_leaf_offering`] (tens of
+/// nanoseconds) stays in the noise. skynet's 10-way levels: only the three outer ones qualify.
+pub(super) const OFFER_LOOPS_PER_ITEM: usize = 64;
+/// Runs `piece` into `consumer` in parallel with the adaptive policy described in the module doc.
+pub(crate) fn bridge_pieces<P, C>(piece: P, consumer: C) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let len = piece.len();
+    if len <= 1 || (len / 2 < piece.min_len() && len <= piece.max_len()) {
+        // Nothing to split, now or later: most calls of a recursive search (nqueens' boards near
+        // the bottom have zero or one child) end here without touching the scheduler, and a
+        // piece shorter than two `with_min_len` pieces is not cut into batches either (a cut
+        // clones a `repeat_n` item).
+        return fold_whole(piece, consumer);
+    }
+    if len <= piece.max_len() {
+        match sharing::start_as() {
+            // Alone in the pool: no batches, no polls (a consumer that prefers the end still
+            // walks its piece from the end, see `run_leaf`).
+            StartAs::Whole if !consumer.prefers_end() => return fold_whole(piece, consumer),
+            // The split's join would not offer its half to anyone: one leaf, which still splits
+            // lazily if an idle worker asks.
+            StartAs::Whole | StartAs::OneLeaf => return run_leaf(piece, consumer, Pace::new()),
+            StartAs::SplitUpFront => {}
+        }
+    }
+    let pieces = crate::current_num_threads().max(1);
+    split_up_front(piece, consumer, pieces)
+}
+
+/// Splits until `pieces` pieces exist (and every piece respects `max_len`), then runs the leaves.
+fn split_up_front<P, C>(producer: P, consumer: C, pieces: usize) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let len = producer.len();
+    let min = producer.min_len().max(1);
+    let too_long = len > producer.max_len();
+    if (pieces > 1 || too_long) && len / 2 >= min && !consumer.full() {
+        // Cut proportionally so an odd piece count still gives equal pieces.
+        let (left_pieces, right_pieces, mid) = if pieces > 1 {
+            let left = pieces / 2;
+            // len * left / pieces without overflow; the 128-bit division only for huge inputs.
+            let mid = match len.checked_mul(left) {
+                Some(product) => product / pieces,
+                None => (len as u128 * left as u128 / pieces as u128) as usize,
+            };
+            (left, pieces - left, mid.clamp(min, len - min))
+        } else {
+            (1, 1, len / 2)
+        };
+        let from_end = consumer.prefers_end();
+        let (left_p, right_p) = producer.split_at(mid);
+        let (left_c, right_c, reducer) = consumer.split_off(mid);
+        let (left, right) = if from_end {
+            // The right half here, the left one offered (see `LazyConsumer::prefers_end`).
+            let (right, left) = sharing::join_for_split(
+                move || split_up_front(right_p, right_c, right_pieces),
+                move || split_up_front(left_p, left_c, left_pieces),
+            );
+            (left, right)
+        } else {
+            sharing::join_for_split(
+                move || split_up_front(left_p, left_c, left_pieces),
+                move || split_up_front(right_p, right_c, right_pieces),
+            )
+        };
+        reducer.reduce(left, right)
+    } else {
+        run_leaf(producer, consumer, Pace::new())
+    }
+}
+
+/// Runs one piece sequentially in adaptive batches, splitting the remainder in half whenever an idle
+/// worker asks for work and the remainder is worth it. `pace` carries the parent's batch size and
+/// measured rate into a split-off piece.
+pub(super) fn run_leaf<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    if consumer.prefers_end() && pace.tails > 0 {
+        return run_leaf_from_end(producer, consumer, pace);
+    }
+    // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
+    // and on a request, in pools of 3 or more.
+    let loops = match sharing::leaf_start() {
+        // The only worker of its pool: no split can ever be asked for, so no batches either.
+        LeafStart::Alone => return fold_whole(producer, consumer),
+        LeafStart::Plain => None,
+        LeafStart::Counted(mark) => Some(mark),
+    };
+    let start_len = producer.len();
+    let mut first_batch = loops.is_some();
+    pace.restart_clock();
+    loop {
+        let len = producer.len();
+        if len == 0 || consumer.full() {
+            return consumer.complete();
+        }
+        if pace.free && !sharing::some_worker_searching() {
+            // The items cost nothing (see `FREE_BATCH`): the halving end batches that keep the
+            // rest shareable would cost more than the rest itself, and no worker is awake to
+            // take it. (A sleeping one counts as asking, so it would also make every one of them
+            // read the clock.)
+            return fold_whole(producer, consumer);
+        }
+        if sharing::is_work_requested_in(loops.unwrap_or(0)) {
+            let asked = Asked {
+                loops,
+                consumed: start_len - len,
+            };
+            match answer_request(&producer, &consumer, &mut pace, asked) {
+                Answer::GoOn => {}
+                Answer::Offer => return run_leaf_offering(producer, consumer),
+                Answer::Split => return split_leaf(producer, consumer, pace),
+            }
+        }
+        // Once timed, never more than half of what is left: a batch sized on cheap items may run
+        // into expensive ones, and whatever a batch holds stays with this worker. Halving leaves a
+        // later boundary at which the rest can still be shared (costs at most log2(len) extra
+        // batches per piece). The untimed first batches are too small to need it, and a small
+        // nested call (ten items) then runs in three batches, not five.
+        let len = producer.len();
+        let n = if pace.clock.is_some() {
+            pace.batch.min(len.div_ceil(2))
+        } else {
+            pace.batch.min(len)
+        };
+        let (head, rest) = producer.split_at(n);
+        consumer = consumer.consume_iter(head.into_iter());
+        producer = rest;
+        pace.batch_done(n, n < pace.batch);
+        if first_batch {
+            // The first item of an outer loop must not wait for a request to be offerable: its
+            // rest would stay out of reach for a whole item (skynet on 64 simulated cores: 8x
+            // instead of 22x).
+            first_batch = false;
+            if loops.is_some_and(|loops| items_hold_loops(loops, n)) && !consumer.prefers_end() {
+                return run_leaf_offering(producer, consumer);
+            }
+        }
+    }
+}
+
+/// What [`answer_request`] needs to know of the leaf besides its rest.
+#[derive(Clone, Copy)]
+struct Asked {
+    /// The leaf's mark from `sharing::leaf_start`, in a pool that offers a loop's rest.
+    loops: Option<u32>,
+    /// Items the leaf consumed so far.
+    consumed: usize,
+}
+
+/// What [`answer_request`] decided.
+enum Answer {
+    /// Go on with the next batch (answered with older work, or not at all).
+    GoOn,
+    /// Go on item by item, the rest offered from inside ([`run_leaf_offering`]).
+    Offer,
+    /// Split the rest for the idle worker ([`split_leaf`]).
+    Split,
+}
+
+/// [`run_leaf`] between two batches, with some worker idle: answers with older work, or decides
+/// to offer the rest (split now, or item by item from now on), or publishes a pending private job.
+/// Out of line and cold, reading the leaf through references: a busy pool's leaves never come
+/// here, so the request path stays out of every leaf's loop, and the leaf is not moved into and
+/// out of a call (docs/benchmarks.md, "Design measurements", has the figures).
+#[cold]
+#[inline(never)]
+fn answer_request<P, C>(producer: &P, consumer: &C, pace: &mut Pace, asked: Asked) -> Answer
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let len = producer.len();
+    let min = producer.min_len().max(1);
+    // Unless the next poll may answer it (no estimate yet), stop looking for a while.
+    let mut answerable_later = false;
+    // An offer of ours still waiting answers the request already (see `offer_waiting`).
+    if !sharing::offer_waiting() {
+        let nested = asked
+            .loops
+            .is_some_and(|loops| items_hold_loops(loops, asked.consumed));
+        if nested && !consumer.prefers_end() {
+            return Answer::Offer;
+        }
+        // A loop around us holds older, larger work: that goes first.
+        if sharing::offer_older_work() {
+            return Answer::GoOn;
+        }
+        if len / 2 >= min {
+            // The answer rests on the batches just run (see `refresh_rate`).
+            pace.refresh_rate();
+            if worth_sharing(len, pace.rate, Limits::get(), sharing::pool_size) {
+                return Answer::Split;
+            }
+            answerable_later = pace.rate.is_none();
+        }
+    }
+    // No estimate yet: time the next batch so the next poll can decide.
+    pace.start_clock();
+    // Too short to split (`with_min_len`, one item left, or too little work left to be worth a
+    // hand-off), but older pieces of this loop (the up-front halves) may still sit on this
+    // worker's private job stack: share one.
+    sharing::share_pending_work();
+    if !answerable_later {
+        sharing::back_off_requests(asked.loops.unwrap_or(0));
+    }
+    Answer::GoOn
+}
+
+/// True once the `consumed` items of a leaf (which took `loops` from `sharing::loop_started`)
+/// started at least [`OFFER_LOOPS_PER_ITEM`] nested loops each: every item is then a piece of
+/// work worth a hand-off by itself, and the leaf goes on in [`run_leaf_offering`], its rest
+/// offered from inside its items. Asked after the first batch (a thread-local load per leaf) and
+/// on a request.
+#[inline]
+pub(super) fn items_hold_loops(loops: u32, consumed: usize) -> bool {
+    let nested = sharing::loops_started_since(loops) as usize;
+    consumed > 0 && nested >= OFFER_LOOPS_PER_ITEM.saturating_mul(consumed)
+}
+
+/// One step of [`run_leaf_offering`], in the order the steps' results combine.
+enum Step<R, D> {
+    /// The result of one item, left of everything after it.
+    Item(R, D),
+    /// The index of an offered piece, right of everything the loop kept.
+    Offered(usize, D),
+}
+
+/// Runs a leaf whose items run nested loops one item at a time, with the rest registered as the
+/// loop's latent fork (`crate::runtime::sharing::with_latent_fork`): a request for work seen inside
+/// an item splits off the right half of the rest (all of it if it cannot be halved), which is
+/// offered at once as a job and finished before this returns. So idle workers get the outermost
+/// remainder, the largest piece of work pending, not a crumb of the innermost loop that polled.
+///
+/// Each item runs with a consumer split off for it; their results and the offered pieces' are
+/// reduced in position order at the end.
+#[inline(never)]
+pub(super) fn run_leaf_offering<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let min = producer.min_len().max(1);
+    // The loop's rest while an item runs: taken by `offer`, and back after the item.
+    let rest: Cell<Option<(P, C)>> = Cell::new(None);
+    let steps: RefCell<Vec<Step<C::Result, C::Reducer>>> = RefCell::new(Vec::new());
+    let (last, offered) = sharing::with_offers(|offers| {
+        let offer = || {
+            let Some((producer, consumer)) = rest.take() else {
+                return false;
+            };
+            let len = producer.len();
+            if len == 0 || consumer.full() {
+                rest.set(Some((producer, consumer)));
+                return false;
+            }
+            let keep = if len / 2 >= min { len / 2 } else { 0 };
+            let (kept, given) = producer.split_at(keep);
+            let (kept_c, given_c, reducer) = consumer.split_off(keep);
+            let offered = offers.offer(move |_| run_leaf_offering(given, given_c));
+            let offered = offered.unwrap_or_else(|| unreachable!("items of a loop in a pool"));
+            steps.borrow_mut().push(Step::Offered(offered, reducer));
+            rest.set(Some((kept, kept_c)));
+            true
+        };
+        let (mut producer, mut consumer) = (producer, consumer);
+        loop {
+            if producer.len() == 0 || consumer.full() {
+                return consumer.complete();
+            }
+            // Between two items the request is ours to answer (an item may hold no poll), with
+            // half of the rest: all of it would leave nothing to run here, and a piece popped back
+            // unstolen would offer itself again.
+            if producer.len() / 2 >= min
+                && sharing::is_work_requested()
+                && !sharing::offer_waiting()
+                && !sharing::offer_older_work()
+            {
+                rest.set(Some((producer, consumer)));
+                offer();
+                (producer, consumer) = rest.take().unwrap_or_else(|| unreachable!());
+                continue;
+            }
+            // Registered even while nobody asks: a request may come during the item (registering
+            // only when asked at its start, skynet on 64 simulated cores reached 8x, not 22x).
+            let (item, tail) = producer.split_at(1);
+            let (item_c, tail_c, reducer) = consumer.split_off(1);
+            rest.set(Some((tail, tail_c)));
+            let result = sharing::with_latent_fork(&offer, || {
+                item_c.consume_iter(item.into_iter()).complete()
+            });
+            (producer, consumer) = rest.take().unwrap_or_else(|| unreachable!());
+            steps.borrow_mut().push(Step::Item(result, reducer));
+        }
+    });
+    let mut offered: Vec<Option<C::Result>> = offered.into_iter().map(Some).collect();
+    let mut acc = last;
+    for step in steps.into_inner().into_iter().rev() {
+        acc = match step {
+            Step::Item(result, reducer) => reducer.reduce(result, acc),
+            Step::Offered(i, reducer) => {
+                let piece = offered[i].take();
+                reducer.reduce(
+                    acc,
+                    piece.unwrap_or_else(|| unreachable!("one result each")),
+                )
+            }
+        };
+    }
+    acc
+}
+
+/// Splits a leaf's remainder in half for an idle worker and runs both halves as leaves.
+///
+/// Out of line: the join's frame would otherwise be part of every leaf's frame, and most leaves
+/// (the small calls of nested recursion) never split.
+#[inline(never)]
+pub(super) fn split_leaf<P, C>(producer: P, consumer: C, pace: Pace) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let mid = producer.len() / 2;
+    let (left_p, right_p) = producer.split_at(mid);
+    let (left_c, right_c, reducer) = consumer.split_off(mid);
+    let (left, right) = sharing::join_for_idle_worker(
+        move || run_leaf(left_p, left_c, pace),
+        move || run_leaf(right_p, right_c, pace),
+    );
+    reducer.reduce(left, right)
+}
+
+/// [`run_leaf`] for a consumer that [prefers the end](LazyConsumer::prefers_end): up to
+/// [`TAIL_BATCHES`](super::pace::TAIL_BATCHES) batches are cut off the *end* of the piece, each fed to a consumer split off
+/// for it, before the rest runs forward. So a `find_last` meets the last items of a piece first,
+/// whatever the cost of the items before them (each of which may hold a whole nested search), and
+/// the rest of the piece stops as soon as they hold a match. An idle worker's request ends the
+/// walk after the first batch: the forward loop answers it, offering the right half as usual (keeping the right
+/// half here would split the same end of the input again and again, down to where a `find_last`
+/// consumer can no longer tell pieces apart).
+fn run_leaf_from_end<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let alone = sharing::nobody_can_ask();
+    pace.restart_clock();
+    // The result of everything consumed so far (all of it right of `consumer`'s positions), and
+    // the reducer that puts `consumer`'s own result before it.
+    let mut after: Option<(C::Result, C::Reducer)> = None;
+    let own = loop {
+        let len = producer.len();
+        if len == 0 || consumer.full() {
+            break consumer.complete();
+        }
+        // The first batch (the piece's last item) always runs: it is what a stolen piece of a
+        // nested search is for.
+        if pace.tails == 0 || (after.is_some() && !alone && sharing::is_work_requested()) {
+            pace.tails = 0;
+            break run_leaf(producer, consumer, pace);
+        }
+        let n = pace.batch.min(len.div_ceil(2));
+        let (rest, tail) = producer.split_at(len - n);
+        if rest.len() == len {
+            // No cut possible there (a string piece without a separator): the rest in one go.
+            break consumer.consume_iter(rest.into_iter()).complete();
+        }
+        let (left_c, tail_c, reducer) = consumer.split_off(len - n);
+        let tail = tail_c.consume_iter(tail.into_iter()).complete();
+        // The previous reducer joined `consumer`, of which the tail was the end, to what follows.
+        after = Some(match after {
+            None => (tail, reducer),
+            Some((later, joins_tail)) => (joins_tail.reduce(tail, later), reducer),
+        });
+        producer = rest;
+        consumer = left_c;
+        pace.tails -= 1;
+        pace.batch_done(n, n < pace.batch);
+    };
+    match after {
+        None => own,
+        Some((later, reducer)) => reducer.reduce(own, later),
+    }
+}
