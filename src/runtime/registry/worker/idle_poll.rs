@@ -1,0 +1,162 @@
+//! Is some worker idle? The question long sequential loops (the iterators' leaves, through
+//! `crate::runtime::hints`) ask between batches, so that they split only when a thief waits.
+//!
+//! The answer is a Relaxed load of the pool's padded idle count, which is written only when
+//! workers go idle or find work: cheap enough to poll every few items, and only a hint (a job that
+//! stays private is still reachable by a heavy steal). Around it: a per-loop back-off for the
+//! polls that find an idle worker they cannot feed ([`back_off_requests`]), whether this worker's
+//! own last offer still waits for its taker ([`offer_waiting`]), and how many idle workers are
+//! awake ([`WorkerThread::searching_workers`]).
+
+use std::cell::Cell;
+
+use super::WorkerThread;
+use crate::platform::sync::{thread_local, Ordering};
+
+thread_local! {
+    /// Polls of [`is_work_requested`] left to answer "no" without looking (see
+    /// [`back_off_requests`]).
+    static REQUEST_BACKOFF_LEFT: Cell<u32> = const { Cell::new(0) };
+    /// The loop mark of the loop that backed off last: loops started before it are not muted.
+    static REQUEST_BACKOFF_FROM: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Polls that [`back_off_requests`] answers "no request" without looking.
+const REQUEST_BACKOFF: u32 = 16;
+
+/// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
+/// or asleep, and able to steal).
+///
+/// Long sequential loops (the parallel iterators' leaves) poll this to split lazily, only when a thief
+/// is waiting. A relaxed load of a padded counter that is written only when workers go idle or find
+/// work: cheap enough to poll every few items.
+#[inline]
+pub(crate) fn is_work_requested() -> bool {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current worker is valid while this thread runs a job.
+    !wt.is_null() && unsafe { (*wt).some_worker_idles() }
+}
+
+/// [`is_work_requested`] for a loop that took `loop_mark` when it started (`latent::loop_started`):
+/// false for the next [`REQUEST_BACKOFF`] such polls after [`back_off_requests`] by this loop or
+/// one started before it on this thread, unless the caller started earlier (an enclosing loop,
+/// which may hold more to give).
+#[inline]
+pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
+    if !is_work_requested() {
+        // A busy pool's polls stop here.
+        return false;
+    }
+    let backoff = REQUEST_BACKOFF_LEFT.get();
+    // Wrapping: the marks of loops running at once are close together.
+    if backoff > 0 && loop_mark.wrapping_sub(REQUEST_BACKOFF_FROM.get()) < 1 << 31 {
+        REQUEST_BACKOFF_LEFT.set(backoff - 1);
+        return false;
+    }
+    true
+}
+
+/// The calling thread's loop (which took `loop_mark`) found a request it could not answer (what
+/// it holds is not worth a hand-off, or its last offer still waits): [`is_work_requested_in`]
+/// says no to it and to the loops started after it for the next [`REQUEST_BACKOFF`] polls. With
+/// many idle workers a request is pending at almost every poll, and each unanswerable one reads
+/// lines that thieves and idle workers keep writing (the idle count, this worker's deque and job
+/// stack): skynet on 64 simulated cores spent most of its time there (speedup 12.6 without a
+/// back-off, 17 with this one; `docs/benchmarks.md`). Loops around it still look: they may hold
+/// more.
+/// Only while several workers idle: one asker hammers no line, and a muted poll may be the one
+/// that could feed it (skynet on 2 threads: 11 ms without the back-off, 16 to 20 with it).
+#[inline]
+pub(crate) fn back_off_requests(loop_mark: u32) {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return;
+    }
+    // SAFETY: a non-null current worker is valid while this thread runs a job; `idle_workers`
+    // points into its live registry. Relaxed: a hint, as in `some_worker_idles`.
+    if unsafe { (*(*wt).idle_workers).load(Ordering::Relaxed) } >= 2 {
+        REQUEST_BACKOFF_LEFT.set(REQUEST_BACKOFF);
+        REQUEST_BACKOFF_FROM.set(loop_mark);
+    }
+}
+
+/// True when the calling thread is a pool worker whose public deque still holds a job no thief has
+/// taken yet, and either at most one worker idles (that one asker's request is answered) or a
+/// private job of this worker is already next in line: a split made now would stay private (a
+/// publication goes only into an empty deque) and come back to this worker. With several askers one
+/// private half pays, as the next job published once the waiting one is taken (a nested loop on 8
+/// workers took twice as long without it); more do not: a leaf that split on every poll while its
+/// askers slept cut a closed-form sum on 8 workers into 4,000 pieces a call.
+#[inline]
+pub(crate) fn offer_waiting() -> bool {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return false;
+    }
+    // SAFETY: a non-null current worker is valid while this thread runs a job, and this is its
+    // owning thread (reading its own deque's length is an owner operation).
+    let wt = unsafe { &*wt };
+    // SAFETY: `idle_workers` points into the live registry, which `wt.registry` keeps alive.
+    // Relaxed: a hint, as in `some_worker_idles`.
+    let idle = unsafe { (*wt.idle_workers).load(Ordering::Relaxed) };
+    !wt.deque.is_empty() && (idle <= 1 || !wt.jobs.is_empty())
+}
+
+impl WorkerThread {
+    /// True if some worker of this pool is idle (searching for work or asleep): a job offered now
+    /// has a taker.
+    ///
+    /// Relaxed: only a hint (see [`Sleep::idle_workers`](crate::runtime::sleep::Sleep::idle_workers)); a job
+    /// that stays private is still reachable by a heavy steal, and a worker that goes idle just after
+    /// this load is seen by the owner's next check.
+    #[inline(always)]
+    pub(crate) fn some_worker_idles(&self) -> bool {
+        // SAFETY: `idle_workers` points into the live registry, which `self.registry` keeps alive.
+        unsafe { (*self.idle_workers).load(Ordering::Relaxed) != 0 }
+    }
+
+    /// How many idle workers of this pool are awake, not asleep: 0 while nobody idles (see
+    /// [`Sleep::searching_workers`](crate::runtime::sleep::Sleep::searching_workers), a hint).
+    #[inline]
+    pub(crate) fn searching_workers(&self) -> usize {
+        if self.some_worker_idles() {
+            self.registry.sleep().searching_workers()
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn work_is_requested_while_another_worker_idles() {
+        assert!(!is_work_requested(), "outside a pool nothing is requested");
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let seen = pool.install(|| {
+            // The other worker has nothing to do: it joins the idle count and stays there.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !is_work_requested() {
+                assert!(Instant::now() < deadline, "idle worker never counted");
+                std::hint::spin_loop();
+            }
+            true
+        });
+        assert!(seen);
+    }
+
+    #[test]
+    fn a_one_thread_pool_never_requests_work_while_busy() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert!(!pool.install(is_work_requested));
+    }
+}
