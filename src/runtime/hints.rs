@@ -32,10 +32,7 @@ use crate::runtime::registry::worker::WorkerThread;
 /// that turns the thread-local worker pointer into a reference.
 #[inline(always)]
 fn with_worker<R>(f: impl FnOnce(&WorkerThread) -> R) -> Option<R> {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current worker lives on this thread's stack for as long as the thread
-    // runs jobs, which outlasts this call; the reference does not escape `f`.
-    (!wt.is_null()).then(|| f(unsafe { &*wt }))
+    WorkerThread::with_current(f)
 }
 
 /// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work

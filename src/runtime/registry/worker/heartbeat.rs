@@ -32,21 +32,17 @@ pub(super) const SHARE_INTERVAL: Duration = Duration::from_micros(100);
 /// piece just split off for an idle worker). Does nothing outside a pool or when nobody is idle.
 #[inline]
 pub(crate) fn share_pending_work(now: bool) {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return;
-    }
-    // SAFETY: a non-null current worker is valid while this thread runs a job, and this is its
-    // owning thread (owner operations are allowed).
-    let wt = unsafe { &*wt };
-    if !wt.some_worker_idles() {
-        return;
-    }
-    if now {
-        wt.share_now();
-    } else {
-        wt.share_cold();
-    }
+    // Owner operations: the current worker is this thread's.
+    WorkerThread::with_current(|wt| {
+        if !wt.some_worker_idles() {
+            return;
+        }
+        if now {
+            wt.share_now();
+        } else {
+            wt.share_cold();
+        }
+    });
 }
 
 /// When the sharing heartbeat reads the clock: every call at first, and, while reads keep finding the
@@ -231,21 +227,24 @@ mod tests {
         // Keep the other worker in user code, so nobody steals what this test publishes.
         let release_tx = crate::test_support::block_one_worker(&pool);
         pool.install(|| {
-            // SAFETY: `install` runs this on a worker of `pool`, which outlives the call.
-            let wt = unsafe { &*WorkerThread::current() };
-            wt.make_share_due();
-            assert!(wt.deque.is_empty());
-            assert!(wt.push_would_publish(), "empty deque, heartbeat due");
+            WorkerThread::with_current(|wt| {
+                wt.make_share_due();
+                assert!(wt.deque.is_empty());
+                assert!(wt.push_would_publish(), "empty deque, heartbeat due");
+            })
+            .expect("install runs on a worker");
             crate::join(
                 || {
-                    // SAFETY: a runs on the same worker (it is never stolen).
-                    let wt = unsafe { &*WorkerThread::current() };
-                    // b sits on the private stack; publish it as a due heartbeat would.
-                    assert!(wt.share_now());
-                    assert!(
-                        !wt.push_would_publish(),
-                        "an earlier publication still waits for a thief"
-                    );
+                    // a runs on the same worker (it is never stolen).
+                    WorkerThread::with_current(|wt| {
+                        // b sits on the private stack; publish it as a due heartbeat would.
+                        assert!(wt.share_now());
+                        assert!(
+                            !wt.push_would_publish(),
+                            "an earlier publication still waits for a thief"
+                        );
+                    })
+                    .expect("a runs on a worker");
                 },
                 || {},
             );

@@ -32,9 +32,7 @@ const REQUEST_BACKOFF: u32 = 16;
 /// work: cheap enough to poll every few items.
 #[inline]
 pub(crate) fn is_work_requested() -> bool {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current worker is valid while this thread runs a job.
-    !wt.is_null() && unsafe { (*wt).some_worker_idles() }
+    WorkerThread::with_current(WorkerThread::some_worker_idles).unwrap_or(false)
 }
 
 /// [`is_work_requested`] for a loop that took `loop_mark` when it started (`latent::loop_started`):
@@ -68,13 +66,7 @@ pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
 /// that could feed it (skynet on 2 threads: 11 ms without the back-off, 16 to 20 with it).
 #[inline]
 pub(crate) fn back_off_requests(loop_mark: u32) {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return;
-    }
-    // SAFETY: a non-null current worker is valid while this thread runs a job; `idle_workers`
-    // points into its live registry. Relaxed: a hint, as in `some_worker_idles`.
-    if unsafe { (*(*wt).idle_workers).load(Ordering::Relaxed) } >= 2 {
+    if WorkerThread::with_current(WorkerThread::idle_count).is_some_and(|idle| idle >= 2) {
         REQUEST_BACKOFF_LEFT.set(REQUEST_BACKOFF);
         REQUEST_BACKOFF_FROM.set(loop_mark);
     }
@@ -89,17 +81,12 @@ pub(crate) fn back_off_requests(loop_mark: u32) {
 /// askers slept cut a closed-form sum on 8 workers into 4,000 pieces a call.
 #[inline]
 pub(crate) fn offer_waiting() -> bool {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return false;
-    }
-    // SAFETY: a non-null current worker is valid while this thread runs a job, and this is its
-    // owning thread (reading its own deque's length is an owner operation).
-    let wt = unsafe { &*wt };
-    // SAFETY: `idle_workers` points into the live registry, which `wt.registry` keeps alive.
-    // Relaxed: a hint, as in `some_worker_idles`.
-    let idle = unsafe { (*wt.idle_workers).load(Ordering::Relaxed) };
-    !wt.deque.is_empty() && (idle <= 1 || !wt.jobs.is_empty())
+    WorkerThread::with_current(|wt| {
+        let idle = wt.idle_count();
+        // Owner operations (its own deque's length, its own private stack): `wt` is this thread's.
+        !wt.deque.is_empty() && (idle <= 1 || !wt.jobs.is_empty())
+    })
+    .unwrap_or(false)
 }
 
 impl WorkerThread {
@@ -111,8 +98,15 @@ impl WorkerThread {
     /// this load is seen by the owner's next check.
     #[inline(always)]
     pub(crate) fn some_worker_idles(&self) -> bool {
-        // SAFETY: `idle_workers` points into the live registry, which `self.registry` keeps alive.
-        unsafe { (*self.idle_workers).load(Ordering::Relaxed) != 0 }
+        self.idle_count() != 0
+    }
+
+    /// The pool's idle count now (see [`some_worker_idles`](Self::some_worker_idles)): Relaxed,
+    /// a hint.
+    #[inline(always)]
+    fn idle_count(&self) -> usize {
+        // SAFETY: valid while `self` is (the field's invariant).
+        unsafe { (*self.idle_workers).load(Ordering::Relaxed) }
     }
 
     /// How many idle workers of this pool are awake, not asleep: 0 while nobody idles (see

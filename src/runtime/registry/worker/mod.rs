@@ -66,22 +66,39 @@ pub(crate) use self::idle_poll::{
 pub(crate) use self::inline_budget::take_inline_join;
 
 thread_local! {
-    /// The worker running on this thread, or null. Const-initialised: reading it is a plain TLS load.
+    /// The worker this thread runs as, or null. Const-initialised: reading it is a plain TLS load.
+    ///
+    /// **Invariant**: while non-null, it points to a live [`WorkerThread`] of this thread, which
+    /// stays live until this is null again. So a reference made from it is valid for as long as the
+    /// frame that read it runs, and [`WorkerThread::with_current`] lends it for the length of a
+    /// call. Why it holds:
+    /// * only [`WorkerThread::enter`] sets it, and only [`leave`] clears it;
+    /// * a pool thread's worker is a local of [`main_loop`], which enters before the thread runs
+    ///   any pool code and leaves before the local is dropped;
+    /// * a `use_current_thread` worker is entered by [`Adopted::run`] for the length of its call,
+    ///   and left when that call returns or unwinds; `adopted.rs` frees it only while this is null.
     static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
 }
 
 /// The state of one worker thread; lives on that thread's stack for its whole life.
 pub(crate) struct WorkerThread {
     /// The owner handle of this worker's private job stack (thieves hold its `JobStackThief` in
-    /// `registry.thread_infos[index]`). Created with the registry and moved into this thread.
+    /// `registry.thread_infos[index]`). Created with the registry and moved into this thread,
+    /// the only one that uses it: a `WorkerThread` is neither `Send` nor `Sync`, and
+    /// [`WORKER_THREAD`] lends it only on its own thread.
     jobs: JobStackOwner,
-    /// Points into the registry's sleep state (kept alive by `registry`): the idle-worker count.
+    /// The pool's idle-worker count. **Invariant**: points into the registry's sleep state, which
+    /// `registry` keeps alive: valid for as long as `self` is.
     idle_workers: *const AtomicUsize,
-    /// Points into the registry's sleep state (kept alive by `registry`): this worker's sleep slot,
-    /// which the latch of each `join` job b keeps to wake us.
+    /// This worker's sleep slot, which the latch of each `join` job b keeps to wake us.
+    /// **Invariant**: points into the registry's sleep state, which `registry` keeps alive: valid
+    /// for as long as `self` is.
     sleep_slot: *const Slot,
-    /// Points into `registry.thread_infos[index]` (kept alive by `registry`).
+    /// This worker's statistics. **Invariant**: points into `registry.thread_infos[index]`, which
+    /// `registry` keeps alive: valid for as long as `self` is. Only this worker writes them.
     stats: *const WorkerCounters,
+    /// The owner handle of this worker's public deque (thieves hold its `Stealer` in
+    /// `registry.thread_infos[index]`); like `jobs`, used by this thread only.
     deque: Worker<JobRef>,
     index: usize,
     /// Ticks (see [`crate::platform::clock::ticks`]) of this worker's last heartbeat publication.
@@ -132,10 +149,31 @@ impl Drop for RegionGuard<'_> {
 }
 
 impl WorkerThread {
-    /// The worker running on this thread, or null.
+    /// The worker running on this thread, or null: a pointer, for identity checks and null tests.
+    /// To use the worker, borrow it with [`with_current`](Self::with_current).
     #[inline(always)]
     pub(crate) fn current() -> *const WorkerThread {
         WORKER_THREAD.with(Cell::get)
+    }
+
+    /// Runs `f` with the worker this thread runs as; `None` (and `f` not run) outside a pool, and
+    /// on a `use_current_thread` thread outside its calls into the pool (see `adopted.rs`). The
+    /// reference cannot outlive `f`.
+    #[inline(always)]
+    pub(crate) fn with_current<R>(f: impl FnOnce(&WorkerThread) -> R) -> Option<R> {
+        Self::with_current_opt(|wt| wt.map(f))
+    }
+
+    /// [`with_current`](Self::with_current) for a caller that acts in both cases: `f` always runs,
+    /// with `None` where there is no current worker (`f` may consume what it captured either way).
+    #[inline(always)]
+    pub(crate) fn with_current_opt<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        let wt = Self::current();
+        // SAFETY: by `WORKER_THREAD`'s invariant a non-null pointer is to this thread's live
+        // worker, which stays live while this frame runs (the frame that entered it is below this
+        // one, and leaves only after this call returns). `f` gets the reference for this call
+        // only: `R` is chosen outside and cannot name its lifetime.
+        f(unsafe { wt.as_ref() })
     }
 
     #[inline(always)]
@@ -158,7 +196,7 @@ impl WorkerThread {
     /// This worker's sleep slot, for the latches it waits on.
     #[inline(always)]
     pub(crate) fn sleep_slot(&self) -> &Slot {
-        // SAFETY: points into the registry's sleep state, which `self.registry` keeps alive.
+        // SAFETY: valid while `self` is (the field's invariant).
         unsafe { &*self.sleep_slot }
     }
 
@@ -169,7 +207,7 @@ impl WorkerThread {
 
     #[inline(always)]
     fn stats(&self) -> &WorkerCounters {
-        // SAFETY: points into the registry, which `self.registry` keeps alive.
+        // SAFETY: valid while `self` is (the field's invariant).
         unsafe { &*self.stats }
     }
 

@@ -280,10 +280,11 @@ mod tests {
             .build()
             .unwrap();
         pool.install(|| {
-            // SAFETY: inside `install` the current worker pointer is valid.
-            let wt = unsafe { &*WorkerThread::current() };
-            assert!(wt.stack_limit < approx_stack_pointer());
-            assert!(wt.may_steal(), "shallow frames may steal");
+            WorkerThread::with_current(|wt| {
+                assert!(wt.stack_limit < approx_stack_pointer());
+                assert!(wt.may_steal(), "shallow frames may steal");
+            })
+            .expect("install runs on a worker");
         });
     }
 }
