@@ -43,22 +43,22 @@ fn with_worker<R>(f: impl FnOnce(&WorkerThread) -> R) -> Option<R> {
 /// work: cheap enough to poll every few items.
 #[inline]
 pub(crate) fn is_work_requested() -> bool {
-    crate::runtime::registry::worker::is_work_requested()
+    crate::runtime::registry::worker::some_worker_idle()
 }
 
 /// [`is_work_requested`] for a loop that took `loop_mark` from [`loop_started`]: muted for a few
 /// polls after this loop, or one started before it but after the loops around it, backed off.
 #[inline]
 pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
-    crate::runtime::registry::worker::is_work_requested_in(loop_mark)
+    crate::runtime::registry::worker::some_worker_idle_in(loop_mark)
 }
 
 /// The loop that took `loop_mark` found a request it cannot answer: it and the loops started
 /// after it stop looking for a few polls (see
-/// `crate::runtime::registry::worker::back_off_requests`).
+/// `crate::runtime::registry::worker::back_off_idle_polls`).
 #[inline]
 pub(crate) fn back_off_requests(loop_mark: u32) {
-    crate::runtime::registry::worker::back_off_requests(loop_mark)
+    crate::runtime::registry::worker::back_off_idle_polls(loop_mark)
 }
 
 /// True when the calling thread's own offer (a job in its public deque) is still waiting for the
@@ -87,7 +87,7 @@ pub(crate) fn some_worker_searching() -> bool {
 /// nobody is idle.
 #[inline]
 pub(crate) fn share_pending_work() {
-    crate::runtime::registry::worker::share_pending_work(false)
+    crate::runtime::registry::worker::share_on_heartbeat()
 }
 
 /// A `join` that splits work *for* an idle worker: b is always pushed (never run inline by the depth
@@ -103,7 +103,7 @@ where
 {
     crate::runtime::join::join_offering_b(
         move || {
-            crate::runtime::registry::worker::share_pending_work(true);
+            crate::runtime::registry::worker::share_now();
             oper_a()
         },
         oper_b,
@@ -154,7 +154,7 @@ pub(crate) fn start_as() -> StartAs {
     with_worker(|wt| {
         if wt.is_alone() {
             StartAs::Whole
-        } else if !wt.some_worker_idles()
+        } else if !wt.some_worker_idle()
             || wt.would_keep_split_private()
             || !(wt.push_would_publish() || (wt.searching_workers() >= 2 && !wt.has_private_jobs()))
         {

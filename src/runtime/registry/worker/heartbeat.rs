@@ -23,24 +23,32 @@ use crate::runtime::registry::bump;
 use crate::runtime::trace::Event;
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
-/// worker is idle (see [`WorkerThread::share_cold`]).
+/// worker is idle (see [`WorkerThread::share_on_heartbeat`]).
 pub(super) const SHARE_INTERVAL: Duration = Duration::from_micros(100);
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
-/// piece of a loop): if some worker is idle, publish this worker's oldest private job on the sharing
-/// heartbeat, as a push would (see [`WorkerThread::share_cold`]). With `now`, publish it at once (a
-/// piece just split off for an idle worker). Does nothing outside a pool or when nobody is idle.
+/// piece of a loop): if the calling thread is a worker and some worker of its pool is idle,
+/// publish this worker's oldest private job on the sharing heartbeat, as a push would (see
+/// [`WorkerThread::share_on_heartbeat`]). Does nothing outside a pool or when nobody is idle.
 #[inline]
-pub(crate) fn share_pending_work(now: bool) {
+pub(crate) fn share_on_heartbeat() {
     // Owner operations: the current worker is this thread's.
     WorkerThread::with_current(|wt| {
-        if !wt.some_worker_idles() {
-            return;
+        if wt.some_worker_idle() {
+            wt.share_on_heartbeat();
         }
-        if now {
+    });
+}
+
+/// For a piece just split off for an idle worker: if the calling thread is a worker and some
+/// worker of its pool is idle, publish this worker's oldest private job at once, not on the
+/// heartbeat (see [`WorkerThread::share_now`]). Does nothing outside a pool or when nobody is idle.
+#[inline]
+pub(crate) fn share_now() {
+    // Owner operations: the current worker is this thread's.
+    WorkerThread::with_current(|wt| {
+        if wt.some_worker_idle() {
             wt.share_now();
-        } else {
-            wt.share_cold();
         }
     });
 }
@@ -123,7 +131,7 @@ impl WorkerThread {
     /// the oldest private job of every worker with a heavy steal (`crate::runtime::sleep`, `crate::runtime::jobs::jobstack`).
     #[cold]
     #[inline(never)]
-    pub(super) fn share_cold(&self) {
+    pub(super) fn share_on_heartbeat(&self) {
         // Nothing to publish, or (in `share_due`) an earlier publication still waits for a thief:
         // no clock read (a leaf polling for an idle worker calls this once per batch).
         if self.jobs.is_empty() {

@@ -4,7 +4,7 @@
 //! The answer is a Relaxed load of the pool's padded idle count, which is written only when
 //! workers go idle or find work: cheap enough to poll every few items, and only a hint (a job that
 //! stays private is still reachable by a heavy steal). Around it: a per-loop back-off for the
-//! polls that find an idle worker they cannot feed ([`back_off_requests`]), whether this worker's
+//! polls that find an idle worker they cannot feed ([`back_off_idle_polls`]), whether this worker's
 //! own last offer still waits for its taker ([`offer_waiting`]), and how many idle workers are
 //! awake ([`WorkerThread::searching_workers`]).
 
@@ -14,15 +14,15 @@ use super::WorkerThread;
 use crate::platform::sync::{thread_local, Ordering};
 
 thread_local! {
-    /// Polls of [`is_work_requested`] left to answer "no" without looking (see
-    /// [`back_off_requests`]).
-    static REQUEST_BACKOFF_LEFT: Cell<u32> = const { Cell::new(0) };
+    /// Polls of [`some_worker_idle_in`] left to answer "no" without looking (see
+    /// [`back_off_idle_polls`]).
+    static BACKOFF_POLLS_LEFT: Cell<u32> = const { Cell::new(0) };
     /// The loop mark of the loop that backed off last: loops started before it are not muted.
-    static REQUEST_BACKOFF_FROM: Cell<u32> = const { Cell::new(0) };
+    static BACKOFF_FROM_LOOP: Cell<u32> = const { Cell::new(0) };
 }
 
-/// Polls that [`back_off_requests`] answers "no request" without looking.
-const REQUEST_BACKOFF: u32 = 16;
+/// Polls that [`back_off_idle_polls`] answers "no idle worker" without looking.
+const IDLE_POLL_BACKOFF: u32 = 16;
 
 /// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
 /// or asleep, and able to steal).
@@ -31,33 +31,33 @@ const REQUEST_BACKOFF: u32 = 16;
 /// is waiting. A relaxed load of a padded counter that is written only when workers go idle or find
 /// work: cheap enough to poll every few items.
 #[inline]
-pub(crate) fn is_work_requested() -> bool {
-    WorkerThread::with_current(WorkerThread::some_worker_idles).unwrap_or(false)
+pub(crate) fn some_worker_idle() -> bool {
+    WorkerThread::with_current(WorkerThread::some_worker_idle).unwrap_or(false)
 }
 
-/// [`is_work_requested`] for a loop that took `loop_mark` when it started (`latent::loop_started`):
-/// false for the next [`REQUEST_BACKOFF`] such polls after [`back_off_requests`] by this loop or
+/// [`some_worker_idle`] for a loop that took `loop_mark` when it started (`latent::loop_started`):
+/// false for the next [`IDLE_POLL_BACKOFF`] such polls after [`back_off_idle_polls`] by this loop or
 /// one started before it on this thread, unless the caller started earlier (an enclosing loop,
 /// which may hold more to give).
 #[inline]
-pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
-    if !is_work_requested() {
+pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
+    if !some_worker_idle() {
         // A busy pool's polls stop here.
         return false;
     }
-    let backoff = REQUEST_BACKOFF_LEFT.get();
+    let backoff = BACKOFF_POLLS_LEFT.get();
     // Wrapping: the marks of loops running at once are close together.
-    if backoff > 0 && loop_mark.wrapping_sub(REQUEST_BACKOFF_FROM.get()) < 1 << 31 {
-        REQUEST_BACKOFF_LEFT.set(backoff - 1);
+    if backoff > 0 && loop_mark.wrapping_sub(BACKOFF_FROM_LOOP.get()) < 1 << 31 {
+        BACKOFF_POLLS_LEFT.set(backoff - 1);
         return false;
     }
     true
 }
 
-/// The calling thread's loop (which took `loop_mark`) found a request it could not answer (what
-/// it holds is not worth a hand-off, or its last offer still waits): [`is_work_requested_in`]
-/// says no to it and to the loops started after it for the next [`REQUEST_BACKOFF`] polls. With
-/// many idle workers a request is pending at almost every poll, and each unanswerable one reads
+/// The calling thread's loop (which took `loop_mark`) found an idle worker it could not feed (what
+/// it holds is not worth a hand-off, or its last offer still waits): [`some_worker_idle_in`]
+/// says no to it and to the loops started after it for the next [`IDLE_POLL_BACKOFF`] polls. With
+/// many idle workers one is idle at almost every poll, and each poll it cannot answer reads
 /// lines that thieves and idle workers keep writing (the idle count, this worker's deque and job
 /// stack): skynet on 64 simulated cores spent most of its time there (speedup 12.6 without a
 /// back-off, 17 with this one; `docs/benchmarks.md`). Loops around it still look: they may hold
@@ -65,15 +65,15 @@ pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
 /// Only while several workers idle: one asker hammers no line, and a muted poll may be the one
 /// that could feed it (skynet on 2 threads: 11 ms without the back-off, 16 to 20 with it).
 #[inline]
-pub(crate) fn back_off_requests(loop_mark: u32) {
+pub(crate) fn back_off_idle_polls(loop_mark: u32) {
     if WorkerThread::with_current(WorkerThread::idle_count).is_some_and(|idle| idle >= 2) {
-        REQUEST_BACKOFF_LEFT.set(REQUEST_BACKOFF);
-        REQUEST_BACKOFF_FROM.set(loop_mark);
+        BACKOFF_POLLS_LEFT.set(IDLE_POLL_BACKOFF);
+        BACKOFF_FROM_LOOP.set(loop_mark);
     }
 }
 
 /// True when the calling thread is a pool worker whose public deque still holds a job no thief has
-/// taken yet, and either at most one worker idles (that one asker's request is answered) or a
+/// taken yet, and either at most one worker idles (that job is already there for it) or a
 /// private job of this worker is already next in line: a split made now would stay private (a
 /// publication goes only into an empty deque) and come back to this worker. With several askers one
 /// private half pays, as the next job published once the waiting one is taken (a nested loop on 8
@@ -97,11 +97,11 @@ impl WorkerThread {
     /// that stays private is still reachable by a heavy steal, and a worker that goes idle just after
     /// this load is seen by the owner's next check.
     #[inline(always)]
-    pub(crate) fn some_worker_idles(&self) -> bool {
+    pub(crate) fn some_worker_idle(&self) -> bool {
         self.idle_count() != 0
     }
 
-    /// The pool's idle count now (see [`some_worker_idles`](Self::some_worker_idles)): Relaxed,
+    /// The pool's idle count now (see [`some_worker_idle`](Self::some_worker_idle)): Relaxed,
     /// a hint.
     #[inline(always)]
     fn idle_count(&self) -> usize {
@@ -113,7 +113,7 @@ impl WorkerThread {
     /// [`Sleep::searching_workers`](crate::runtime::sleep::Sleep::searching_workers), a hint).
     #[inline]
     pub(crate) fn searching_workers(&self) -> usize {
-        if self.some_worker_idles() {
+        if self.some_worker_idle() {
             self.registry.sleep().searching_workers()
         } else {
             0
@@ -127,8 +127,8 @@ mod tests {
     use std::time::{Duration, Instant};
 
     #[test]
-    fn work_is_requested_while_another_worker_idles() {
-        assert!(!is_work_requested(), "outside a pool nothing is requested");
+    fn some_worker_idle_sees_the_other_worker_idle() {
+        assert!(!some_worker_idle(), "outside a pool no worker idles");
         let pool = crate::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
@@ -136,7 +136,7 @@ mod tests {
         let seen = pool.install(|| {
             // The other worker has nothing to do: it joins the idle count and stays there.
             let deadline = Instant::now() + Duration::from_secs(60);
-            while !is_work_requested() {
+            while !some_worker_idle() {
                 assert!(Instant::now() < deadline, "idle worker never counted");
                 std::hint::spin_loop();
             }
@@ -146,11 +146,11 @@ mod tests {
     }
 
     #[test]
-    fn a_one_thread_pool_never_requests_work_while_busy() {
+    fn a_busy_one_thread_pool_has_no_idle_worker() {
         let pool = crate::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap();
-        assert!(!pool.install(is_work_requested));
+        assert!(!pool.install(some_worker_idle));
     }
 }

@@ -122,7 +122,7 @@ impl WorkerThread {
     fn renew_spent_budget(&self) -> bool {
         // A worker that goes idle just after this check gets this worker's next offer at most
         // DEEP_JOIN_PERIOD joins later.
-        if self.some_worker_idles() {
+        if self.some_worker_idle() {
             return false;
         }
         INLINE_JOINS.set(DEEP_JOIN_PERIOD);
