@@ -23,15 +23,14 @@
 //!   64 ms) to heavy-steal jobs that owners keep private (they publish on a heartbeat, and one blocked in
 //!   user code never will); see [`IdleState::take_patrol_due`].
 //!
-//! Each worker sleeps on its own futex word (its *slot*, [`slot::SlotState`]): `AWAKE`; one of three
-//! sleeping marks, by what the sleeper may take ([`SleepMode`]): `SLEEPING` (idle: anything),
-//! `SLEEPING_WAITING` (waiting for a job: only jobs that belong to its wait) or `SLEEPING_GUARDED`
-//! (past its stack guard, or waiting for another pool: only injected work, a broadcast share or its
-//! latch wake it); or
-//! `WOKEN_FOR_WORK`. A waker claims a sleeper by CAS out of its sleeping mark and
-//! then issues the futex wake, so two wakers never spend their wake on the same thread and the sleeper
-//! cannot miss it (the futex re-checks the word atomically). The sleeper removes itself from the sleeper
-//! count when it wakes.
+//! Each worker sleeps on its own futex word (its *slot*, [`slot::SlotState`]): `AWAKE`, one of three
+//! sleeping marks, or `WOKEN_FOR_WORK`. The sleeping mark says what the sleeper may take
+//! ([`SleepMode`]): `SLEEPING` (idle: anything), `SLEEPING_WAITING` (waiting for a job: only jobs that
+//! belong to its wait) or `SLEEPING_GUARDED` (past its stack guard, or waiting for another pool: only
+//! injected work, a broadcast share or its latch wake it). A waker claims a sleeper by CAS out of its
+//! sleeping mark and then issues the futex wake, so two wakers never spend their wake on the same
+//! thread and the sleeper cannot miss it (the futex re-checks the word atomically). The sleeper
+//! removes itself from the sleeper count when it wakes.
 //!
 //! The packed counters word (`[JEC: 32][sleepers: 32]`) is [`counters::Counters`] /
 //! [`counters::AtomicCounters`]; the slot word is [`slot::Slot`]. Both wrappers take their orderings
