@@ -256,8 +256,8 @@ impl Sleep {
     ///
     /// Otherwise every sleeper patrols, so the worker keeps its sharing heartbeat: in a pool of many
     /// workers, a worker that waited on a stolen job or stole a small one would otherwise publish
-    /// half of its next call at once, every time, and the work would break up into hand-offs of a
-    /// microsecond (skynet on 16 threads: one steal per 0.5 µs of work).
+    /// half of its next call at once, every time, and the work would break up into hand-offs that
+    /// cost more than the work they carry.
     #[inline]
     pub fn leave_idle(&self) -> bool {
         // Decrement, SeqCst fence, load: pairs with the sleeper's increment of `untimed_sleepers`,

@@ -4,7 +4,9 @@
 //! spins, yields and sleeps, until it finds a job). An owner reads the count (a Relaxed load of a
 //! line written only on idle ↔ busy transitions) on each push and, while it is non-zero, publishes
 //! its **oldest** private job (the biggest subtree) on a *sharing heartbeat*: at most once per
-//! [`SHARE_INTERVAL`], and always on its first push after idling itself. Publishing on every push
+//! [`SHARE_INTERVAL`], and at once on its first push after it left the idle count itself while
+//! some worker sleeps without a patrol timeout (sleep README rule 8: that sleeper would not come
+//! to heavy-steal it, [`WorkerThread::make_share_due`]). Publishing on every push
 //! while someone idles would turn a loop of tiny joins into a stream of hand-offs that each cost
 //! more than the job. An idle worker that sleeps while another is busy wakes on a patrol timeout
 //! and *heavy-steals* the oldest private job of every worker (see `crate::runtime::jobs::jobstack`
@@ -57,8 +59,8 @@ pub(crate) fn share_now() {
 /// heartbeat not due and come more than 16 times per interval, only every `stride`-th call, the
 /// stride doubling up to 256. A read that comes late (a gap of an interval / 16 or more) resets the
 /// stride, so the time between reads stays below about an eighth of the interval: publication is at
-/// most that late. A worker leaving the idle count reads at its next call (its first publication
-/// must not wait, sleep README rule 9).
+/// most that late. After [`WorkerThread::make_share_due`] the next call reads (that publication
+/// must not wait, sleep README rule 8).
 pub(super) struct ShareClock {
     /// Calls left to skip before the next read.
     skips: Cell<u32>,
@@ -126,7 +128,8 @@ impl WorkerThread {
     /// hand-offs, each costing more than the job (and keeping the idle worker from ever sleeping).
     /// So an owner publishes at most once per [`SHARE_INTERVAL`]: the oldest private job, the root
     /// of the largest pending subtree, exactly what an idle worker should take. The first push after
-    /// this worker itself idled always publishes (see `wait_until_cold`). A job that stays private
+    /// this worker itself left the idle count while a worker sleeps without a patrol timeout
+    /// publishes at once (see `leave_idle_count`). A job that stays private
     /// is not lost: idle workers that sleep while another worker is busy wake up to patrol, taking
     /// the oldest private job of every worker with a heavy steal (`crate::runtime::sleep`, `crate::runtime::jobs::jobstack`).
     #[cold]

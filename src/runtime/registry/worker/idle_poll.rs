@@ -59,11 +59,10 @@ pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
 /// says no to it and to the loops started after it for the next [`IDLE_POLL_BACKOFF`] polls. With
 /// many idle workers one is idle at almost every poll, and each poll it cannot answer reads
 /// lines that thieves and idle workers keep writing (the idle count, this worker's deque and job
-/// stack): skynet on 64 simulated cores spent most of its time there (speedup 12.6 without a
-/// back-off, 17 with this one; `docs/benchmarks.md`). Loops around it still look: they may hold
-/// more.
-/// Only while several workers idle: one asker hammers no line, and a muted poll may be the one
-/// that could feed it (skynet on 2 threads: 11 ms without the back-off, 16 to 20 with it).
+/// stack): on many cores such polls can take most of the time (`docs/benchmarks.md`). Loops
+/// around it still look: they may hold more.
+/// Only while several workers idle: one idle worker hammers no line, and a muted poll may be the
+/// one that could feed it.
 #[inline]
 pub(crate) fn back_off_idle_polls(loop_mark: u32) {
     if WorkerThread::with_current(WorkerThread::idle_count).is_some_and(|idle| idle >= 2) {
@@ -75,10 +74,10 @@ pub(crate) fn back_off_idle_polls(loop_mark: u32) {
 /// True when the calling thread is a pool worker whose public deque still holds a job no thief has
 /// taken yet, and either at most one worker idles (that job is already there for it) or a
 /// private job of this worker is already next in line: a split made now would stay private (a
-/// publication goes only into an empty deque) and come back to this worker. With several askers one
-/// private half pays, as the next job published once the waiting one is taken (a nested loop on 8
-/// workers took twice as long without it); more do not: a leaf that split on every poll while its
-/// askers slept cut a closed-form sum on 8 workers into 4,000 pieces a call.
+/// publication goes only into an empty deque) and come back to this worker. With several idle
+/// workers one private half pays, as the next job published once the waiting one is taken; more
+/// do not: a leaf that split on every poll while the idle workers slept would cut its range into
+/// pieces of a few items.
 #[inline]
 pub(crate) fn offer_waiting() -> bool {
     WorkerThread::with_current(|wt| {

@@ -11,7 +11,7 @@
 //! put the worker to sleep. A wake for new work that this worker cannot use is passed on (rule 7).
 //! Leaving the idle count may make the next push publish at once (rule 8).
 //!
-//! **Stack guard** (rayon #854). A worker that waits for a stolen job executes other jobs on top of its
+//! **Stack guard.** A worker that waits for a stolen job executes other jobs on top of its
 //! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each
 //! worker records its stack's base and size at start; while more than half of it is in use, a waiting
 //! worker only pops its *own* deque (jobs its own frames pushed, which the sequential program would also
