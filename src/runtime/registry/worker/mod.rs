@@ -11,7 +11,9 @@
 //!
 //! **The current worker.** A [`WorkerThread`] lives on its thread's stack (or, adopted, in a
 //! thread-local box) and is reached through the thread-local [`WORKER_THREAD`], set while the
-//! thread runs as that worker and null otherwise.
+//! thread runs as that worker and null otherwise. Code borrows it with
+//! [`WorkerThread::with_current`], which holds the one proof that the borrow is sound (the
+//! invariant stated on `WORKER_THREAD`).
 //!
 //! The rest of the worker, one concept to a file:
 //!
