@@ -38,13 +38,12 @@ pub struct BroadcastContext<'a> {
 impl BroadcastContext<'_> {
     /// Runs `f` with the context of the calling worker.
     pub(crate) fn with<R>(f: impl FnOnce(BroadcastContext<'_>) -> R) -> R {
-        let wt = WorkerThread::current();
-        assert!(!wt.is_null(), "a broadcast job ran outside a worker");
-        // SAFETY: a non-null current worker is valid while this thread runs.
-        let wt = unsafe { &*wt };
+        let (index, num_threads) =
+            WorkerThread::with_current(|wt| (wt.index(), wt.registry().num_threads()))
+                .expect("a broadcast job ran outside a worker");
         f(BroadcastContext {
-            index: wt.index(),
-            num_threads: wt.registry().num_threads(),
+            index,
+            num_threads,
             _marker: PhantomData,
         })
     }

@@ -392,20 +392,22 @@ fn finish_b_while_a_unwinds<F, R>(job_b: *const StackJob<SpinLatch<'_>, F, R>, p
 where
     F: FnOnce(bool) -> R,
 {
-    // SAFETY: that thread is a worker, which outlives the join frame.
-    let wt = unsafe { &*WorkerThread::current() };
     let job_b_id = job_b.cast::<()>();
     // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
     let job_b = unsafe { &*job_b };
-    if wt.pop_private(pushed) {
-        // b's panic, if any, is dropped: a's panic wins.
-        // SAFETY: we popped b back, so its JobRef will never be executed; run once.
-        let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
-    } else {
-        // Published: pop it back or wait for the thief. Its result (or panic) is dropped; a's
-        // spawns stay where they are (no mark).
-        let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id, u64::MAX));
-    }
+    // That thread is a worker, which outlives the join frame.
+    WorkerThread::with_current(|wt| {
+        if wt.pop_private(pushed) {
+            // b's panic, if any, is dropped: a's panic wins.
+            // SAFETY: we popped b back, so its JobRef will never be executed; run once.
+            let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
+        } else {
+            // Published: pop it back or wait for the thief. Its result (or panic) is dropped; a's
+            // spawns stay where they are (no mark).
+            let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id, u64::MAX));
+        }
+    })
+    .expect("b is finished on the worker that pushed it");
 }
 
 /// The join protocol on worker `wt`. `INJECTED`: the call was moved here from outside the pool (a
@@ -612,9 +614,8 @@ mod tests {
         let release_tx = crate::test_support::block_one_worker(&pool);
         let executed = || pool.stats().jobs_executed;
         let counts = pool.install(|| {
-            // SAFETY: install runs this on a worker of `pool`, valid while it runs.
-            let worker = unsafe { &*crate::runtime::registry::worker::WorkerThread::current() };
-            let idle = worker.registry().sleep().idle_workers();
+            let registry = super::WorkerThread::with_current(|wt| wt.registry().clone()).unwrap();
+            let idle = registry.sleep().idle_workers();
             if fake_idle {
                 idle.fetch_add(1, Ordering::Relaxed);
             }

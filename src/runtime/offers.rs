@@ -105,27 +105,26 @@ where
     F: FnOnce(bool) -> R + Send,
     R: Send,
 {
-    let worker = WorkerThread::current();
-    // SAFETY: a non-null current worker is valid while this thread runs a job.
-    let worker = (!worker.is_null()).then(|| unsafe { &*worker });
-    let offers = Offers {
-        worker,
-        region: worker.map_or(RegionTag::ROOT, WorkerThread::region),
-        jobs: RefCell::new(Vec::new()),
-    };
-    let result = unwind::halt_unwinding(|| body(&offers));
-    let mut offered = Vec::new();
-    let mut panic = None;
-    for r in offers.finish() {
-        match r {
-            Ok(r) => offered.push(r),
-            Err(payload) => {
-                panic.get_or_insert(payload);
+    WorkerThread::with_current_opt(|worker| {
+        let offers = Offers {
+            worker,
+            region: worker.map_or(RegionTag::ROOT, WorkerThread::region),
+            jobs: RefCell::new(Vec::new()),
+        };
+        let result = unwind::halt_unwinding(|| body(&offers));
+        let mut offered = Vec::new();
+        let mut panic = None;
+        for r in offers.finish() {
+            match r {
+                Ok(r) => offered.push(r),
+                Err(payload) => {
+                    panic.get_or_insert(payload);
+                }
             }
         }
-    }
-    match (result, panic) {
-        (Err(payload), _) | (Ok(_), Some(payload)) => unwind::resume_unwinding(payload),
-        (Ok(result), None) => (result, offered),
-    }
+        match (result, panic) {
+            (Err(payload), _) | (Ok(_), Some(payload)) => unwind::resume_unwinding(payload),
+            (Ok(result), None) => (result, offered),
+        }
+    })
 }

@@ -171,17 +171,16 @@ where
     S: ScopeKind<'scope>,
     OP: FnOnce(&S) -> R,
 {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        if let Some(adopted) = worker::adopted() {
-            // A `use_current_thread` thread waits as its worker (it may be its pool's only one).
-            return adopted.run(|_| run_in_place(registry, op));
+    WorkerThread::with_current_opt(|owner| {
+        if owner.is_none() {
+            if let Some(adopted) = worker::adopted() {
+                // A `use_current_thread` thread waits as its worker (it may be its pool's only one).
+                return adopted.run(|_| run_in_place(registry, op));
+            }
         }
-    }
-    // SAFETY: a non-null current worker is valid while this thread runs, so for this whole call.
-    let owner = (!wt.is_null()).then(|| unsafe { &*wt });
-    let scope = S::make(registry.clone(), owner);
-    scope.base().complete(owner, || op(&scope))
+        let scope = S::make(registry.clone(), owner);
+        scope.base().complete(owner, || op(&scope))
+    })
 }
 
 impl<'scope> ScopeKind<'scope> for Scope<'scope> {

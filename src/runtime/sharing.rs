@@ -6,10 +6,10 @@
 //! rayon's iterators see the core through `join_context` and `current_num_threads`; ours also split
 //! lazily, so they need a few more facts and actions, each a load or two on the calling thread:
 //!
-//! * [`is_work_requested`]: some worker of this pool is idle, so splitting now pays, unless
+//! * [`some_worker_idle`]: some worker of this pool is idle, so splitting now pays, unless
 //!   [`offer_waiting`]: an earlier offer of ours still waits for it; [`some_worker_searching`]: one
 //!   of the idle workers is awake, not asleep;
-//! * [`share_pending_work`]: before a long step that pushes no job, publish one pending job on the
+//! * [`share_on_heartbeat`]: before a long step that pushes no job, publish one pending job on the
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
 //!   once; [`join_for_split`]: an up-front split;
 //! * [`nobody_can_ask`]: the caller is the only worker of its pool, so no split can ever be asked
@@ -31,40 +31,30 @@ use crate::runtime::jobs::latent;
 pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
 
-/// Runs `f` on the calling thread's worker, or returns `None` outside a pool: the one place here
-/// that turns the thread-local worker pointer into a reference.
-#[inline(always)]
-fn with_worker<R>(f: impl FnOnce(&WorkerThread) -> R) -> Option<R> {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current worker lives on this thread's stack for as long as the thread
-    // runs jobs, which outlasts this call; the reference does not escape `f`.
-    (!wt.is_null()).then(|| f(unsafe { &*wt }))
-}
-
-/// True when the calling thread is a pool worker and some worker of its pool is idle: see
-/// [`registry::worker::is_work_requested`](crate::runtime::registry::worker::is_work_requested).
+/// True when the calling thread is a pool worker and some worker of its pool is idle (see
+/// `registry::worker::idle_poll`).
 #[inline]
-pub(crate) fn is_work_requested() -> bool {
-    crate::runtime::registry::worker::is_work_requested()
+pub(crate) fn some_worker_idle() -> bool {
+    crate::runtime::registry::worker::some_worker_idle()
 }
 
-/// [`is_work_requested`] for a loop that took `loop_mark` from [`loop_started`]: muted for a few
+/// [`some_worker_idle`] for a loop that took `loop_mark` from [`loop_started`]: muted for a few
 /// polls after this loop, or one started before it but after the loops around it, backed off.
 #[inline]
-pub(crate) fn is_work_requested_in(loop_mark: u32) -> bool {
-    crate::runtime::registry::worker::is_work_requested_in(loop_mark)
+pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
+    crate::runtime::registry::worker::some_worker_idle_in(loop_mark)
 }
 
 /// The loop that took `loop_mark` found a request it cannot answer: it and the loops started
 /// after it stop looking for a few polls (see
-/// `crate::runtime::registry::worker::back_off_requests`).
+/// `crate::runtime::registry::worker::back_off_idle_polls`).
 #[inline]
-pub(crate) fn back_off_requests(loop_mark: u32) {
-    crate::runtime::registry::worker::back_off_requests(loop_mark)
+pub(crate) fn back_off_idle_polls(loop_mark: u32) {
+    crate::runtime::registry::worker::back_off_idle_polls(loop_mark)
 }
 
 /// True when the calling thread's own offer (a job in its public deque) is still waiting for the
-/// one idle worker: the request [`is_work_requested`] reports is already answered, and a split
+/// one idle worker: the request [`some_worker_idle`] reports is already answered, and a split
 /// made now would stay private. A leaf that split on every poll until its asker woke cut its range
 /// into pieces of a few items. With several idle workers it is false: a private half is the next
 /// offer.
@@ -80,16 +70,15 @@ pub(crate) fn offer_waiting() -> bool {
 /// `iter::plumbing::bridge`): a sleeping worker is not waiting for the next microsecond.
 #[inline]
 pub(crate) fn some_worker_searching() -> bool {
-    with_worker(|wt| wt.searching_workers() > 0).unwrap_or(false)
+    WorkerThread::with_current(|wt| wt.searching_workers() > 0).unwrap_or(false)
 }
 
 /// Before a long sequential step with no `join` in it: if some worker is idle, publish this
 /// worker's oldest private job on the sharing heartbeat, as its next `join` push would (see
-/// [`registry::worker::share_pending_work`](crate::runtime::registry::worker::share_pending_work),
-/// here not `now`).
+/// `registry::worker::heartbeat`).
 #[inline]
-pub(crate) fn share_pending_work() {
-    crate::runtime::registry::worker::share_pending_work(false)
+pub(crate) fn share_on_heartbeat() {
+    crate::runtime::registry::worker::share_on_heartbeat()
 }
 
 /// A `join` that splits work *for* an idle worker: b is always pushed (see
@@ -106,7 +95,7 @@ where
 {
     crate::runtime::join::join_for_idle_worker(
         move || {
-            crate::runtime::registry::worker::share_pending_work(true);
+            crate::runtime::registry::worker::share_now();
             oper_a()
         },
         oper_b,
@@ -152,7 +141,7 @@ pub(crate) enum StartAs {
 ///
 /// While several idle workers are awake and this worker has no private job to give them, a nested
 /// call splits up front although its half stays private for now: the half is then the oldest job
-/// this worker holds, which the next request (a leaf's [`share_pending_work`]) or heartbeat
+/// this worker holds, which the next request (a leaf's [`share_on_heartbeat`]) or heartbeat
 /// publishes. Without it, only the innermost leaf that polls answers a request, and with many
 /// workers asking at once the work breaks up into the smallest pieces worth a hand-off, each one a
 /// steal. One asker is served well enough by the innermost leaf, and splitting every call for it
@@ -166,10 +155,10 @@ pub(crate) enum StartAs {
 /// a 1-thread pool's nested calls the leaf machinery.
 #[inline]
 pub(crate) fn start_as() -> StartAs {
-    with_worker(|wt| {
+    WorkerThread::with_current(|wt| {
         if wt.is_alone() {
             StartAs::Whole
-        } else if !wt.some_worker_idles()
+        } else if !wt.some_worker_idle()
             || wt.would_keep_split_private()
             || !(wt.push_would_publish() || (wt.searching_workers() >= 2 && !wt.has_private_jobs()))
         {
@@ -191,7 +180,7 @@ pub(crate) fn pool_size() -> usize {
 /// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.
 #[inline]
 pub(crate) fn nobody_can_ask() -> bool {
-    with_worker(WorkerThread::is_alone).unwrap_or(false)
+    WorkerThread::with_current(WorkerThread::is_alone).unwrap_or(false)
 }
 
 /// How a loop's sequential part starts, from [`leaf_start`].
@@ -213,7 +202,7 @@ pub(crate) enum LeafStart {
 /// checking, which a small call would feel.
 #[inline]
 pub(crate) fn leaf_start() -> LeafStart {
-    with_worker(|wt| {
+    WorkerThread::with_current(|wt| {
         if wt.is_alone() {
             LeafStart::Alone
         } else if wt.offers_rest() {
@@ -244,7 +233,7 @@ pub(crate) fn loops_started_since(mark: u32) -> u32 {
 /// [`offer_older_work`]). Outside a pool, just `body`.
 #[inline]
 pub(crate) fn with_latent_fork<T>(offer: &dyn Fn() -> bool, body: impl FnOnce() -> T) -> T {
-    match with_worker(WorkerThread::private_mark) {
+    match WorkerThread::with_current(WorkerThread::private_mark) {
         Some(mark) => latent::with_latent_fork(offer, mark, body),
         None => body(),
     }
@@ -257,7 +246,7 @@ pub(crate) fn with_latent_fork<T>(offer: &dyn Fn() -> bool, body: impl FnOnce() 
 pub(crate) fn offer_older_work() -> bool {
     // Forks are registered only on a worker.
     latent::any()
-        && with_worker(|wt| {
+        && WorkerThread::with_current(|wt| {
             latent::offer_oldest(|mark| wt.holds_private_older_than(mark).then(|| wt.share_now()))
         })
         .unwrap_or(false)

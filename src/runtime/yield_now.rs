@@ -52,12 +52,8 @@ pub fn yield_local() -> Option<Yield> {
 }
 
 fn yield_with(local: bool) -> Option<Yield> {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return worker::adopted().map(|adopted| adopted.run(|wt| run_one(wt, local)));
-    }
-    // SAFETY: a non-null current worker is valid while this thread runs.
-    Some(run_one(unsafe { &*wt }, local))
+    WorkerThread::with_current(|wt| run_one(wt, local))
+        .or_else(|| worker::adopted().map(|adopted| adopted.run(|wt| run_one(wt, local))))
 }
 
 /// One [`yield_now`] (or, with `local`, [`yield_local`]) on worker `wt`.

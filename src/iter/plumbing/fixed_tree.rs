@@ -24,7 +24,7 @@
 //! * otherwise the top nodes are joins up front (about `current_num_threads()` pieces, as the
 //!   adaptive bridge makes), and a piece a thief stole starts such a round again (its pending right
 //!   halves are what the next thief takes);
-//! * below them every node polls [`is_work_requested`](sharing::is_work_requested): while nobody
+//! * below them every node polls [`some_worker_idle`](sharing::some_worker_idle): while nobody
 //!   asks it runs its halves one after the other; when a worker asks and the right half holds at
 //!   least [`MIN_OFFER_BLOCKS`] blocks, it joins and offers the right half
 //!   ([`join_for_idle_worker`](sharing::join_for_idle_worker), which also publishes this worker's
@@ -146,17 +146,17 @@ where
                 )
             },
         )
-    } else if right_blocks >= MIN_OFFER_BLOCKS && sharing::is_work_requested() {
+    } else if right_blocks >= MIN_OFFER_BLOCKS && sharing::some_worker_idle() {
         let home = crate::current_thread_index();
         sharing::join_for_idle_worker(
             move || node(left_p, left_c, block, 0),
             move || node(right_p, right_c, block, again_if_stolen(home, 0)),
         )
     } else {
-        if right_blocks < MIN_OFFER_BLOCKS && sharing::is_work_requested() {
+        if right_blocks < MIN_OFFER_BLOCKS && sharing::some_worker_idle() {
             // Too small to offer, but older halves of this tree may wait on this worker's
             // private job stack: publish the oldest.
-            sharing::share_pending_work();
+            sharing::share_on_heartbeat();
         }
         let left = node(left_p, left_c, block, 0);
         let right = node(right_p, right_c, block, 0);

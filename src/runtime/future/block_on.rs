@@ -49,18 +49,14 @@ use crate::runtime::sleep::Sleep;
 /// ```
 pub fn block_on<F: Future>(future: F) -> F::Output {
     let future = pin!(future);
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        if let Some(adopted) = worker::adopted() {
-            // A `use_current_thread` thread waits as its worker (it may be its pool's only one).
-            return adopted.run(|wt| work_until_ready(wt, future));
-        }
-        park_until_ready(future)
-    } else {
-        // SAFETY: a non-null current worker is valid while this thread runs (the worker outlives
-        // every job it runs, and this call returns before the job does).
-        work_until_ready(unsafe { &*wt }, future)
-    }
+    WorkerThread::with_current_opt(|wt| match wt {
+        Some(wt) => work_until_ready(wt, future),
+        // A `use_current_thread` thread waits as its worker (it may be its pool's only one).
+        None => match worker::adopted() {
+            Some(adopted) => adopted.run(|wt| work_until_ready(wt, future)),
+            None => park_until_ready(future),
+        },
+    })
 }
 
 /// Wakes a parked thread (`block_on` outside any pool).

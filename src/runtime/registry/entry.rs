@@ -102,16 +102,13 @@ pub(crate) fn init_global(
 /// ([`worker::Adopted::run`]).
 #[inline]
 pub(crate) fn with_current_registry<R>(f: impl FnOnce(&Arc<Registry>) -> R) -> R {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        if let Some(adopted) = worker::adopted() {
-            return adopted.run(|wt| f(wt.registry()));
-        }
-        f(global_registry())
-    } else {
-        // SAFETY: a non-null current worker is valid while this thread runs, so during `f`.
-        f(unsafe { (*wt).registry() })
-    }
+    WorkerThread::with_current_opt(|wt| match wt {
+        Some(wt) => f(wt.registry()),
+        None => match worker::adopted() {
+            Some(adopted) => adopted.run(|wt| f(wt.registry())),
+            None => f(global_registry()),
+        },
+    })
 }
 
 /// The current thread's worker if it is a worker of `registry`, its `use_current_thread` worker
@@ -142,15 +139,14 @@ pub(crate) fn with_worker_in<R>(
     registry: &Registry,
     f: impl FnOnce(&WorkerThread) -> R,
 ) -> Option<R> {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        let adopted = worker::adopted()?;
-        let mine = std::ptr::eq(&**adopted.registry(), registry);
-        return mine.then(|| adopted.run(f));
-    }
-    // SAFETY: see `current_worker`.
-    let wt = unsafe { &*wt };
-    std::ptr::eq(&**wt.registry(), registry).then(|| f(wt))
+    WorkerThread::with_current_opt(|wt| match wt {
+        Some(wt) => std::ptr::eq(&**wt.registry(), registry).then(|| f(wt)),
+        None => {
+            let adopted = worker::adopted()?;
+            let mine = std::ptr::eq(&**adopted.registry(), registry);
+            mine.then(|| adopted.run(f))
+        }
+    })
 }
 
 /// Pushes a job on the current worker's public deque if it belongs to `registry`'s pool, else injects
@@ -169,18 +165,11 @@ where
     OP: FnOnce(&WorkerThread, bool) -> R + Send,
     R: Send,
 {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        in_worker_cold(registry, op)
-    } else {
-        // SAFETY: see `current_worker`.
-        let wt = unsafe { &*wt };
-        if std::ptr::eq(&**wt.registry(), registry) {
-            op(wt, false)
-        } else {
-            in_worker_cross(registry, wt, op)
-        }
-    }
+    WorkerThread::with_current_opt(|wt| match wt {
+        None => in_worker_cold(registry, op),
+        Some(wt) if std::ptr::eq(&**wt.registry(), registry) => op(wt, false),
+        Some(wt) => in_worker_cross(registry, wt, op),
+    })
 }
 
 /// From a plain thread: inject, yield briefly if no other caller is yielding, then block. Traced as
@@ -214,10 +203,8 @@ where
     let latch = Arc::new(LockLatch::new());
     let job = StackJob::new(
         |_stolen| {
-            let wt = WorkerThread::current();
-            assert!(!wt.is_null(), "injected job ran outside a worker");
-            // SAFETY: non-null current worker, valid during this job.
-            op(unsafe { &*wt }, true)
+            WorkerThread::with_current(|wt| op(wt, true))
+                .expect("injected job ran outside a worker")
         },
         latch.clone(),
     );
@@ -256,10 +243,8 @@ where
     let latch = CrossPoolLatch::new(current.registry().sleep(), current.index());
     let job = StackJob::new(
         |_stolen| {
-            let wt = WorkerThread::current();
-            assert!(!wt.is_null(), "injected job ran outside a worker");
-            // SAFETY: non-null current worker, valid during this job.
-            op(unsafe { &*wt }, true)
+            WorkerThread::with_current(|wt| op(wt, true))
+                .expect("injected job ran outside a worker")
         },
         latch,
     );

@@ -23,11 +23,14 @@
 //!   64 ms) to heavy-steal jobs that owners keep private (they publish on a heartbeat, and one blocked in
 //!   user code never will); see [`IdleState::take_patrol_due`].
 //!
-//! Each worker sleeps on its own futex word (its *slot*, [`slot::SlotState`]: `AWAKE`, `SLEEPING`,
-//! `SLEEPING_GUARDED` or `WOKEN_FOR_WORK`). A waker claims a sleeper by CAS out of its sleeping mark and
-//! then issues the futex wake, so two wakers never spend their wake on the same thread and the sleeper
-//! cannot miss it (the futex re-checks the word atomically). The sleeper removes itself from the sleeper
-//! count when it wakes.
+//! Each worker sleeps on its own futex word (its *slot*, [`slot::SlotState`]): `AWAKE`, one of three
+//! sleeping marks, or `WOKEN_FOR_WORK`. The sleeping mark says what the sleeper may take
+//! ([`SleepMode`]): `SLEEPING` (idle: anything), `SLEEPING_WAITING` (waiting for a job: only jobs that
+//! belong to its wait) or `SLEEPING_GUARDED` (past its stack guard, or waiting for another pool: only
+//! injected work, a broadcast share or its latch wake it). A waker claims a sleeper by CAS out of its
+//! sleeping mark and then issues the futex wake, so two wakers never spend their wake on the same
+//! thread and the sleeper cannot miss it (the futex re-checks the word atomically). The sleeper
+//! removes itself from the sleeper count when it wakes.
 //!
 //! The packed counters word (`[JEC: 32][sleepers: 32]`) is [`counters::Counters`] /
 //! [`counters::AtomicCounters`]; the slot word is [`slot::Slot`]. Both wrappers take their orderings
@@ -253,8 +256,8 @@ impl Sleep {
     ///
     /// Otherwise every sleeper patrols, so the worker keeps its sharing heartbeat: in a pool of many
     /// workers, a worker that waited on a stolen job or stole a small one would otherwise publish
-    /// half of its next call at once, every time, and the work would break up into hand-offs of a
-    /// microsecond (skynet on 16 threads: one steal per 0.5 µs of work).
+    /// half of its next call at once, every time, and the work would break up into hand-offs that
+    /// cost more than the work they carry.
     #[inline]
     pub fn leave_idle(&self) -> bool {
         // Decrement, SeqCst fence, load: pairs with the sleeper's increment of `untimed_sleepers`,
@@ -289,7 +292,7 @@ impl Sleep {
     /// Called by an idle worker after a search that found nothing.
     ///
     /// `try_sleep` is the worker's latch's `UNSET → SLEEPING` transition: it runs after this worker's slot
-    /// is marked `SLEEPING`, so a latch setter that observes the latch's sleeping state finds the slot
+    /// holds its sleeping mark, so a latch setter that observes the latch's sleeping state finds the slot
     /// claimable. If it returns false (latch set) the worker does not sleep. `has_injected_jobs` is the
     /// last check before blocking (see README, "JEC wrap-around").
     // Under loom both round limits are 0, which makes the first two comparisons constant.

@@ -121,7 +121,7 @@ where
             // read the clock.)
             return fold_whole(producer, consumer);
         }
-        if sharing::is_work_requested_in(loops.unwrap_or(0)) {
+        if sharing::some_worker_idle_in(loops.unwrap_or(0)) {
             let asked = Asked {
                 loops,
                 consumed: start_len - len,
@@ -220,9 +220,9 @@ where
     // Too short to split (`with_min_len`, one item left, or too little work left to be worth a
     // hand-off), but older pieces of this loop (the up-front halves) may still sit on this
     // worker's private job stack: share one.
-    sharing::share_pending_work();
+    sharing::share_on_heartbeat();
     if !answerable_later {
-        sharing::back_off_requests(asked.loops.unwrap_or(0));
+        sharing::back_off_idle_polls(asked.loops.unwrap_or(0));
     }
     Answer::GoOn
 }
@@ -292,7 +292,7 @@ where
             // half of the rest: all of it would leave nothing to run here, and a piece popped back
             // unstolen would offer itself again.
             if producer.len() / 2 >= min
-                && sharing::is_work_requested()
+                && sharing::some_worker_idle()
                 && !sharing::offer_waiting()
                 && !sharing::offer_older_work()
             {
@@ -375,7 +375,7 @@ where
         }
         // The first batch (the piece's last item) always runs: it is what a stolen piece of a
         // nested search is for.
-        if pace.tails == 0 || (after.is_some() && !alone && sharing::is_work_requested()) {
+        if pace.tails == 0 || (after.is_some() && !alone && sharing::some_worker_idle()) {
             pace.tails = 0;
             break run_leaf(producer, consumer, pace);
         }

@@ -8,7 +8,7 @@
 //!    piece would stay private (only a publication wakes a sleeper): then the call starts as one
 //!    leaf ([`start_as`](crate::runtime::sharing::start_as)).
 //! 2. **Each piece runs sequentially in batches.** Between batches the leaf polls
-//!    [`is_work_requested`](crate::runtime::sharing::is_work_requested), a relaxed load of a count an idle
+//!    [`some_worker_idle`](crate::runtime::sharing::some_worker_idle), a relaxed load of a count an idle
 //!    worker raises when it finds nothing to steal. Only then, and unless an earlier offer of this
 //!    worker still waits in its deque for the only idle worker
 //!    ([`offer_waiting`](crate::runtime::sharing::offer_waiting): the request is answered already),
@@ -31,9 +31,9 @@
 //!    be free ([`FREE_BATCH`](pace::FREE_BATCH)): while no idle worker is awake, it folds its rest in one go.
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
-//!    [`share_pending_work`](crate::runtime::sharing::share_pending_work) publishes the oldest one now.
+//!    [`share_on_heartbeat`](crate::runtime::sharing::share_on_heartbeat) publishes the oldest one now.
 //!    A leaf that can answer nothing stops looking for a few polls
-//!    ([`back_off_requests`](crate::runtime::sharing::back_off_requests)).
+//!    ([`back_off_idle_polls`](crate::runtime::sharing::back_off_idle_polls)).
 //! 6. **Older work first.** A loop around the leaf may hold more: before splitting its own rest, a
 //!    leaf asks [`offer_older_work`](crate::runtime::sharing::offer_older_work). A leaf whose first
 //!    item started [`OFFER_LOOPS_PER_ITEM`](indexed::OFFER_LOOPS_PER_ITEM) nested loops ([`items_hold_loops`](indexed::items_hold_loops)) goes on in

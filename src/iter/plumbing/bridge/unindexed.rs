@@ -129,7 +129,7 @@ where
         return consumer.complete();
     }
     // A loop around us holding older work answers first (see `run_leaf`).
-    if sharing::is_work_requested() && !sharing::offer_waiting() && !sharing::offer_older_work() {
+    if sharing::some_worker_idle() && !sharing::offer_waiting() && !sharing::offer_older_work() {
         match producer.split() {
             (left, Some(right)) => return split_unindexed_leaf(left, right, consumer, cuts, None),
             (whole, None) => producer = whole,
@@ -163,7 +163,7 @@ where
             return consumer.complete();
         }
         if pace.rate.is_some()
-            && sharing::is_work_requested()
+            && sharing::some_worker_idle()
             && !sharing::offer_waiting()
             && !sharing::offer_older_work()
         {

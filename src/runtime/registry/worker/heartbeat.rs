@@ -1,0 +1,265 @@
+//! The sharing heartbeat: when an owner moves its oldest private job to its public deque.
+//!
+//! A worker that runs out of work joins the pool's *idle count* (and stays in it while it searches,
+//! spins, yields and sleeps, until it finds a job). An owner reads the count (a Relaxed load of a
+//! line written only on idle ↔ busy transitions) on each push and, while it is non-zero, publishes
+//! its **oldest** private job (the biggest subtree) on a *sharing heartbeat*: at most once per
+//! [`SHARE_INTERVAL`], and at once on its first push after it left the idle count itself while
+//! some worker sleeps without a patrol timeout (sleep README rule 8: that sleeper would not come
+//! to heavy-steal it, [`WorkerThread::make_share_due`]). Publishing on every push
+//! while someone idles would turn a loop of tiny joins into a stream of hand-offs that each cost
+//! more than the job. An idle worker that sleeps while another is busy wakes on a patrol timeout
+//! and *heavy-steals* the oldest private job of every worker (see `crate::runtime::jobs::jobstack`
+//! and [`WorkerThread::heavy_steal`]), so a job whose owner is blocked in user code still runs.
+//!
+//! A publication moves the job to the public deque and announces it (the work map and the sleep
+//! module, sleep README rule 1), only into an empty public deque: while an earlier publication
+//! still waits for a thief, publishing more would only cost fences until one comes. The clock
+//! behind the heartbeat is read sparingly ([`ShareClock`]).
+
+use std::cell::Cell;
+use std::time::Duration;
+
+use super::WorkerThread;
+use crate::runtime::registry::bump;
+use crate::runtime::trace::Event;
+
+/// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
+/// worker is idle (see [`WorkerThread::share_on_heartbeat`]).
+pub(super) const SHARE_INTERVAL: Duration = Duration::from_micros(100);
+
+/// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
+/// piece of a loop): if the calling thread is a worker and some worker of its pool is idle,
+/// publish this worker's oldest private job on the sharing heartbeat, as a push would (see
+/// [`WorkerThread::share_on_heartbeat`]). Does nothing outside a pool or when nobody is idle.
+#[inline]
+pub(crate) fn share_on_heartbeat() {
+    // Owner operations: the current worker is this thread's.
+    WorkerThread::with_current(|wt| {
+        if wt.some_worker_idle() {
+            wt.share_on_heartbeat();
+        }
+    });
+}
+
+/// For a piece just split off for an idle worker: if the calling thread is a worker and some
+/// worker of its pool is idle, publish this worker's oldest private job at once, not on the
+/// heartbeat (see [`WorkerThread::share_now`]). Does nothing outside a pool or when nobody is idle.
+#[inline]
+pub(crate) fn share_now() {
+    // Owner operations: the current worker is this thread's.
+    WorkerThread::with_current(|wt| {
+        if wt.some_worker_idle() {
+            wt.share_now();
+        }
+    });
+}
+
+/// When the sharing heartbeat reads the clock: every call at first, and, while reads keep finding the
+/// heartbeat not due and come more than 16 times per interval, only every `stride`-th call, the
+/// stride doubling up to 256. A read that comes late (a gap of an interval / 16 or more) resets the
+/// stride, so the time between reads stays below about an eighth of the interval: publication is at
+/// most that late. After [`WorkerThread::make_share_due`] the next call reads (that publication
+/// must not wait, sleep README rule 8).
+pub(super) struct ShareClock {
+    /// Calls left to skip before the next read.
+    skips: Cell<u32>,
+    /// Calls skipped between reads now.
+    stride: Cell<u32>,
+    /// Ticks at the last read.
+    last_read: Cell<u64>,
+}
+
+impl ShareClock {
+    const MAX_STRIDE: u32 = 256;
+
+    pub(super) fn new() -> Self {
+        ShareClock {
+            skips: Cell::new(0),
+            stride: Cell::new(0),
+            last_read: Cell::new(0),
+        }
+    }
+
+    /// The clock, or `None` if this call skips its read.
+    #[inline]
+    fn read(&self) -> Option<u64> {
+        if self.skip() {
+            return None;
+        }
+        Some(crate::platform::clock::ticks())
+    }
+
+    /// True if this call skips its read (and counts it).
+    #[inline(always)]
+    pub(super) fn skip(&self) -> bool {
+        let skips = self.skips.get();
+        if skips > 0 {
+            self.skips.set(skips - 1);
+            return true;
+        }
+        false
+    }
+
+    /// The read at `now` found the heartbeat not due: adapt the stride to the call rate.
+    fn not_due(&self, now: u64, interval: u64) {
+        let gap = now.wrapping_sub(self.last_read.get());
+        self.last_read.set(now);
+        let stride = if gap < interval / 16 {
+            (self.stride.get() * 2).clamp(1, Self::MAX_STRIDE)
+        } else {
+            0
+        };
+        self.stride.set(stride);
+        self.skips.set(stride);
+    }
+
+    /// The next call reads the clock, and the stride starts over.
+    fn read_next_time(&self) {
+        self.skips.set(0);
+        self.stride.set(0);
+    }
+}
+
+impl WorkerThread {
+    /// Some worker is idle (seen on a push): publish the oldest private job on the sharing heartbeat.
+    ///
+    /// Publishing on every push while a worker idles turns a loop of tiny joins into a stream of
+    /// hand-offs, each costing more than the job (and keeping the idle worker from ever sleeping).
+    /// So an owner publishes at most once per [`SHARE_INTERVAL`]: the oldest private job, the root
+    /// of the largest pending subtree, exactly what an idle worker should take. The first push after
+    /// this worker itself left the idle count while a worker sleeps without a patrol timeout
+    /// publishes at once (see `leave_idle_count`). A job that stays private
+    /// is not lost: idle workers that sleep while another worker is busy wake up to patrol, taking
+    /// the oldest private job of every worker with a heavy steal (`crate::runtime::sleep`, `crate::runtime::jobs::jobstack`).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn share_on_heartbeat(&self) {
+        // Nothing to publish, or (in `share_due`) an earlier publication still waits for a thief:
+        // no clock read (a leaf polling for an idle worker calls this once per batch).
+        if self.jobs.is_empty() {
+            return;
+        }
+        let Some(now) = self.share_due() else {
+            return;
+        };
+        // A call that publishes nothing (an earlier publication still waits in the deque, or no
+        // private job) leaves the heartbeat due: the first publication after idling must happen.
+        if self.share_now() {
+            self.last_share.set(now);
+        }
+    }
+
+    /// True if a job pushed now would be published at once (see [`share_due`](Self::share_due)):
+    /// only then can a split made to offer work reach a *sleeping* worker (the publication wakes
+    /// it) before this worker pops the job back. Otherwise the job stays private until this
+    /// worker's next publication, which a leaf that splits on request makes at once anyway.
+    #[inline(never)]
+    pub(crate) fn push_would_publish(&self) -> bool {
+        self.share_due().is_some()
+    }
+
+    /// The clock, if a publication now is on time: this worker's public deque is empty (thieves
+    /// took the last one) and the sharing heartbeat is due. A read the [`ShareClock`] skips counts as
+    /// not due.
+    #[inline]
+    fn share_due(&self) -> Option<u64> {
+        if !self.deque.is_empty() {
+            return None;
+        }
+        // A clock read costs ~10 ns, as much as a whole join: while calls come much faster than the
+        // heartbeat, skip reads (see `ShareClock`).
+        let now = self.share_clock.read()?;
+        if now.wrapping_sub(self.last_share.get()) < self.share_interval {
+            self.share_clock.not_due(now, self.share_interval);
+            return None;
+        }
+        Some(now)
+    }
+
+    /// Makes the sharing heartbeat due at this worker's next check, which reads the clock.
+    pub(super) fn make_share_due(&self) {
+        self.last_share
+            .set(self.last_share.get().wrapping_sub(self.share_interval));
+        self.share_clock.read_next_time();
+    }
+
+    /// Publishes the oldest private job, unless an earlier publication is still waiting in our public
+    /// deque (then thieves have something to take; publishing more would only cost fences until they
+    /// do). True if it published (and announced) one.
+    pub(crate) fn share_now(&self) -> bool {
+        if self.deque.is_empty() && self.publish(1) > 0 {
+            self.announce_public();
+            return true;
+        }
+        false
+    }
+
+    /// Moves up to `max` of the oldest private jobs to the public deque; returns how many moved.
+    pub(super) fn publish(&self, max: usize) -> usize {
+        let mut n = 0;
+        while n < max {
+            match self.jobs.take_oldest() {
+                Some(job) => {
+                    self.deque.push(job);
+                    bump(&self.stats().published);
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        if n > 0 {
+            if let Some(trace) = &self.trace {
+                let now = trace.now();
+                trace.push(now, now, Event::Published { jobs: n as u32 });
+            }
+        }
+        n
+    }
+
+    /// Makes every private job stealable (before this worker waits and runs other work).
+    pub(super) fn publish_all_private(&self) {
+        if self.publish(usize::MAX) > 0 {
+            self.announce_public();
+        }
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_push_would_publish_only_into_an_empty_deque_with_the_heartbeat_due() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        // Keep the other worker in user code, so nobody steals what this test publishes.
+        let release_tx = crate::test_support::block_one_worker(&pool);
+        pool.install(|| {
+            WorkerThread::with_current(|wt| {
+                wt.make_share_due();
+                assert!(wt.deque.is_empty());
+                assert!(wt.push_would_publish(), "empty deque, heartbeat due");
+            })
+            .expect("install runs on a worker");
+            crate::join(
+                || {
+                    // a runs on the same worker (it is never stolen).
+                    WorkerThread::with_current(|wt| {
+                        // b sits on the private stack; publish it as a due heartbeat would.
+                        assert!(wt.share_now());
+                        assert!(
+                            !wt.push_would_publish(),
+                            "an earlier publication still waits for a thief"
+                        );
+                    })
+                    .expect("a runs on a worker");
+                },
+                || {},
+            );
+        });
+        release_tx.send(()).unwrap();
+    }
+}

@@ -1,0 +1,155 @@
+//! Is some worker idle? The question long sequential loops (the iterators' leaves, through
+//! `crate::runtime::sharing`) ask between batches, so that they split only when a thief waits.
+//!
+//! The answer is a Relaxed load of the pool's padded idle count, which is written only when
+//! workers go idle or find work: cheap enough to poll every few items, and only a hint (a job that
+//! stays private is still reachable by a heavy steal). Around it: a per-loop back-off for the
+//! polls that find an idle worker they cannot feed ([`back_off_idle_polls`]), whether this worker's
+//! own last offer still waits for its taker ([`offer_waiting`]), and how many idle workers are
+//! awake ([`WorkerThread::searching_workers`]).
+
+use std::cell::Cell;
+
+use super::WorkerThread;
+use crate::platform::sync::{thread_local, Ordering};
+
+thread_local! {
+    /// Polls of [`some_worker_idle_in`] left to answer "no" without looking (see
+    /// [`back_off_idle_polls`]).
+    static BACKOFF_POLLS_LEFT: Cell<u32> = const { Cell::new(0) };
+    /// The loop mark of the loop that backed off last: loops started before it are not muted.
+    static BACKOFF_FROM_LOOP: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Polls that [`back_off_idle_polls`] answers "no idle worker" without looking.
+const IDLE_POLL_BACKOFF: u32 = 16;
+
+/// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
+/// or asleep, and able to steal).
+///
+/// Long sequential loops (the parallel iterators' leaves) poll this to split lazily, only when a thief
+/// is waiting. A relaxed load of a padded counter that is written only when workers go idle or find
+/// work: cheap enough to poll every few items.
+#[inline]
+pub(crate) fn some_worker_idle() -> bool {
+    WorkerThread::with_current(WorkerThread::some_worker_idle).unwrap_or(false)
+}
+
+/// [`some_worker_idle`] for a loop that took `loop_mark` when it started (`latent::loop_started`):
+/// false for the next [`IDLE_POLL_BACKOFF`] such polls after [`back_off_idle_polls`] by this loop or
+/// one started before it on this thread, unless the caller started earlier (an enclosing loop,
+/// which may hold more to give).
+#[inline]
+pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
+    if !some_worker_idle() {
+        // A busy pool's polls stop here.
+        return false;
+    }
+    let backoff = BACKOFF_POLLS_LEFT.get();
+    // Wrapping: the marks of loops running at once are close together.
+    if backoff > 0 && loop_mark.wrapping_sub(BACKOFF_FROM_LOOP.get()) < 1 << 31 {
+        BACKOFF_POLLS_LEFT.set(backoff - 1);
+        return false;
+    }
+    true
+}
+
+/// The calling thread's loop (which took `loop_mark`) found an idle worker it could not feed (what
+/// it holds is not worth a hand-off, or its last offer still waits): [`some_worker_idle_in`]
+/// says no to it and to the loops started after it for the next [`IDLE_POLL_BACKOFF`] polls. With
+/// many idle workers one is idle at almost every poll, and each poll it cannot answer reads
+/// lines that thieves and idle workers keep writing (the idle count, this worker's deque and job
+/// stack): on many cores such polls can take most of the time (`docs/benchmarks.md`). Loops
+/// around it still look: they may hold more.
+/// Only while several workers idle: one idle worker hammers no line, and a muted poll may be the
+/// one that could feed it.
+#[inline]
+pub(crate) fn back_off_idle_polls(loop_mark: u32) {
+    if WorkerThread::with_current(WorkerThread::idle_count).is_some_and(|idle| idle >= 2) {
+        BACKOFF_POLLS_LEFT.set(IDLE_POLL_BACKOFF);
+        BACKOFF_FROM_LOOP.set(loop_mark);
+    }
+}
+
+/// True when the calling thread is a pool worker whose public deque still holds a job no thief has
+/// taken yet, and either at most one worker idles (that job is already there for it) or a
+/// private job of this worker is already next in line: a split made now would stay private (a
+/// publication goes only into an empty deque) and come back to this worker. With several idle
+/// workers one private half pays, as the next job published once the waiting one is taken; more
+/// do not: a leaf that split on every poll while the idle workers slept would cut its range into
+/// pieces of a few items.
+#[inline]
+pub(crate) fn offer_waiting() -> bool {
+    WorkerThread::with_current(|wt| {
+        let idle = wt.idle_count();
+        // Owner operations (its own deque's length, its own private stack): `wt` is this thread's.
+        !wt.deque.is_empty() && (idle <= 1 || !wt.jobs.is_empty())
+    })
+    .unwrap_or(false)
+}
+
+impl WorkerThread {
+    /// True if some worker of this pool is idle (searching for work or asleep): a job offered now
+    /// has a taker.
+    ///
+    /// Relaxed: only a hint (see [`Sleep::idle_workers`](crate::runtime::sleep::Sleep::idle_workers)); a job
+    /// that stays private is still reachable by a heavy steal, and a worker that goes idle just after
+    /// this load is seen by the owner's next check.
+    #[inline(always)]
+    pub(crate) fn some_worker_idle(&self) -> bool {
+        self.idle_count() != 0
+    }
+
+    /// The pool's idle count now (see [`some_worker_idle`](Self::some_worker_idle)): Relaxed,
+    /// a hint.
+    #[inline(always)]
+    fn idle_count(&self) -> usize {
+        // SAFETY: valid while `self` is (the field's invariant).
+        unsafe { (*self.idle_workers).load(Ordering::Relaxed) }
+    }
+
+    /// How many idle workers of this pool are awake, not asleep: 0 while nobody idles (see
+    /// [`Sleep::searching_workers`](crate::runtime::sleep::Sleep::searching_workers), a hint).
+    #[inline]
+    pub(crate) fn searching_workers(&self) -> usize {
+        if self.some_worker_idle() {
+            self.registry.sleep().searching_workers()
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn some_worker_idle_sees_the_other_worker_idle() {
+        assert!(!some_worker_idle(), "outside a pool no worker idles");
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let seen = pool.install(|| {
+            // The other worker has nothing to do: it joins the idle count and stays there.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !some_worker_idle() {
+                assert!(Instant::now() < deadline, "idle worker never counted");
+                std::hint::spin_loop();
+            }
+            true
+        });
+        assert!(seen);
+    }
+
+    #[test]
+    fn a_busy_one_thread_pool_has_no_idle_worker() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert!(!pool.install(some_worker_idle));
+    }
+}

@@ -1,0 +1,139 @@
+//! The inline-join budget: which `join`s run b as a plain call, without pushing it.
+//!
+//! In recursive code almost every job b is popped straight back by its owner: only the few oldest
+//! jobs ever get stolen. So a push that leaves at least [`OFFERED_DEPTH`] older jobs below its own
+//! arms a budget of `DEEP_JOIN_PERIOD - 1` inline joins ([`on_push`]); popping back to one of the
+//! first [`OFFERED_DEPTH`] jobs ([`on_pop`]), or starting a job taken from a queue
+//! ([`on_job_start`]), clears it. So the joins above three pending jobs always push, and below them
+//! only every [`DEEP_JOIN_PERIOD`]-th join looks at the pool: it pushes if some worker is idle, and
+//! otherwise renews the budget ([`WorkerThread::renew_inline_joins`]).
+//!
+//! The older jobs are the bigger ones, and they are what idle workers get first (the heartbeat
+//! publishes the oldest); a job pushed below them is almost always popped straight back, so its
+//! push and pop are pure overhead (chili makes the same trade), and while every worker is busy
+//! nobody could take it anyway. Once a worker goes idle, a long run of deep joins offers work
+//! within `DEEP_JOIN_PERIOD` joins, and its pushes run the heartbeat check. A worker alone in its
+//! pool has a budget that never runs out (it is refilled in [`join`](crate::join())'s slow path).
+//!
+//! The budget is a thread-local ([`INLINE_JOINS`]), so an inline join reads and writes one word
+//! and loads no worker pointer. This file is the only one that touches it.
+
+use std::cell::Cell;
+
+use super::WorkerThread;
+use crate::platform::sync::thread_local;
+
+/// A `join` nested below this many pending jobs of its worker may run inline (see
+/// [`take_inline_join`]).
+const OFFERED_DEPTH: usize = 3;
+/// Of the joins nested that deep, every this-many-th one pushes its b if some worker is idle.
+const DEEP_JOIN_PERIOD: u32 = 64;
+/// The value of a used-up inline-join budget (see [`take_inline_join`]).
+const BUDGET_SPENT: u32 = 1;
+
+thread_local! {
+    /// This thread's inline-join budget (see [`take_inline_join`]): 0 outside a pool. A
+    /// thread-local of its own, not a field of the worker (which lives on the worker's stack): an
+    /// inline join then reads no worker pointer, and its store lands away from the stack that deep
+    /// recursion keeps writing.
+    ///
+    /// Values: 0, not armed (push); [`BUDGET_SPENT`], armed and used up (the slow path decides);
+    /// above it, inline joins left plus one; `u32::MAX` for a worker alone in its pool.
+    static INLINE_JOINS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// True if the `join` about to start runs b inline without pushing it (and uses up one inline
+/// join of the budget; see the module docs).
+#[inline(always)]
+pub(crate) fn take_inline_join() -> bool {
+    INLINE_JOINS.with(|budget| {
+        let n = budget.get();
+        if n <= BUDGET_SPENT {
+            return false;
+        }
+        budget.set(n - 1);
+        true
+    })
+}
+
+/// A push left the job at `depth` on the private stack: at least [`OFFERED_DEPTH`] older jobs
+/// are pending below it, so the next joins run inline.
+#[inline(always)]
+pub(super) fn on_push(depth: usize) {
+    if depth > OFFERED_DEPTH {
+        // At least OFFERED_DEPTH older jobs are pending: run the next joins inline.
+        INLINE_JOINS.set(DEEP_JOIN_PERIOD);
+    }
+}
+
+/// The job at `depth` of the private stack is being popped back: among the first
+/// [`OFFERED_DEPTH`] jobs, the joins from here on push again.
+#[inline(always)]
+pub(super) fn on_pop(depth: usize) {
+    if depth <= OFFERED_DEPTH {
+        // Back among the first OFFERED_DEPTH jobs: the joins from here on push again.
+        INLINE_JOINS.set(0);
+    }
+}
+
+/// A job taken from a queue starts a new subtree: its first joins push. Alone, nothing is ever
+/// pushed: keep the budget.
+#[inline(always)]
+pub(super) fn on_job_start(alone: bool) {
+    if !alone {
+        INLINE_JOINS.set(0);
+    }
+}
+
+/// The calling thread becomes a worker: alone, every join runs inline (nobody could take b);
+/// otherwise the budget starts empty.
+#[inline(always)]
+pub(super) fn on_enter(alone: bool) {
+    INLINE_JOINS.set(if alone { u32::MAX } else { 0 });
+}
+
+/// The calling thread stops being a worker: the budget of a thread outside a pool is 0.
+#[inline(always)]
+pub(super) fn on_leave() {
+    INLINE_JOINS.set(0);
+}
+
+impl WorkerThread {
+    /// Like [`take_inline_join`], for a caller that would `join` only to
+    /// offer work (the iterators' up-front split): true if such a join would not offer b, so that
+    /// splitting is pointless. Uses up an inline join like a `join` would.
+    #[inline(always)]
+    pub(crate) fn would_keep_split_private(&self) -> bool {
+        take_inline_join() || self.alone || self.renew_inline_joins()
+    }
+
+    /// The join about to start has used up an armed inline-join budget (deep below the offered
+    /// jobs): if no worker of the pool is idle, nobody could take its b, so renew the budget and
+    /// run it inline (true); otherwise the join pushes (false), and the push re-arms the budget.
+    #[inline(always)]
+    pub(crate) fn renew_inline_joins(&self) -> bool {
+        // Inline: a join above the offered jobs (a flat loop of joins) has no budget at all and
+        // pays only this test.
+        INLINE_JOINS.get() == BUDGET_SPENT && self.renew_spent_budget()
+    }
+
+    /// [`renew_inline_joins`](Self::renew_inline_joins) once the budget is spent.
+    #[inline(never)]
+    fn renew_spent_budget(&self) -> bool {
+        // A worker that goes idle just after this check gets this worker's next offer at most
+        // DEEP_JOIN_PERIOD joins later.
+        if self.some_worker_idle() {
+            return false;
+        }
+        INLINE_JOINS.set(DEEP_JOIN_PERIOD);
+        true
+    }
+
+    /// This worker is alone in its pool (checked by the caller) and used up its inline-join budget:
+    /// refill it, so its joins stay plain calls.
+    #[cold]
+    pub(crate) fn refill_inline_joins_alone(&self) {
+        debug_assert!(self.alone);
+        INLINE_JOINS.set(u32::MAX);
+    }
+}

@@ -1,0 +1,379 @@
+//! A worker thread: the state it keeps on its own stack, how it starts and how it ends, and how
+//! code running on the thread finds it.
+//!
+//! **Start.** [`crate::runtime::registry::thread_builder::start_pool`] creates a pool's shared state
+//! ([`Registry::new`], which starts no threads) and hands one `ThreadBuilder` per worker, holding
+//! that worker's queue owner handles, to the spawn handler, which runs it on a thread; the thread
+//! pins itself to its CPU if the builder asked for pinning, records its stack base (for the stack
+//! guard, `wait.rs`), publishes itself in a thread-local and runs [`main_loop`] until the pool
+//! terminates. With `use_current_thread`, worker 0 is the building thread instead
+//! ([`adopt_current_thread`], `adopted.rs`).
+//!
+//! **The current worker.** A [`WorkerThread`] lives on its thread's stack (or, adopted, in a
+//! thread-local box) and is reached through the thread-local [`WORKER_THREAD`], set while the
+//! thread runs as that worker and null otherwise. Code borrows it with
+//! [`WorkerThread::with_current`], which holds the one proof that the borrow is sound (the
+//! invariant stated on `WORKER_THREAD`).
+//!
+//! The rest of the worker, one concept to a file:
+//!
+//! * `queues.rs`: its two levels of jobs, the private stack `join` pushes on and the public deque
+//!   thieves steal from; pushes, pops and their announcement.
+//! * `heartbeat.rs`: the sharing heartbeat that publishes the oldest private job while some
+//!   worker idles.
+//! * `inline_budget.rs`: which `join`s run b as a plain call, without pushing it.
+//! * `idle_poll.rs`: "is some worker idle?", the question the iterators' loops poll, and its
+//!   back-off.
+//! * `search.rs`: where an idle or waiting worker looks for work, and the patrol's heavy steal.
+//! * `wait.rs`: waiting by working, idling through the sleep module, and the stack guard.
+//! * `adopted.rs`: `use_current_thread`, a thread that is a worker only while it is in a call into
+//!   its pool.
+
+mod adopted;
+mod heartbeat;
+mod idle_poll;
+mod inline_budget;
+mod queues;
+mod search;
+mod wait;
+
+use std::cell::{Cell, RefCell};
+use std::ptr;
+
+use rand_xoshiro::rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use self::heartbeat::{ShareClock, SHARE_INTERVAL};
+use self::queues::SPAWN_IDS;
+use crate::platform::sync::{thread_local, Arc, AtomicUsize};
+use crate::runtime::deque::Worker;
+use crate::runtime::jobs::job::JobRef;
+use crate::runtime::jobs::jobstack::JobStackOwner;
+use crate::runtime::jobs::latent;
+use crate::runtime::jobs::region::RegionTag;
+use crate::runtime::registry::{Registry, WorkerCounters, WorkerQueues};
+use crate::runtime::sleep::slot::Slot;
+use crate::runtime::trace::{Event, JobKind, RingWriter, Source};
+
+pub(crate) use self::adopted::{
+    adopt_current_thread, adopted, current_or_adopted, is_worker_thread, leave_terminated_pool,
+};
+// The type `adopted()` returns; callers use it without naming it, their docs name it.
+#[allow(unused_imports)]
+pub(crate) use self::adopted::Adopted;
+pub(crate) use self::heartbeat::{share_now, share_on_heartbeat};
+pub(crate) use self::idle_poll::{
+    back_off_idle_polls, offer_waiting, some_worker_idle, some_worker_idle_in,
+};
+pub(crate) use self::inline_budget::take_inline_join;
+
+thread_local! {
+    /// The worker this thread runs as, or null. Const-initialised: reading it is a plain TLS load.
+    ///
+    /// **Invariant**: while non-null, it points to a live [`WorkerThread`] of this thread, which
+    /// stays live until this is null again. So a reference made from it is valid for as long as the
+    /// frame that read it runs, and [`WorkerThread::with_current`] lends it for the length of a
+    /// call. Why it holds:
+    /// * only [`WorkerThread::enter`] sets it, and only [`leave`] clears it;
+    /// * a pool thread's worker is a local of [`main_loop`], which enters before the thread runs
+    ///   any pool code and leaves before the local is dropped;
+    /// * a `use_current_thread` worker is entered by [`Adopted::run`] for the length of its call,
+    ///   and left when that call returns or unwinds; `adopted.rs` frees it only while this is null.
+    static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
+
+/// The state of one worker thread; lives on that thread's stack for its whole life.
+pub(crate) struct WorkerThread {
+    /// The owner handle of this worker's private job stack (thieves hold its `JobStackThief` in
+    /// `registry.thread_infos[index]`). Created with the registry and moved into this thread,
+    /// the only one that uses it: a `WorkerThread` is neither `Send` nor `Sync`, and
+    /// [`WORKER_THREAD`] lends it only on its own thread.
+    jobs: JobStackOwner,
+    /// The pool's idle-worker count. **Invariant**: points into the registry's sleep state, which
+    /// `registry` keeps alive: valid for as long as `self` is.
+    idle_workers: *const AtomicUsize,
+    /// This worker's sleep slot, which the latch of each `join` job b keeps to wake us.
+    /// **Invariant**: points into the registry's sleep state, which `registry` keeps alive: valid
+    /// for as long as `self` is.
+    sleep_slot: *const Slot,
+    /// This worker's statistics. **Invariant**: points into `registry.thread_infos[index]`, which
+    /// `registry` keeps alive: valid for as long as `self` is. Only this worker writes them.
+    stats: *const WorkerCounters,
+    /// The owner handle of this worker's public deque (thieves hold its `Stealer` in
+    /// `registry.thread_infos[index]`); like `jobs`, used by this thread only.
+    deque: Worker<JobRef>,
+    index: usize,
+    /// Ticks (see [`crate::platform::clock::ticks`]) of this worker's last heartbeat publication.
+    last_share: Cell<u64>,
+    /// [`SHARE_INTERVAL`] in ticks.
+    share_interval: u64,
+    /// When the heartbeat check reads the clock.
+    share_clock: ShareClock,
+    /// The pool has this worker only: nothing it pushes can be stolen.
+    alone: bool,
+    /// The pool has 3 workers or more: its loops offer their rest from inside their items
+    /// (`crate::runtime::sharing::leaf_start`).
+    offers_rest: bool,
+    /// Take this worker's own public jobs oldest first (`ThreadPoolBuilder::breadth_first`).
+    breadth_first: bool,
+    rng: RefCell<Xoshiro256PlusPlus>,
+    /// Below this stack address a waiting worker stops stealing (stack guard).
+    stack_limit: usize,
+    /// This worker's trace ring, if its pool traces. Every event site tests it once, and none is
+    /// on the `join` fast path (see `crate::runtime::trace`).
+    trace: Option<RingWriter>,
+    /// The region this worker runs in: the tag of the jobs it creates (see
+    /// `crate::runtime::jobs::region`).
+    region: Cell<RegionTag>,
+    /// Jobs this worker has `spawn`ed onto its deque, counted, and the ids of the last
+    /// [`SPAWN_IDS`] (see [`spawned_since`](Self::spawned_since)).
+    spawn_count: Cell<u64>,
+    spawn_ids: [Cell<usize>; SPAWN_IDS],
+    /// Regions this worker has open (queue-taken jobs and scopes nested on its stack): the level
+    /// of the next one.
+    open_regions: Cell<usize>,
+    registry: Arc<Registry>,
+}
+
+/// Closes a region opened by [`WorkerThread::open_region`] when dropped.
+pub(crate) struct RegionGuard<'a> {
+    worker: &'a WorkerThread,
+    outer: RegionTag,
+}
+
+impl Drop for RegionGuard<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        let w = self.worker;
+        w.open_regions.set(w.open_regions.get() - 1);
+        w.region.set(self.outer);
+    }
+}
+
+impl WorkerThread {
+    /// The worker running on this thread, or null: a pointer, for identity checks and null tests.
+    /// To use the worker, borrow it with [`with_current`](Self::with_current).
+    #[inline(always)]
+    pub(crate) fn current() -> *const WorkerThread {
+        WORKER_THREAD.with(Cell::get)
+    }
+
+    /// Runs `f` with the worker this thread runs as; `None` (and `f` not run) outside a pool, and
+    /// on a `use_current_thread` thread outside its calls into the pool (see `adopted.rs`). The
+    /// reference cannot outlive `f`.
+    #[inline(always)]
+    pub(crate) fn with_current<R>(f: impl FnOnce(&WorkerThread) -> R) -> Option<R> {
+        Self::with_current_opt(|wt| wt.map(f))
+    }
+
+    /// [`with_current`](Self::with_current) for a caller that acts in both cases: `f` always runs,
+    /// with `None` where there is no current worker (`f` may consume what it captured either way).
+    #[inline(always)]
+    pub(crate) fn with_current_opt<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        let wt = Self::current();
+        // SAFETY: by `WORKER_THREAD`'s invariant a non-null pointer is to this thread's live
+        // worker, which stays live while this frame runs (the frame that entered it is below this
+        // one, and leaves only after this call returns). `f` gets the reference for this call
+        // only: `R` is chosen outside and cannot name its lifetime.
+        f(unsafe { wt.as_ref() })
+    }
+
+    #[inline(always)]
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// True if this is the only worker of its pool (then no job of its can ever be stolen).
+    #[inline(always)]
+    pub(crate) fn is_alone(&self) -> bool {
+        self.alone
+    }
+
+    /// True if the pool has 3 workers or more (see the field).
+    #[inline(always)]
+    pub(crate) fn offers_rest(&self) -> bool {
+        self.offers_rest
+    }
+
+    /// This worker's sleep slot, for the latches it waits on.
+    #[inline(always)]
+    pub(crate) fn sleep_slot(&self) -> &Slot {
+        // SAFETY: valid while `self` is (the field's invariant).
+        unsafe { &*self.sleep_slot }
+    }
+
+    #[inline(always)]
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    #[inline(always)]
+    fn stats(&self) -> &WorkerCounters {
+        // SAFETY: valid while `self` is (the field's invariant).
+        unsafe { &*self.stats }
+    }
+
+    /// The region this worker runs in: the tag for the jobs it creates now.
+    #[inline(always)]
+    pub(crate) fn region(&self) -> RegionTag {
+        self.region.get()
+    }
+
+    /// The key of the region this worker runs in (0 in none): what a wait for everything created
+    /// in it admits.
+    #[inline]
+    pub(crate) fn region_key(&self) -> usize {
+        self.registry.regions().key_of(self.region.get())
+    }
+
+    /// Opens a region with `key` under `parent` and runs in it until the guard drops: for a job
+    /// taken from a queue (key: the job's address, parent: its tag) and for a scope (key: the
+    /// scope's address, parent: the region it was created in). Every nesting level has its own
+    /// entry (see `crate::runtime::jobs::region`).
+    #[inline]
+    pub(crate) fn open_region(&self, key: usize, parent: RegionTag) -> RegionGuard<'_> {
+        let level = self.open_regions.get();
+        let outer = self.region.get();
+        // The simulation's self-check (scripts/sim-bugs.sh): a table of 64 levels whose deeper
+        // regions stay in the deepest one, as before entries were allocated at any depth.
+        if !(cfg!(forkjoin_sim_bug = "bounded_regions") && level >= 64) {
+            let regions = self.registry.regions();
+            let tag = regions.tag(self.index, level);
+            regions.open(tag, key, parent);
+            self.region.set(tag);
+        }
+        self.open_regions.set(level + 1);
+        RegionGuard {
+            worker: self,
+            outer,
+        }
+    }
+
+    /// Executes a job taken from this worker's own public deque.
+    #[inline]
+    pub(crate) fn execute(&self, job: JobRef) {
+        self.execute_from(job, Source::OwnDeque);
+    }
+
+    /// Executes a job taken from a queue (`source` says which, for the trace).
+    #[inline]
+    fn execute_from(&self, job: JobRef, source: Source) {
+        // A job taken from a queue starts a new subtree: its first joins push (see
+        // `take_inline_join`). Alone, nothing is ever pushed: keep the budget.
+        inline_budget::on_job_start(self.alone);
+        let _region = self.open_region(job.id() as usize, job.tag());
+        // Its loops are no part of the frames below, whose latent forks are not theirs to split.
+        latent::detached(|| {
+            if let Some(trace) = &self.trace {
+                return execute_traced(trace, job, source);
+            }
+            // SAFETY: the job came from a queue, which hands out each JobRef exactly once; its
+            // creator keeps its data alive until it has run.
+            unsafe { job.execute() };
+        })
+    }
+
+    /// Runs `b`, the job b of a `join` of this worker that was published and then popped back from
+    /// its own public deque (`id` is its `JobRef::id`): a job taken from a queue like those
+    /// [`execute`](Self::execute) runs, recorded as such in the trace.
+    #[inline]
+    pub(crate) fn run_popped_b<R>(&self, id: *const (), b: impl FnOnce() -> R) -> R {
+        let Some(trace) = &self.trace else {
+            return b();
+        };
+        let begin = trace.now();
+        let result = b();
+        let event = Event::Job {
+            kind: JobKind::JoinB,
+            source: Source::OwnDeque,
+            job: id as u64,
+        };
+        trace.push(begin, trace.now(), event);
+        result
+    }
+
+    /// The state of worker `index`, for the calling thread, which becomes that worker; its stack
+    /// guard assumes a stack of `stack_size` bytes above the caller's frame.
+    fn new(
+        registry: &Arc<Registry>,
+        index: usize,
+        WorkerQueues { deque, jobs, trace }: WorkerQueues,
+        stack_size: usize,
+    ) -> WorkerThread {
+        let base = wait::approx_stack_pointer();
+        let info = registry.thread_info(index);
+        info.stats.start(crate::platform::clock::ticks());
+        WorkerThread {
+            jobs,
+            idle_workers: registry.sleep().idle_workers(),
+            sleep_slot: registry.sleep().slot(index),
+            stats: &*info.stats,
+            deque,
+            index,
+            alone: registry.num_threads() == 1,
+            offers_rest: registry.num_threads() >= 3,
+            breadth_first: registry.breadth_first(),
+            last_share: Cell::new(0),
+            share_clock: ShareClock::new(),
+            share_interval: crate::platform::clock::ticks_in(SHARE_INTERVAL),
+            rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
+                0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+            )),
+            stack_limit: base.saturating_sub(stack_size / 2),
+            trace,
+            region: Cell::new(RegionTag::ROOT),
+            open_regions: Cell::new(0),
+            spawn_count: Cell::new(0),
+            spawn_ids: Default::default(),
+            registry: registry.clone(),
+        }
+    }
+
+    /// Publishes this worker as the calling thread's.
+    fn enter(&self) {
+        WORKER_THREAD.with(|c| c.set(self));
+        inline_budget::on_enter(self.alone);
+    }
+}
+
+/// The calling thread runs as no worker any more (undoes [`WorkerThread::enter`]).
+fn leave() {
+    WORKER_THREAD.with(|c| c.set(ptr::null()));
+    inline_budget::on_leave();
+}
+
+/// Executes a job taken from a queue, recording it as a span (see [`WorkerThread::execute_from`]).
+#[inline(never)]
+fn execute_traced(trace: &RingWriter, job: JobRef, source: Source) {
+    let begin = trace.now();
+    let (kind, id) = (job.kind(), job.id() as u64);
+    // SAFETY: as in `execute_from`: a JobRef from a queue, executed once while its data is live.
+    unsafe { job.execute() };
+    trace.push(
+        begin,
+        trace.now(),
+        Event::Job {
+            kind,
+            source,
+            job: id,
+        },
+    );
+}
+
+/// Body of every worker thread.
+pub(crate) fn main_loop(
+    registry: Arc<Registry>,
+    index: usize,
+    queues: WorkerQueues,
+    stack_size: usize,
+) {
+    let _running = crate::platform::sync::RunningThread::enter();
+    let worker = WorkerThread::new(&registry, index, queues, stack_size);
+    worker.enter();
+    registry.run_start_handler(index);
+    registry.worker_started();
+    worker.wait_until(&registry.thread_info(index).terminate);
+    debug_assert!(worker.deque.is_empty(), "work left behind at termination");
+    registry.run_exit_handler(index);
+    leave();
+}

@@ -1,0 +1,290 @@
+//! Waiting by working: a worker that waits for a latch (a stolen b, a scope, an `install`, its
+//! pool's termination in the main loop) runs other jobs meanwhile, and idles through the sleep
+//! module when it finds none; `yield_now` runs one job the same way. The stack guard bounds what
+//! such a wait may run.
+//!
+//! **The wait loop** ([`WorkerThread::wait_until_cold`]). Before it waits, the worker publishes all
+//! its private jobs (nothing of it may stay hidden while it sleeps). Then, until the latch is set:
+//! search ([`WorkerThread::find_work`], `search.rs`); on a patrol timeout, heavy-steal; found a job:
+//! leave the idle count, wake one more sleeper if more work is visible (sleep README rule 6), run
+//! it; found nothing: join the idle count (unless guarded) and let the sleep module spin, yield or
+//! put the worker to sleep. A wake for new work that this worker cannot use is passed on (rule 7).
+//! Leaving the idle count may make the next push publish at once (rule 8).
+//!
+//! **Stack guard.** A worker that waits for a stolen job executes other jobs on top of its
+//! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each
+//! worker records its stack's base and size at start; while more than half of it is in use, a waiting
+//! worker only pops its *own* deque (jobs its own frames pushed, which the sequential program would also
+//! have run at this depth) and the injector (which may hold the very job it waits for), never steals,
+//! is not counted idle, and sleeps in a state that wakes for publications skip (only its latch or
+//! injected work wake it).
+
+use super::WorkerThread;
+use crate::platform::sync::Ordering;
+use crate::runtime::jobs::job::JobRef;
+use crate::runtime::jobs::latch::CoreLatch;
+use crate::runtime::jobs::region::WaitFor;
+use crate::runtime::registry::bump;
+use crate::runtime::sleep::{IdleState, Idled, SleepMode};
+use crate::runtime::trace::{Event, RingWriter, Source, WakeReason};
+
+/// An address near the current top of the stack.
+#[inline(always)]
+pub(super) fn approx_stack_pointer() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// What the wait loop of [`WorkerThread::wait_until_cold`] carries from one search to the next,
+/// besides the sleep module's [`IdleState`].
+struct Waiting {
+    /// In the pool's idle count (only workers that can steal are counted).
+    counted: bool,
+    /// A waker claimed us for new work and we have not searched since.
+    owe_wake: bool,
+    /// Ticks when our current idle period began (our first failed search), while idle.
+    idle_since: Option<u64>,
+}
+
+impl WorkerThread {
+    /// True while enough stack remains to run stolen work (see the module docs).
+    #[inline]
+    pub(super) fn may_steal(&self) -> bool {
+        approx_stack_pointer() > self.stack_limit
+    }
+
+    /// Waits until `latch` is set, executing any other jobs meanwhile (an idle worker's loop).
+    #[inline]
+    pub(crate) fn wait_until(&self, latch: &CoreLatch) {
+        self.wait_for(latch, WaitFor::Anything);
+    }
+
+    /// Waits until `latch` is set, executing meanwhile only jobs that belong to what it waits for
+    /// (`want`, see `crate::runtime::jobs::region`).
+    #[inline]
+    pub(crate) fn wait_for(&self, latch: &CoreLatch, want: WaitFor) {
+        if !latch.probe() {
+            self.wait_until_cold(latch, want);
+        }
+    }
+
+    /// Runs `job`, taken from this worker's own public deque while it waits for `want`, if it
+    /// belongs there; otherwise moves it to the injector for the worker it belongs to (or an idle
+    /// one).
+    pub(crate) fn run_own_if_belongs(&self, job: JobRef, want: WaitFor) {
+        if self.registry.belongs(want, &job) {
+            self.execute(job);
+        } else {
+            self.registry.inject(job);
+        }
+    }
+
+    /// Runs one job, if one is available, for `yield_local` (`local`: only this worker's own jobs)
+    /// and `yield_now` (then anything a search finds). True if it ran one.
+    ///
+    /// Own jobs are its public deque's newest, else its oldest private job (moved to the deque and
+    /// popped back, as a waiting worker would after publishing), else its broadcast share.
+    pub(crate) fn run_one(&self, local: bool) -> bool {
+        let own = || {
+            self.pop_public()
+                .or_else(|| (self.publish(1) > 0).then(|| self.pop_public()).flatten())
+                .map(|job| (job, Source::OwnDeque))
+                .or_else(|| {
+                    let job = self.registry.pop_broadcast(self.index)?;
+                    Some((job, Source::Injector))
+                })
+        };
+        let found = if local {
+            own()
+        } else {
+            own().or_else(|| self.find_work(!self.may_steal(), WaitFor::Anything))
+        };
+        match found {
+            Some((job, source)) => {
+                self.execute_from(job, source);
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wait_until_cold(&self, latch: &CoreLatch, want: WaitFor) {
+        self.publish_all_private();
+        let registry = &*self.registry;
+        let sleep = registry.sleep();
+        // The frame depth does not change while we wait: decide the stack guard once. A wait for
+        // another pool steals nothing here either.
+        let guarded = !self.may_steal() || want == WaitFor::Injected;
+        let mode = match want {
+            _ if guarded => SleepMode::Guarded,
+            WaitFor::Anything => SleepMode::Idle,
+            _ => SleepMode::Waiting,
+        };
+        let mut idle = sleep.start_looking_as(self.index, mode);
+        let mut waiting = Waiting {
+            counted: false,
+            owe_wake: false,
+            idle_since: None,
+        };
+        while !latch.probe() {
+            let found = match self.find_work(guarded, want) {
+                Some(found) => Some(found),
+                None if !guarded && idle.take_patrol_due() && sleep.claim_patrol() => {
+                    // A timed sleep ran out, and no other worker patrolled just now: look for jobs
+                    // hidden on other workers' private stacks, whose owners may be blocked in user
+                    // code.
+                    self.steal_private(want)
+                }
+                None => None,
+            };
+            if let Some((job, source)) = found {
+                if waiting.counted {
+                    self.leave_idle_count();
+                    waiting.counted = false;
+                }
+                if let Some(since) = waiting.idle_since.take() {
+                    self.end_idle(since);
+                }
+                if (idle.has_idled() || waiting.owe_wake) && self.more_work_visible() {
+                    // Back to work after idling, and more is there to take: if others sleep, wake
+                    // one to look for it, so parallelism spreads one thread at a time (rule 6).
+                    let woken = sleep.wake_one_if_sleeping();
+                    self.trace_wake(woken);
+                }
+                waiting.owe_wake = false;
+                self.execute_from(job, source);
+                idle = sleep.start_looking_as(self.index, mode);
+                continue;
+            }
+            if waiting.owe_wake && want != WaitFor::Anything {
+                // Woken for work that was not ours to take: an idle sleeper may take it (rule 7).
+                let woken = sleep.pass_wake_to_idle();
+                self.trace_wake(woken);
+            }
+            // We searched: whatever we were woken for is taken, or passed on.
+            waiting.owe_wake = false;
+            if waiting.idle_since.is_none() {
+                waiting.idle_since = Some(self.begin_idle());
+            }
+            if !guarded && !waiting.counted {
+                // Relaxed: ordered before a patrol's heavy steal by its barrier; owners only need
+                // a hint.
+                sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
+                waiting.counted = true;
+            }
+            let outcome = sleep.no_work_found(
+                &mut idle,
+                || latch.try_sleep(),
+                || registry.has_injected_jobs(want) || registry.has_broadcasts(self.index),
+            );
+            let woken_for_work = idle.take_woken_for_work();
+            waiting.owe_wake |= woken_for_work;
+            match outcome {
+                Idled::Waited => {}
+                Idled::Aborted => latch.wake_up(),
+                Idled::Slept | Idled::TimedOut => {
+                    bump(&self.stats().sleeps);
+                    latch.wake_up();
+                    if let Some(trace) = &self.trace {
+                        trace_sleep(trace, &idle, outcome, woken_for_work);
+                    }
+                }
+            }
+        }
+        if let Some(since) = waiting.idle_since {
+            self.end_idle(since);
+        }
+        if waiting.counted {
+            self.leave_idle_count();
+        }
+        if waiting.owe_wake {
+            // Woken for new work but leaving without looking (our latch is set): pass the wake on.
+            let woken = sleep.wake_one_if_sleeping();
+            self.trace_wake(woken);
+        }
+    }
+
+    /// True if jobs may wait besides the one this worker just found (another worker's deque is
+    /// marked in the work map, its own deque holds jobs, or the injector does) and no idle worker
+    /// is awake to take them. A hint; jobs published later announce themselves (sleep README
+    /// rules 1 and 6).
+    fn more_work_visible(&self) -> bool {
+        let registry = &*self.registry;
+        registry.sleep().searching_workers() == 0
+            && (registry.work_map().others_marked(self.index)
+                || !self.deque.is_empty()
+                || registry.has_injected_jobs(WaitFor::Anything))
+    }
+
+    /// An idle period begins (a search failed): returns its start, in ticks, for [`end_idle`](Self::end_idle).
+    fn begin_idle(&self) -> u64 {
+        let now = crate::platform::clock::ticks();
+        let now = match &self.trace {
+            Some(trace) => trace.clamp(now),
+            None => now,
+        };
+        self.stats().enter_idle(now);
+        now
+    }
+
+    /// The idle period that began at `since` ends (work found, or the awaited latch set).
+    fn end_idle(&self, since: u64) {
+        let now = crate::platform::clock::ticks();
+        match &self.trace {
+            Some(trace) => {
+                let now = trace.clamp(now);
+                self.stats().leave_idle(since, now);
+                trace.push(since, now, Event::Idle);
+            }
+            None => self.stats().leave_idle(since, now),
+        }
+    }
+
+    /// Leaves the pool's idle count, for a job found or because our latch was set. If some worker
+    /// sleeps with no patrol timeout (it saw every worker idle, sleep README rule 9, perhaps us),
+    /// our next publication is due at once: nobody would come to heavy-steal a job we keep private
+    /// (a worker that left through its latch without this hung a blocked `a` whose b stayed
+    /// private). Otherwise the sharing heartbeat keeps its rhythm (see `Sleep::leave_idle`).
+    fn leave_idle_count(&self) {
+        if self.registry.sleep().leave_idle() {
+            self.make_share_due();
+        }
+    }
+}
+
+/// Records a sleep that just ended: its span and the wake-up, with why it ended.
+#[cold]
+fn trace_sleep(trace: &RingWriter, idle: &IdleState, outcome: Idled, woken_for_work: bool) {
+    let (asleep, awake) = idle.last_sleep();
+    let (asleep, awake) = (trace.clamp(asleep), trace.clamp(awake));
+    trace.push(asleep, awake, Event::Sleep);
+    let reason = match outcome {
+        Idled::TimedOut => WakeReason::Timeout,
+        _ if woken_for_work => WakeReason::NewWork,
+        _ => WakeReason::Latch,
+    };
+    trace.push(awake, awake, Event::Woken { reason });
+}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_record_a_stack_limit_below_their_base() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .stack_size(1 << 20)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            WorkerThread::with_current(|wt| {
+                assert!(wt.stack_limit < approx_stack_pointer());
+                assert!(wt.may_steal(), "shallow frames may steal");
+            })
+            .expect("install runs on a worker");
+        });
+    }
+}
