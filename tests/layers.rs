@@ -7,6 +7,10 @@
 //!   through `sync` and `clock`;
 //! - no folder under `src/` holds more than 25 `.rs` files directly, and every folder under
 //!   `src/iter/` opens with a module doc.
+//! - no source file is longer than 900 lines (one concept per file), except the two that hold
+//!   rayon's long doc comments (`iter/parallel_iterator.rs`, `iter/sources/string.rs`);
+//! - no comment under `src/` quotes a benchmark result (a before → after figure, "N % slower"),
+//!   which belongs in `docs/benchmarks.md`, or an internal issue number.
 //!
 //! The checker reads `use` trees and `crate::`/`super::`/`self::` paths with comments and test
 //! modules removed; it resolves each path to the longest prefix that is a module file.
@@ -389,6 +393,114 @@ fn folders_stay_small_and_iter_groups_say_what_they_hold() {
     let mut problems = Vec::new();
     check(&src(), &mut problems);
     assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// Files allowed past [`MAX_FILE_LINES`]: one trait and one source, long with rayon's doc comments.
+const LONG_FILES: [&str; 2] = ["iter/parallel_iterator.rs", "iter/sources/string.rs"];
+/// The most lines a source file holds: past it, a file holds more than one concept.
+const MAX_FILE_LINES: usize = 900;
+
+/// Every file under `src/` with its path relative to `src/` (`/` separators).
+fn source_files() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs" || e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(&src(), &mut paths);
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let rel = path.strip_prefix(src()).unwrap();
+            let rel = rel.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>();
+            (rel.join("/"), fs::read_to_string(&path).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn source_files_hold_one_concept() {
+    let long: Vec<String> = source_files()
+        .into_iter()
+        .filter(|(path, text)| {
+            path.ends_with(".rs")
+                && !LONG_FILES.contains(&path.as_str())
+                && text.lines().count() > MAX_FILE_LINES
+        })
+        .map(|(path, text)| format!("src/{path}: {} lines", text.lines().count()))
+        .collect();
+    assert!(long.is_empty(), "over {MAX_FILE_LINES} lines: {long:#?}");
+}
+
+/// True if `line` quotes a measurement as a result: a before → after figure or "N % slower".
+fn quotes_a_benchmark(line: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | ':'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let number = |w: &str| w.trim_end_matches(['%', '.']).parse::<f64>().is_ok();
+    let unit = |w: &str| {
+        ["%", "ns", "µs", "us", "ms", "s", "instructions", "cycles"]
+            .iter()
+            .any(|u| {
+                w.trim_end_matches('.') == *u || (w.ends_with(u) && number(&w[..w.len() - u.len()]))
+            })
+    };
+    words.windows(3).any(|w| {
+        // "85 → 100 ns", "45 -> 43 instructions"
+        (number(w[0]) && matches!(w[1], "→" | "->") && number(w[2]))
+        // "20 % slower", "17% faster"
+            || ((w[1] == "%" || w[0].ends_with('%') && number(w[0]))
+                && ["slower", "faster"].contains(&w[2].trim_end_matches('.')))
+            || (w[0].ends_with('%') && number(w[0]) && ["slower", "faster"].contains(&w[1].trim_end_matches('.')))
+    }) || words.windows(2).any(|w| unit(w[0]) && ["slower", "faster"].contains(&w[1]))
+}
+
+#[test]
+fn comments_quote_no_benchmark_and_no_internal_issue() {
+    let mut found = Vec::new();
+    for (path, text) in source_files() {
+        for (n, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            let comment =
+                path.ends_with(".md") || trimmed.starts_with("//") || line.contains(" // ");
+            let lower = line.to_lowercase();
+            let issue = lower
+                .split("issue ")
+                .skip(1)
+                .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+            if comment && (quotes_a_benchmark(line) || issue) {
+                found.push(format!("src/{path}:{}: {}", n + 1, trimmed));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "measurements belong in docs/benchmarks.md, issue numbers nowhere: {found:#?}"
+    );
+}
+
+#[test]
+fn the_benchmark_check_sees_quoted_results() {
+    assert!(quotes_a_benchmark("/// made fib 20 % slower on 2 threads"));
+    assert!(quotes_a_benchmark("// fib: 45 → 43 instructions a join"));
+    assert!(quotes_a_benchmark(
+        "/// cost it 15% (85 → 100 ns on 2 threads)."
+    ));
+    assert!(quotes_a_benchmark("/// leaves 17% slower"));
+    assert!(!quotes_a_benchmark(
+        "/// lands within ~3% of the true median"
+    ));
+    assert!(!quotes_a_benchmark(
+        "/// the pointer moves from slot 3 to 4"
+    ));
 }
 
 #[test]
