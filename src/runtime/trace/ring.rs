@@ -27,11 +27,11 @@ use super::event::Event;
 use crate::platform::sync::{fence, Arc, AtomicU64, Ordering};
 
 /// One recorded event: `[begin, end, meta, job]` (see `event.rs`).
-type Slot = [AtomicU64; 4];
+type EventSlot = [AtomicU64; 4];
 
 /// The shared half of a worker's ring (see the module docs).
 pub(crate) struct Ring {
-    slots: Box<[Slot]>,
+    slots: Box<[EventSlot]>,
     /// One past the number of the event being written (or last written).
     claimed: AtomicU64,
     /// Events completely written so far.
