@@ -87,6 +87,15 @@ fn idle_rounds() -> (u32, u32) {
 const PATROL_FIRST: Duration = Duration::from_micros(100);
 /// The longest patrol interval.
 const PATROL_MAX: Duration = Duration::from_millis(64);
+/// How long a worker that saw every worker idle sleeps before it patrols anyway (real threads
+/// only). It sleeps "without a patrol timeout" in the protocol's sense: a worker that leaves the
+/// idle count afterwards publishes its first push at once (rule 8), but its later pushes stay
+/// private, and if it then blocks in user code (a barrier its own private job would release),
+/// only a patrol can reach them. This bound turns that hang into a delay, at one wake-up a second
+/// per sleeper of an idle pool. The models keep the sleep untimed, so a lost wake-up still
+/// deadlocks them.
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+const ALL_IDLE_PATROL: Duration = Duration::from_secs(1);
 
 /// The most workers one pool may have (the sleeper count must fit the low half of the counters).
 pub(crate) const MAX_THREADS: usize = 0xFFFF;
@@ -446,6 +455,11 @@ impl Sleep {
                 slot.wait_while_for(mark, idle.patrol_interval);
             }
         } else {
+            #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+            if slot.load(Ordering::Acquire) == mark {
+                slot.wait_while_for(mark, ALL_IDLE_PATROL);
+            }
+            #[cfg(any(forkjoin_loom, forkjoin_shuttle))]
             while slot.load(Ordering::Acquire) == mark {
                 slot.wait_while(mark);
             }

@@ -135,6 +135,8 @@ impl Slot {
     }
 
     /// Blocks while the slot holds `state` (may return spuriously: callers re-check in a loop).
+    /// Only the models sleep with no timeout at all (see `ALL_IDLE_PATROL`).
+    #[cfg(any(forkjoin_loom, forkjoin_shuttle))]
     #[inline]
     pub(super) fn wait_while(&self, state: SlotState) {
         self.futex.wait(state.0);
