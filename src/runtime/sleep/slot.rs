@@ -142,13 +142,13 @@ impl Slot {
         self.futex.wait(state.0);
     }
 
-    /// Like [`Slot::wait_while`], for at most `timeout`.
+    /// Blocks while the slot holds `state`, for at most `timeout` (may return spuriously).
     #[inline]
     pub(super) fn wait_while_for(&self, state: SlotState, timeout: Duration) {
         self.futex.wait_timeout(state.0, timeout);
     }
 
-    /// Wakes the worker blocked in [`Slot::wait_while`], if any; call after changing the state.
+    /// Wakes the worker blocked on this slot, if any; call after changing the state.
     #[inline]
     pub(super) fn wake(&self) {
         self.futex.wake(1);
