@@ -159,9 +159,8 @@ where
     join_by_depth_rule(oper_a, oper_b)
 }
 
-/// [`join`] for the iterator layer's up-front splits (through
-/// [`sharing::join_for_split`](crate::runtime::sharing::join_for_split)): the same protocol, with
-/// the pushing path inlined into the caller ([`join_by_depth_rule_inlined`]).
+/// [`join`] for the iterator layer's up-front splits (`sharing` re-exports it): the same protocol,
+/// with the pushing path inlined into the caller ([`join_by_depth_rule_inlined`]).
 #[inline]
 pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where

@@ -28,40 +28,12 @@
 //! private is still reachable by a heavy steal, see `crate::runtime::jobs::jobstack`).
 
 use crate::runtime::jobs::latent;
+pub(crate) use crate::runtime::join::join_for_split;
 pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
-
-/// True when the calling thread is a pool worker and some worker of its pool is idle (see
-/// `registry::worker::idle_poll`).
-#[inline]
-pub(crate) fn some_worker_idle() -> bool {
-    crate::runtime::registry::worker::some_worker_idle()
-}
-
-/// [`some_worker_idle`] for a loop that took `loop_mark` from [`loop_started`]: muted for a few
-/// polls after this loop, or one started before it but after the loops around it, backed off.
-#[inline]
-pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
-    crate::runtime::registry::worker::some_worker_idle_in(loop_mark)
-}
-
-/// The loop that took `loop_mark` found a request it cannot answer: it and the loops started
-/// after it stop looking for a few polls (see
-/// `crate::runtime::registry::worker::back_off_idle_polls`).
-#[inline]
-pub(crate) fn back_off_idle_polls(loop_mark: u32) {
-    crate::runtime::registry::worker::back_off_idle_polls(loop_mark)
-}
-
-/// True when the calling thread's own offer (a job in its public deque) is still waiting for the
-/// one idle worker: the request [`some_worker_idle`] reports is already answered, and a split
-/// made now would stay private. A leaf that split on every poll until its asker woke cut its range
-/// into pieces of a few items. With several idle workers it is false: a private half is the next
-/// offer.
-#[inline]
-pub(crate) fn offer_waiting() -> bool {
-    crate::runtime::registry::worker::offer_waiting()
-}
+pub(crate) use crate::runtime::registry::worker::{
+    back_off_idle_polls, offer_waiting, share_on_heartbeat, some_worker_idle, some_worker_idle_in,
+};
 
 /// True when the calling thread is a pool worker and some idle worker of its pool is awake
 /// (spinning or searching), not asleep: a request that is answered now is taken at once.
@@ -71,14 +43,6 @@ pub(crate) fn offer_waiting() -> bool {
 #[inline]
 pub(crate) fn some_worker_searching() -> bool {
     WorkerThread::with_current(|wt| wt.searching_workers() > 0).unwrap_or(false)
-}
-
-/// Before a long sequential step with no `join` in it: if some worker is idle, publish this
-/// worker's oldest private job on the sharing heartbeat, as its next `join` push would (see
-/// `registry::worker::heartbeat`).
-#[inline]
-pub(crate) fn share_on_heartbeat() {
-    crate::runtime::registry::worker::share_on_heartbeat()
 }
 
 /// A `join` that splits work *for* an idle worker: b is always pushed (see
@@ -100,20 +64,6 @@ where
         },
         oper_b,
     )
-}
-
-/// A `join` for an up-front split:
-/// [`join::join_for_split`](crate::runtime::join::join_for_split), which inlines its pushing path
-/// here.
-#[inline]
-pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    crate::runtime::join::join_for_split(oper_a, oper_b)
 }
 
 /// How a parallel iterator call starts, from [`start_as`].
