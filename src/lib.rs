@@ -176,6 +176,9 @@ pub mod string {
 
 pub use runtime::broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use runtime::builder::ThreadPoolBuilder;
+pub use runtime::cancel::token::CancelToken;
+pub use runtime::cancel::Cancelled;
+pub use runtime::cancellable::cancellable;
 #[allow(deprecated)]
 pub use runtime::configuration::{initialize, Configuration};
 pub use runtime::error::ThreadPoolBuildError;

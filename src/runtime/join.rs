@@ -52,6 +52,7 @@
 //! panics, its panic is resumed after a has finished. The fast path therefore needs no `catch_unwind`.
 
 use crate::platform::unwind;
+use crate::runtime::cancel;
 use crate::runtime::jobs::job::{JobRef, StackJob};
 use crate::runtime::jobs::jobstack::Pushed;
 use crate::runtime::jobs::latch::SpinLatch;
@@ -212,6 +213,8 @@ where
     let Some(wt) = current_worker() else {
         return join_from_outside(oper_a, oper_b);
     };
+    // A boundary of cancellation, reached by every join that does not run inline by the budget.
+    wt.stop_if_cancelled();
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
         return join_inline(oper_a, oper_b);
@@ -240,6 +243,8 @@ where
     let Some(wt) = current_worker() else {
         return join_from_outside(oper_a, oper_b);
     };
+    // A boundary of cancellation, reached by every join that does not run inline by the budget.
+    wt.stop_if_cancelled();
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
         return join_inline(oper_a, oper_b);
@@ -265,6 +270,8 @@ where
     let Some(wt) = current_worker() else {
         return join_from_outside(oper_a, oper_b);
     };
+    // A boundary of cancellation, reached by every join that does not run inline by the budget.
+    wt.stop_if_cancelled();
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
         return join_inline(oper_a, oper_b);
@@ -327,7 +334,10 @@ where
     #[cold]
     #[inline(never)]
     fn run_b_while_a_unwinds<B: FnOnce(FnContext) -> RB, RB>(b: B) {
-        let _ = unwind::halt_unwinding(|| b(FnContext::new(false)));
+        // Cancelled work does not start b (see `crate::runtime::cancel`); b is dropped unrun.
+        if WorkerThread::with_current(WorkerThread::cancel_requested) != Some(true) {
+            let _ = unwind::halt_unwinding(|| b(FnContext::new(false)));
+        }
     }
     let mut guard = RunOnUnwind(Some(oper_b));
     let result_a = oper_a(FnContext::new(false));
@@ -397,13 +407,24 @@ where
     // That thread is a worker, which outlives the join frame.
     WorkerThread::with_current(|wt| {
         if wt.pop_private(pushed) {
+            if wt.cancel_requested() {
+                // Cancelled work does not start b (see `crate::runtime::cancel`).
+                // SAFETY: we popped b back, so its JobRef will never be executed; dropped once.
+                unsafe { job_b.drop_unrun() };
+                return;
+            }
             // b's panic, if any, is dropped: a's panic wins.
             // SAFETY: we popped b back, so its JobRef will never be executed; run once.
             let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
         } else {
-            // Published: pop it back or wait for the thief. Its result (or panic) is dropped; a's
-            // spawns stay where they are (no mark).
-            let _ = unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id, u64::MAX));
+            // Published: pop it back or wait for the thief. Its result is dropped, and its panic
+            // too, unless a unwinds with a cancellation: then the panic wins (kept for the
+            // `cancellable` call). a's spawns stay where they are (no mark).
+            let outcome =
+                unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id, u64::MAX));
+            if let Err(payload) = outcome {
+                wt.keep_panic_if_cancelled(payload);
+            }
         }
     })
     .expect("b is finished on the worker that pushed it");
@@ -433,6 +454,11 @@ where
     // (the owner may also pop b from its public deque while waiting in an outer frame).
     let job_b = StackJob::new(
         move |stolen: bool| {
+            if stolen {
+                // A boundary: b taken from a queue starts only if its work is not cancelled (the
+                // worker runs under the node of b's region, see `crate::runtime::cancel`).
+                WorkerThread::with_current(WorkerThread::stop_if_cancelled);
+            }
             oper_b(FnContext::new(
                 INJECTED || (stolen && WorkerThread::current() != origin),
             ))
@@ -454,12 +480,32 @@ where
     std::mem::forget(guard);
 
     if wt.pop_private(pushed) {
+        if wt.cancel_requested() {
+            cancel_popped_b(&job_b);
+        }
         // SAFETY: we popped b back, so its JobRef will never be executed; run once.
         let result_b = unsafe { job_b.run_inline(false) };
         return (result_a, result_b);
     }
     let result_b = finish_published(wt, &job_b, job_b_id, spawn_mark);
     (result_a, result_b)
+}
+
+/// The boundary before a popped-back b runs inline, when its work was cancelled: drops b unrun and
+/// unwinds with `Cancelled` (a's result is dropped by the unwinding). Under `panic = "abort"`, b
+/// runs instead (see `crate::runtime::cancel`).
+#[cold]
+#[inline(never)]
+fn cancel_popped_b<F, R>(job_b: &StackJob<SpinLatch<'_>, F, R>)
+where
+    F: FnOnce(bool) -> R,
+{
+    if cancel::CAN_UNWIND {
+        // SAFETY: the caller popped b back, so its JobRef will never be executed; dropped once,
+        // instead of running it.
+        unsafe { job_b.drop_unrun() };
+        cancel::unwind_cancelled();
+    }
 }
 
 /// Step 3's slow path: b is on the public deque or was stolen. `spawn_mark`: the worker's
@@ -487,6 +533,9 @@ where
         }
         match wt.pop_public() {
             Some(job) if job.id() == job_b_id => {
+                if wt.cancel_requested() {
+                    cancel_popped_b(job_b);
+                }
                 // SAFETY: the deque handed b's JobRef to us, so nobody else executes it; run once.
                 return wt.run_popped_b(job_b_id, || unsafe { job_b.run_inline(false) });
             }

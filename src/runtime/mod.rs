@@ -6,11 +6,12 @@
 //!   deque/       Chase-Lev deque: Worker / Stealer / Steal, growable buffer, epoch reclamation
 //!   trace/       opt-in event tracing (FORKJOIN_TRACE): per-worker rings, Chrome JSON
 //!   sleep/       idle workers: counters, sleep slots, the wake-up protocol (README), the work map
+//!   cancel/      cancellation tokens, their nodes and the deadline timer
 //!   jobs/        job references, latches, the owner-private job stack, the FIFO queue of spawns
 //!   registry/    a pool's state, the worker loop and its search, starting threads, entering a pool
 //!   sharing.rs   work sharing, the one door for `iter/` and `sort/`: when to split, how to offer work
 //!   future/      spawn_future's JobFuture (a lock-free oneshot channel) and block_on
-//!   join.rs, scope.rs, scope_fifo.rs, spawn.rs, broadcast.rs, yield_now.rs,
+//!   join.rs, scope.rs, scope_fifo.rs, spawn.rs, broadcast.rs, yield_now.rs, cancellable.rs,
 //!   thread_pool.rs, builder.rs, stats.rs, configuration.rs, error.rs        the public API
 //! ```
 //!
@@ -38,6 +39,8 @@ pub(crate) mod sharing;
 
 pub(crate) mod broadcast;
 pub(crate) mod builder;
+pub(crate) mod cancel;
+pub(crate) mod cancellable;
 pub(crate) mod configuration;
 pub(crate) mod error;
 pub(crate) mod future;

@@ -11,9 +11,10 @@
 
 use std::marker::PhantomData;
 
-use crate::platform::sync::{Arc, AtomicUsize, Mutex, Ordering};
+use crate::platform::sync::{Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::broadcast::BroadcastContext;
+use crate::runtime::cancel;
 use crate::runtime::jobs::job::{HeapJob, JobRef, SendPtr};
 use crate::runtime::jobs::latch::{CountLatch, Latch, LockLatch};
 use crate::runtime::jobs::region::{RegionTag, WaitFor};
@@ -41,7 +42,11 @@ pub struct Scope<'scope> {
     /// opened by its owner in [`Scope::complete`], or the root for a scope waited for from outside
     /// the pool. Written before the body runs, so before any job exists.
     region: AtomicUsize,
+    /// The first panic of the body or a job; a panic replaces a cancellation (see [`Scope::cancel`]
+    /// and `crate::runtime::cancel`).
     panic: Mutex<Option<Payload>>,
+    /// Set by [`Scope::cancel`]: jobs that have not started are dropped unrun.
+    cancelled: AtomicBool,
     /// Invariant in `'scope`, so spawned closures cannot shorten or extend it.
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
@@ -224,6 +229,7 @@ impl<'scope> Scope<'scope> {
             latch: ScopeLatch::new(owner),
             region: AtomicUsize::new(RegionTag::ROOT.into_raw()),
             panic: Mutex::new(None),
+            cancelled: AtomicBool::new(false),
             _marker: PhantomData,
         }
     }
@@ -304,7 +310,22 @@ impl<'scope> Scope<'scope> {
             // SAFETY: the scope outlives this job: its owner waits for the count latch, which this job
             // decrements only as its very last action.
             let scope = unsafe { &*scope_ptr.0 };
-            if let Err(payload) = unwind::halt_unwinding(body) {
+            let outcome = unwind::halt_unwinding(move || {
+                // Boundaries (see `crate::runtime::cancel`): a job of a cancelled scope, or of
+                // cancelled work, does not start; it is dropped, or stops its work by unwinding.
+                let work_cancelled =
+                    WorkerThread::with_current(WorkerThread::cancel_requested) == Some(true);
+                if scope.cancelled.load(Ordering::Acquire)
+                    || (work_cancelled && !cancel::CAN_UNWIND)
+                {
+                    drop(body);
+                } else if work_cancelled {
+                    cancel::unwind_cancelled();
+                } else {
+                    body();
+                }
+            });
+            if let Err(payload) = outcome {
                 scope.record_panic(payload);
             }
             // SAFETY: the latch is live (see above); we do not touch the scope after this call.
@@ -320,9 +341,43 @@ impl<'scope> Scope<'scope> {
 
     fn record_panic(&self, payload: Payload) {
         let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
-        if slot.is_none() {
+        let replaces = match &*slot {
+            None => true,
+            // A panic wins over a cancellation (the panic is resumed, see `crate::cancellable`).
+            Some(kept) => cancel::is_cancellation(kept) && !cancel::is_cancellation(&payload),
+        };
+        if replaces {
             *slot = Some(payload);
         }
+    }
+
+    /// Cancels the scope's jobs that have not started: they are dropped without running, and so
+    /// is every job spawned into the scope from now on. Jobs already running go on to their end;
+    /// the scope returns once they have, with the body's result as usual.
+    ///
+    /// To stop the running jobs too, at their next `join`, batch or spawn, run the scope under a
+    /// [`CancelToken`](crate::CancelToken) with [`cancellable`](crate::cancellable).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// let ran = AtomicUsize::new(0);
+    /// pool.scope(|s| {
+    ///     for _ in 0..100 {
+    ///         // On one worker the scope's jobs start only once the body has returned.
+    ///         s.spawn(|_| { ran.fetch_add(1, Ordering::Relaxed); });
+    ///     }
+    ///     s.cancel();
+    /// });
+    /// assert_eq!(ran.into_inner(), 0);
+    /// ```
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Release);
+    }
+
+    /// True once [`cancel`](Self::cancel) was called on this scope.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
     }
 
     /// Runs the body, then waits for all jobs, then resumes the first panic. `owner` is the worker

@@ -136,6 +136,23 @@ impl<'scope> ScopeFifo<'scope> {
         }
     }
 
+    /// Cancels the scope's jobs that have not started, as [`Scope::cancel`] does.
+    ///
+    /// ```
+    /// forkjoin::scope_fifo(|s| {
+    ///     s.cancel();
+    ///     s.spawn_fifo(|_| unreachable!("spawned into a cancelled scope"));
+    /// });
+    /// ```
+    pub fn cancel(&self) {
+        self.base.cancel();
+    }
+
+    /// True once [`cancel`](Self::cancel) was called on this scope.
+    pub fn is_cancelled(&self) -> bool {
+        self.base.is_cancelled()
+    }
+
     /// Spawns `body` on every worker of the scope's pool (see
     /// [`ThreadPool::broadcast`](crate::ThreadPool::broadcast)); the scope waits for all of them.
     ///

@@ -27,6 +27,7 @@
 //! The facts are hints: answering wrongly costs speed, never correctness (a job that stays
 //! private is still reachable by a heavy steal, see `crate::runtime::jobs::jobstack`).
 
+use crate::runtime::cancel::{self, token::Node};
 use crate::runtime::jobs::latent;
 pub(crate) use crate::runtime::join::join_for_split;
 pub(crate) use crate::runtime::offers::with_offers;
@@ -106,9 +107,10 @@ pub(crate) enum StartAs {
 #[inline]
 pub(crate) fn start_as() -> StartAs {
     WorkerThread::with_current(|wt| {
-        if wt.is_alone() {
+        if wt.is_alone() && wt.cancel_node().is_null() {
             StartAs::Whole
-        } else if !wt.some_worker_idle()
+        } else if wt.is_alone()
+            || !wt.some_worker_idle()
             || wt.would_keep_split_private()
             || !(wt.push_would_publish() || (wt.searching_workers() >= 2 && !wt.has_private_jobs()))
         {
@@ -127,10 +129,12 @@ pub(crate) fn pool_size() -> usize {
     crate::current_num_threads()
 }
 
-/// True when the calling thread is the only worker of its pool: nobody can ever ask it for work.
+/// True when the calling thread is the only worker of its pool, so nobody can ever ask it for
+/// work, and it runs under no cancellation node (whose boundaries are between batches): a piece may
+/// run as one sequential fold.
 #[inline]
 pub(crate) fn nobody_can_ask() -> bool {
-    WorkerThread::with_current(WorkerThread::is_alone).unwrap_or(false)
+    WorkerThread::with_current(|wt| wt.is_alone() && wt.cancel_node().is_null()).unwrap_or(false)
 }
 
 /// How a loop's sequential part starts, from [`leaf_start`].
@@ -146,22 +150,52 @@ pub(crate) enum LeafStart {
     Counted(u32),
 }
 
-/// How a loop's sequential part starts (see [`LeafStart`]): one thread-local read, and a
-/// thread-local increment in pools of 3 or more. With one other worker the innermost loop's
-/// answer reaches the only asker as soon, so a pool of 2 spares every loop the counting and
-/// checking, which a small call would feel.
+/// How a loop's sequential part starts (see [`LeafStart`]), and its boundary of cancellation: one
+/// thread-local read, and a thread-local increment in pools of 3 or more. With one other worker
+/// the innermost loop's answer reaches the only asker as soon, so a pool of 2 spares every loop the
+/// counting and checking, which a small call would feel. Alone under a cancellation node, a loop
+/// runs as `Plain`, in batches, so that it has boundaries.
 #[inline]
-pub(crate) fn leaf_start() -> LeafStart {
+pub(crate) fn leaf_start() -> (LeafStart, StopCheck) {
     WorkerThread::with_current(|wt| {
-        if wt.is_alone() {
-            LeafStart::Alone
+        let stop = StopCheck(wt.cancel_node());
+        let start = if wt.is_alone() {
+            if stop.0.is_null() {
+                LeafStart::Alone
+            } else {
+                LeafStart::Plain
+            }
         } else if wt.offers_rest() {
             LeafStart::Counted(loop_started())
         } else {
             LeafStart::Plain
-        }
+        };
+        (start, stop)
     })
-    .unwrap_or(LeafStart::Plain)
+    .unwrap_or((LeafStart::Plain, StopCheck(std::ptr::null())))
+}
+
+/// A loop's boundary of cancellation (see `crate::runtime::cancel`): the cancellation node it
+/// runs under, read once by [`leaf_start`], polled before each batch.
+#[derive(Clone, Copy)]
+pub(crate) struct StopCheck(*const Node);
+
+impl StopCheck {
+    /// Unwinds with `Cancelled` if the loop's work was cancelled (and unwinding is possible).
+    #[inline(always)]
+    pub(crate) fn poll(self) {
+        // SAFETY: the node outlives the region the loop runs in (`WorkerThread`'s `cancel`
+        // invariant), and the loop ends before its region closes.
+        if cancel::CAN_UNWIND && !self.0.is_null() && unsafe { (*self.0).is_cancelled() } {
+            cancel::unwind_cancelled();
+        }
+    }
+}
+
+/// A boundary of cancellation for a loop that did not read [`leaf_start`]: one thread-local read.
+#[inline]
+pub(crate) fn stop_if_cancelled() {
+    WorkerThread::with_current(WorkerThread::stop_if_cancelled);
 }
 
 /// Counts a parallel loop starting its sequential part on this thread; the count to pass to

@@ -6,6 +6,8 @@ use std::fmt;
 
 use crate::platform::sync::Arc;
 use crate::runtime::broadcast::{self, BroadcastContext};
+use crate::runtime::cancel::token::CancelToken;
+use crate::runtime::cancel::Cancelled;
 use crate::runtime::future::spawn_future::{self, JobFuture};
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::{self, WorkerThread};
@@ -76,6 +78,23 @@ impl ThreadPool {
         R: Send,
     {
         entry::in_worker(&self.registry, |_, _| op())
+    }
+
+    /// [`cancellable`](crate::cancellable) inside this pool: runs `work` here under `token`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let token = forkjoin::CancelToken::new();
+    /// let sum = pool.cancellable(&token, || (1..=4u32).into_par_iter().sum::<u32>());
+    /// assert_eq!(sum, Ok(10));
+    /// ```
+    pub fn cancellable<OP, R>(&self, token: &CancelToken, work: OP) -> Result<R, Cancelled>
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        crate::runtime::cancellable::cancellable_in(&self.registry, token, work)
     }
 
     /// [`join`](fn@crate::join) inside this pool.

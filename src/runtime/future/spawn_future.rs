@@ -5,10 +5,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use std::sync::Arc as StdArc;
+
 use crate::platform::sync::Arc;
 use crate::platform::unwind::{self, Payload};
+use crate::runtime::cancel::token::Node;
 use crate::runtime::future::oneshot::{self, Receiver};
 use crate::runtime::registry::entry;
+use crate::runtime::registry::worker::WorkerThread;
 use crate::runtime::registry::Registry;
 
 /// Runs `func` on the current pool (the global pool from outside any pool), like
@@ -19,8 +23,10 @@ use crate::runtime::registry::Registry;
 /// [`block_on`](crate::block_on), can await it) and wakes its task when the result is ready.
 ///
 /// A panic in `func` is caught on the pool and raised again where the future is awaited (the
-/// worker and the pool carry on). Dropping the future before the job has run does not cancel the
-/// job: it still runs, and its result (or panic) is dropped on the pool.
+/// worker and the pool carry on). **Dropping the future cancels the job**: if it has not started
+/// it never runs, and if it runs it stops at its next boundary (see
+/// [`cancellable`](crate::cancellable)). Made under a [`CancelToken`](crate::CancelToken)'s
+/// work, the job is cancelled with that work too.
 ///
 /// ```
 /// let future = forkjoin::spawn_future(|| (1..=10).product::<u64>());
@@ -54,12 +60,30 @@ where
     R: Send + 'static,
 {
     let (sender, receiver) = oneshot::channel();
+    // The job's own node, which dropping the future cancels; made under a node (a `cancellable`'s
+    // work), cancelled with it too.
+    let outer = WorkerThread::with_current(WorkerThread::cancel_node_shared).flatten();
+    let node = match &outer {
+        Some(outer) => Node::child_of(&[outer]),
+        None => Node::new(),
+    };
+    let job_node = node.clone();
     // A plain `spawn` job: it keeps the pool alive until it has run. `func`'s panic is caught here
     // and sent to the future; what could still unwind (a waker's `wake_by_ref`, user code) goes to
-    // the pool's panic handler, like a panic of any spawned job.
-    entry::spawn(registry, move || sender.send(unwind::halt_unwinding(func)));
+    // the pool's panic handler, like a panic of any spawned job. Not started when its future was
+    // dropped, it does not run.
+    entry::spawn(registry, move || {
+        if job_node.is_cancelled() {
+            drop(func);
+            return;
+        }
+        let result = WorkerThread::with_current(|wt| wt.run_under(&job_node, func))
+            .expect("spawned jobs run on a worker");
+        sender.send(result);
+    });
     JobFuture {
         receiver: Some(receiver),
+        node,
     }
 }
 
@@ -76,8 +100,11 @@ where
 /// such as tokio, reports it as that task's panic). Polling it again after it returned its result
 /// panics.
 ///
-/// **Dropping it** before the job is done does not cancel the job: the job runs, and its result
-/// (or panic payload) is dropped on the pool thread that ran it. Nothing leaks.
+/// **Dropping it** before the job is done cancels the job: a job that has not started is dropped
+/// unrun, and a running one stops at its next boundary (see [`cancellable`](crate::cancellable));
+/// its result, if it still finishes, is dropped on the pool thread that ran it. Nothing leaks. A
+/// job cancelled with the work it was made in (under a [`CancelToken`](crate::CancelToken)) makes
+/// its future raise the [`Cancelled`](crate::Cancelled) payload, as a panic, where it is awaited.
 ///
 /// ```
 /// use std::future::Future;
@@ -90,10 +117,19 @@ where
 /// let mut cx = Context::from_waker(Waker::noop());
 /// assert_eq!(std::pin::Pin::new(&mut future).poll(&mut cx), Poll::Ready("done"));
 /// ```
-#[must_use = "the job runs anyway; dropping its future drops its result"]
+#[must_use = "dropping the future cancels its job"]
 pub struct JobFuture<R> {
     /// `None` once the result was returned.
     receiver: Option<Receiver<Result<R, Payload>>>,
+    /// The job's cancellation node: cancelled when the future is dropped.
+    node: StdArc<Node>,
+}
+
+impl<R> Drop for JobFuture<R> {
+    fn drop(&mut self) {
+        // After the result came back this stops nothing (the job is done).
+        self.node.cancel();
+    }
 }
 
 impl<R> Future for JobFuture<R> {

@@ -242,6 +242,19 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
         func(stolen)
     }
 
+    /// Drops the closure without running it (the job was popped back and its work was
+    /// cancelled, see `crate::runtime::cancel`).
+    ///
+    /// # Safety
+    /// As for [`run_inline`](Self::run_inline), which it replaces.
+    #[inline]
+    pub unsafe fn drop_unrun(&self) {
+        self.func.with_mut(|f| {
+            // SAFETY: per the contract nobody else runs or touches `func`, and it is taken once.
+            unsafe { ManuallyDrop::drop(&mut *f) }
+        });
+    }
+
     /// The result after the latch was observed set (re-raising a panic of the job).
     ///
     /// # Safety

@@ -36,6 +36,13 @@
 //! the nesting, and a wait accepts exactly what belongs to it. Each entry records its depth in the
 //! tree of regions (its parent's plus one); a real chain's depths fall by one per step, so a walk
 //! stops as soon as they do not — a stale walk through rewritten entries cannot cycle.
+//!
+//! **Cancellation.** An entry also holds the address of the cancellation node its jobs run under
+//! (`crate::runtime::cancel`): a region opened for a job copies its parent's, as it copies the
+//! depth, and a `cancellable` call opens one with its own. The worker opening a region for a job
+//! reads the parent's entry after it took the job, while the job's region is open, so the address
+//! it copies is the one the job was created under, and that node outlives the job (its
+//! `cancellable` call waits for every job made under it).
 
 use crate::platform::sync::{AtomicPtr, AtomicUsize, Ordering};
 
@@ -80,12 +87,17 @@ pub enum WaitFor {
     Injected,
 }
 
-/// One region: its key, its parent's tag and its depth. Written only by the owning worker.
+/// One region: its key, its parent's tag, its depth and its cancellation node. Written only by the
+/// owning worker.
 struct Entry {
     key: AtomicUsize,
     parent: AtomicUsize,
     /// 1 + the parent's depth (the root's is 0).
     depth: AtomicUsize,
+    /// The address of the cancellation node the region's jobs run under (see
+    /// `crate::runtime::cancel`), 0 for none: the parent's, unless the region was opened with its
+    /// own.
+    cancel: AtomicUsize,
 }
 
 /// A worker's entries: segment `s` (null until the worker first nests that deep) holds
@@ -115,6 +127,7 @@ fn new_segment(s: usize) -> *mut Entry {
             key: AtomicUsize::new(0),
             parent: AtomicUsize::new(0),
             depth: AtomicUsize::new(0),
+            cancel: AtomicUsize::new(0),
         })
         .collect();
     Box::into_raw(entries) as *mut Entry
@@ -176,24 +189,48 @@ impl Regions {
         (!segment.is_null()).then(|| unsafe { &*segment.add(i) })
     }
 
-    /// Opens `tag`'s region with `key` under `parent`. Only the worker that owns the entry calls
-    /// this, and only while no job tagged `tag` exists.
+    /// Opens `tag`'s region with `key` under `parent`, its jobs under the parent's cancellation
+    /// node, which it returns (0 for none). Only the worker that owns the entry calls this, and
+    /// only while no job tagged `tag` exists.
     #[inline]
-    pub fn open(&self, tag: RegionTag, key: usize, parent: RegionTag) {
+    pub fn open(&self, tag: RegionTag, key: usize, parent: RegionTag) -> usize {
+        self.open_entry(tag, key, parent, None)
+    }
+
+    /// [`open`](Self::open), with the region's jobs under the cancellation node at address
+    /// `cancel` instead of the parent's.
+    #[inline]
+    pub fn open_cancellable(&self, tag: RegionTag, key: usize, parent: RegionTag, cancel: usize) {
+        self.open_entry(tag, key, parent, Some(cancel));
+    }
+
+    #[inline]
+    fn open_entry(
+        &self,
+        tag: RegionTag,
+        key: usize,
+        parent: RegionTag,
+        own: Option<usize>,
+    ) -> usize {
         let entry = match self.entry(tag) {
             Some(entry) => entry,
             None => self.grow(tag),
         };
         // The parent is this worker's enclosing region or the tag of a job it is about to run: open.
-        let depth = self
-            .entry(parent)
-            .map_or(0, |p| p.depth.load(Ordering::Relaxed))
-            + 1;
+        let (depth, cancel) = self.entry(parent).map_or((0, 0), |p| {
+            (
+                p.depth.load(Ordering::Relaxed),
+                p.cancel.load(Ordering::Relaxed),
+            )
+        });
+        let cancel = own.unwrap_or(cancel);
         // Relaxed: the jobs tagged with this region are created afterwards on this thread and reach
         // other threads only through a queue's Release/Acquire pair (see the module docs).
         entry.key.store(key, Ordering::Relaxed);
         entry.parent.store(parent.0, Ordering::Relaxed);
-        entry.depth.store(depth, Ordering::Relaxed);
+        entry.depth.store(depth + 1, Ordering::Relaxed);
+        entry.cancel.store(cancel, Ordering::Relaxed);
+        cancel
     }
 
     /// Allocates the segment of `tag`'s entry (its owner nests that deep for the first time).

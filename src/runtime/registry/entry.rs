@@ -16,7 +16,8 @@
 use std::sync::OnceLock;
 
 use crate::platform::sync::Arc;
-use crate::platform::unwind;
+use crate::platform::unwind::{self, Payload};
+use crate::runtime::cancel::{self, token::Node};
 use crate::runtime::error::ThreadPoolBuildError;
 use crate::runtime::jobs::job::{HeapJob, JobRef, StackJob};
 use crate::runtime::jobs::latch::{CrossPoolLatch, LockLatch};
@@ -269,6 +270,15 @@ where
     }
 }
 
+/// Runs a spawned job's `func` under `node`: dropped unrun if the node is already cancelled (a
+/// boundary, see `crate::runtime::cancel`), else in a region of its own under it.
+fn run_spawned_under<F: FnOnce()>(node: &std::sync::Arc<Node>, func: F) -> Result<(), Payload> {
+    if node.is_cancelled() {
+        return unwind::halt_unwinding(move || drop(func));
+    }
+    WorkerThread::with_current(|wt| wt.run_under(node, func)).expect("spawned jobs run on a worker")
+}
+
 /// The job of a `spawn` of `func` into `registry`'s pool, to be pushed or delivered by the caller:
 /// it keeps the pool alive until it has run, and sends a panic to the pool's handler.
 pub(crate) fn spawned_job<F>(registry: &Arc<Registry>, func: F) -> JobRef
@@ -277,11 +287,21 @@ where
 {
     registry.increment_terminate_count();
     let pool = registry.clone();
+    // Made under a cancellation node, the job runs under it too, and holds it: it may outlive the
+    // region it was made in (see `crate::runtime::cancel`).
+    let under = WorkerThread::with_current(WorkerThread::cancel_node_shared).flatten();
     let job = HeapJob::new(move || {
-        if let Err(payload) = unwind::halt_unwinding(func) {
+        let outcome = match under {
+            None => unwind::halt_unwinding(func),
+            Some(node) => run_spawned_under(&node, func),
+        };
+        if let Err(payload) = outcome {
             // Nothing may unwind out of a job into the worker loop (not even a panicking payload
-            // drop), or the worker would die and the pool never terminate.
-            let _ = unwind::halt_unwinding(|| pool.handle_panic(payload));
+            // drop), or the worker would die and the pool never terminate. A cancelled job ends
+            // silently.
+            if !cancel::is_cancellation(&payload) {
+                let _ = unwind::halt_unwinding(|| pool.handle_panic(payload));
+            }
         }
         pool.terminate();
     });

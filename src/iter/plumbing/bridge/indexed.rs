@@ -100,7 +100,8 @@ where
     }
     // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
     // and on a request, in pools of 3 or more.
-    let loops = match sharing::leaf_start() {
+    let (start, stop) = sharing::leaf_start();
+    let loops = match start {
         // The only worker of its pool: no split can ever be asked for, so no batches either.
         LeafStart::Alone => return fold_whole(producer, consumer),
         LeafStart::Plain => None,
@@ -114,6 +115,8 @@ where
         if len == 0 || consumer.full() {
             return consumer.complete();
         }
+        // A boundary of cancellation: before each batch.
+        stop.poll();
         if pace.free && !sharing::some_worker_searching() {
             // The items cost nothing (see `FREE_BATCH`): the halving end batches that keep the
             // rest shareable would cost more than the rest itself, and no worker is awake to
@@ -288,6 +291,8 @@ where
             if producer.len() == 0 || consumer.full() {
                 return consumer.complete();
             }
+            // A boundary of cancellation: before each item (each runs nested loops).
+            sharing::stop_if_cancelled();
             // Between two items the request is ours to answer (an item may hold no poll), with
             // half of the rest: all of it would leave nothing to run here, and a piece popped back
             // unstolen would offer itself again.
@@ -373,6 +378,7 @@ where
         if len == 0 || consumer.full() {
             break consumer.complete();
         }
+        sharing::stop_if_cancelled();
         // The first batch (the piece's last item) always runs: it is what a stolen piece of a
         // nested search is for.
         if pace.tails == 0 || (after.is_some() && !alone && sharing::some_worker_idle()) {

@@ -151,6 +151,8 @@ where
 {
     pace.restart_clock();
     loop {
+        // A boundary of cancellation: before each batch.
+        sharing::stop_if_cancelled();
         let batch = pace.batch;
         let (fed, rest) = producer.fold_batch(consumer, batch);
         consumer = fed;

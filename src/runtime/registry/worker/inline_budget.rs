@@ -85,6 +85,14 @@ pub(super) fn on_job_start(alone: bool) {
     }
 }
 
+/// The worker starts running under a cancellation node: its budget, unbounded alone, lasts
+/// `DEEP_JOIN_PERIOD` joins at most, so that its inline joins reach a boundary (see
+/// [`WorkerThread::refill_inline_joins_alone`]).
+#[inline(always)]
+pub(super) fn on_cancellable_start() {
+    INLINE_JOINS.set(INLINE_JOINS.get().min(DEEP_JOIN_PERIOD));
+}
+
 /// The calling thread becomes a worker: alone, every join runs inline (nobody could take b);
 /// otherwise the budget starts empty.
 #[inline(always)]
@@ -131,9 +139,15 @@ impl WorkerThread {
 
     /// This worker is alone in its pool (checked by the caller) and used up its inline-join budget:
     /// refill it, so its joins stay plain calls.
+    /// Under a cancellation node, only `DEEP_JOIN_PERIOD` joins, so that a recursion of inline
+    /// joins reaches a boundary of cancellation (see `crate::runtime::cancel`).
     #[cold]
     pub(crate) fn refill_inline_joins_alone(&self) {
         debug_assert!(self.alone);
-        INLINE_JOINS.set(u32::MAX);
+        INLINE_JOINS.set(if self.cancel_node().is_null() {
+            u32::MAX
+        } else {
+            DEEP_JOIN_PERIOD
+        });
     }
 }

@@ -46,6 +46,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use self::heartbeat::{ShareClock, SHARE_INTERVAL};
 use self::queues::SPAWN_IDS;
 use crate::platform::sync::{thread_local, Arc, AtomicUsize};
+use crate::platform::unwind::{self, Payload};
+use crate::runtime::cancel::{self, token::Node};
 use crate::runtime::deque::Worker;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::JobStackOwner;
@@ -132,6 +134,10 @@ pub(crate) struct WorkerThread {
     /// Regions this worker has open (queue-taken jobs and scopes nested on its stack): the level
     /// of the next one.
     open_regions: Cell<usize>,
+    /// The cancellation node of the region this worker runs in, or null (see
+    /// `crate::runtime::cancel`). **Invariant**: non-null only while a region opened with it is
+    /// open on this worker, and the node outlives that region.
+    cancel: Cell<*const Node>,
     registry: Arc<Registry>,
 }
 
@@ -139,6 +145,7 @@ pub(crate) struct WorkerThread {
 pub(crate) struct RegionGuard<'a> {
     worker: &'a WorkerThread,
     outer: RegionTag,
+    outer_cancel: *const Node,
 }
 
 impl Drop for RegionGuard<'_> {
@@ -147,6 +154,7 @@ impl Drop for RegionGuard<'_> {
         let w = self.worker;
         w.open_regions.set(w.open_regions.get() - 1);
         w.region.set(self.outer);
+        w.cancel.set(self.outer_cancel);
     }
 }
 
@@ -232,20 +240,118 @@ impl WorkerThread {
     /// entry (see `crate::runtime::jobs::region`).
     #[inline]
     pub(crate) fn open_region(&self, key: usize, parent: RegionTag) -> RegionGuard<'_> {
+        self.open_region_under(key, parent, None)
+    }
+
+    /// [`open_region`](Self::open_region) under the region this worker runs in, with the region's
+    /// jobs under cancellation node `node` (see `crate::runtime::cancel`): for `cancellable` and
+    /// for a spawn made under a node. `node` must outlive the guard.
+    #[inline]
+    pub(crate) fn open_cancellable_region(
+        &self,
+        key: usize,
+        node: &std::sync::Arc<Node>,
+    ) -> RegionGuard<'_> {
+        self.open_region_under(key, self.region.get(), Some(node))
+    }
+
+    /// Runs `f` in a region of its own under `node` (see
+    /// [`open_cancellable_region`](Self::open_cancellable_region)), returning its result or what
+    /// it unwound with (a panic, or the `Cancelled` payload of a boundary).
+    pub(crate) fn run_under<R>(
+        &self,
+        node: &std::sync::Arc<Node>,
+        f: impl FnOnce() -> R,
+    ) -> Result<R, Payload> {
+        let key = 0u8;
+        let _region = self.open_cancellable_region(&key as *const u8 as usize, node);
+        unwind::halt_unwinding(f)
+    }
+
+    /// Keeps `payload`, a panic that a `join` drops while its other half unwinds, for the
+    /// `cancellable` call of this worker's node if that node is cancelled (a panic wins over a
+    /// cancellation); otherwise drops it.
+    #[cold]
+    pub(crate) fn keep_panic_if_cancelled(&self, payload: Payload) {
+        if self.cancel_requested() && !cancel::is_cancellation(&payload) {
+            // SAFETY: non-null (tested above) and live (the field's invariant).
+            unsafe { (*self.cancel.get()).keep_panic(payload) };
+        }
+    }
+
+    /// The node this worker runs under, shared: for work made here that may outlive the region
+    /// (a `spawn`), which holds it.
+    pub(crate) fn cancel_node_shared(&self) -> Option<std::sync::Arc<Node>> {
+        let node = self.cancel.get();
+        (!node.is_null()).then(|| {
+            // SAFETY: every node a worker runs under is owned by a `std::sync::Arc`
+            // (`open_cancellable_region` takes one, and regions opened for jobs copy such
+            // addresses), and it is live (the field's invariant): one more count for the clone.
+            unsafe {
+                std::sync::Arc::increment_strong_count(node);
+                std::sync::Arc::from_raw(node)
+            }
+        })
+    }
+
+    #[inline]
+    fn open_region_under(
+        &self,
+        key: usize,
+        parent: RegionTag,
+        own: Option<&Node>,
+    ) -> RegionGuard<'_> {
         let level = self.open_regions.get();
-        let outer = self.region.get();
+        let guard = RegionGuard {
+            worker: self,
+            outer: self.region.get(),
+            outer_cancel: self.cancel.get(),
+        };
         // The simulation's self-check (scripts/sim-bugs.sh): a table of 64 levels whose deeper
         // regions stay in the deepest one, as before entries were allocated at any depth.
         if !(cfg!(forkjoin_sim_bug = "bounded_regions") && level >= 64) {
             let regions = self.registry.regions();
             let tag = regions.tag(self.index, level);
-            regions.open(tag, key, parent);
+            let cancel = match own {
+                Some(node) => {
+                    let node: *const Node = node;
+                    regions.open_cancellable(tag, key, parent, node as usize);
+                    node
+                }
+                None => regions.open(tag, key, parent) as *const Node,
+            };
             self.region.set(tag);
+            self.cancel.set(cancel);
+        } else if let Some(node) = own {
+            self.cancel.set(node);
+        }
+        if own.is_some() {
+            inline_budget::on_cancellable_start();
         }
         self.open_regions.set(level + 1);
-        RegionGuard {
-            worker: self,
-            outer,
+        guard
+    }
+
+    /// The cancellation node this worker runs under, or null (see the field).
+    #[inline(always)]
+    pub(crate) fn cancel_node(&self) -> *const Node {
+        self.cancel.get()
+    }
+
+    /// True if this worker runs under a cancellation node that is cancelled.
+    #[inline(always)]
+    pub(crate) fn cancel_requested(&self) -> bool {
+        let node = self.cancel.get();
+        // SAFETY: a non-null node outlives the region this worker runs in (the field's invariant).
+        !node.is_null() && unsafe { (*node).is_cancelled() }
+    }
+
+    /// A boundary (see `crate::runtime::cancel`): unwinds with `Cancelled` if this worker's node is
+    /// cancelled and unwinding is possible.
+    #[inline(always)]
+    pub(crate) fn stop_if_cancelled(&self) {
+        if cancel::CAN_UNWIND && self.cancel_requested() {
+            cancel::unwind_cancelled();
         }
     }
 
@@ -323,6 +429,7 @@ impl WorkerThread {
             trace,
             region: Cell::new(RegionTag::ROOT),
             open_regions: Cell::new(0),
+            cancel: Cell::new(ptr::null()),
             spawn_count: Cell::new(0),
             spawn_ids: Default::default(),
             registry: registry.clone(),

@@ -1,0 +1,477 @@
+//! Cancellation (`CancelToken`, `cancellable`, `Scope::cancel`, dropped `JobFuture`s): what stops,
+//! what still runs, and that every job runs at most once and every captured value drops once. Each
+//! test runs on pools of 1, 2, 8 and 64 threads (more threads than cores on purpose) under a
+//! watchdog that fails it instead of hanging.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use forkjoin::prelude::*;
+use forkjoin::{cancellable, join, scope, CancelToken, Cancelled, ThreadPool};
+
+const SIZES: [usize; 4] = [1, 2, 8, 64];
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn on_pools(what: &'static str, test: fn(&ThreadPool, usize)) {
+    for threads in SIZES {
+        common::watchdog(&format!("{what} on {threads} threads"), LIMIT, move || {
+            let pool = common::pool(threads);
+            test(&pool, threads);
+        });
+    }
+}
+
+/// Counts drops of the values jobs capture: each must drop exactly once.
+#[derive(Clone)]
+struct Drops(Arc<AtomicUsize>);
+
+struct Tracked {
+    drops: Arc<AtomicUsize>,
+}
+
+impl Drops {
+    fn new() -> Self {
+        Drops(Arc::new(AtomicUsize::new(0)))
+    }
+    fn value(&self) -> Tracked {
+        Tracked {
+            drops: self.0.clone(),
+        }
+    }
+    fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A recursive join tree over `depth` levels whose every closure captures a tracked value; counts
+/// the leaves run and the closures created, and notes any leaf that runs once `returned` is set.
+struct Tree<'a> {
+    made: &'a AtomicUsize,
+    drops: &'a Drops,
+    leaves: &'a AtomicUsize,
+    returned: &'a AtomicBool,
+    late: &'a AtomicUsize,
+    /// Cancel this token when the leaf with this number runs.
+    cancel_at: Option<(usize, &'a CancelToken)>,
+}
+
+impl Tree<'_> {
+    fn walk(&self, depth: u32) -> u64 {
+        if self.returned.load(Ordering::SeqCst) {
+            self.late.fetch_add(1, Ordering::SeqCst);
+        }
+        if depth == 0 {
+            let n = self.leaves.fetch_add(1, Ordering::Relaxed);
+            if let Some((at, token)) = self.cancel_at {
+                if n == at {
+                    token.cancel();
+                }
+            }
+            return std::hint::black_box(1);
+        }
+        let (va, vb) = (self.drops.value(), self.drops.value());
+        self.made.fetch_add(2, Ordering::SeqCst);
+        let (a, b) = join(
+            move || {
+                let _v = va;
+                self.walk(depth - 1)
+            },
+            move || {
+                let _v = vb;
+                self.walk(depth - 1)
+            },
+        );
+        a + b
+    }
+}
+
+#[test]
+fn work_that_finishes_returns_ok_with_its_result() {
+    on_pools("ok", |pool, _| {
+        let token = CancelToken::new();
+        let sum = pool.cancellable(&token, || (0..100_000u64).into_par_iter().sum::<u64>());
+        assert_eq!(sum, Ok(4_999_950_000));
+        let fib = pool.cancellable(&token, || common::fib(20));
+        assert_eq!(fib, Ok(6765));
+        assert!(!token.is_cancelled());
+    });
+}
+
+#[test]
+fn a_cancelled_token_runs_nothing() {
+    on_pools("pre-cancelled", |pool, _| {
+        let token = CancelToken::new();
+        token.cancel();
+        let drops = Drops::new();
+        let v = drops.value();
+        let ran = AtomicBool::new(false);
+        let ran_ref = &ran;
+        let r = pool.cancellable(&token, move || {
+            let _v = v;
+            ran_ref.store(true, Ordering::SeqCst);
+        });
+        assert_eq!(r, Err(Cancelled));
+        assert!(!ran.load(Ordering::SeqCst));
+        assert_eq!(drops.count(), 1, "the work's captures drop once");
+    });
+}
+
+#[test]
+fn a_join_tree_cancelled_from_inside_stops_and_drops_everything_once() {
+    on_pools("join tree, from inside", |pool, _| {
+        let token = CancelToken::new();
+        let (made, leaves, late) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
+        let returned = AtomicBool::new(false);
+        let drops = Drops::new();
+        let tree = Tree {
+            made: &made,
+            drops: &drops,
+            leaves: &leaves,
+            returned: &returned,
+            late: &late,
+            cancel_at: Some((1_000, &token)),
+        };
+        let r = pool.cancellable(&token, || tree.walk(16));
+        returned.store(true, Ordering::SeqCst);
+        assert_eq!(r, Err(Cancelled));
+        assert!(
+            leaves.load(Ordering::Relaxed) < 1 << 16,
+            "the tree stopped early"
+        );
+        assert_eq!(late.load(Ordering::SeqCst), 0, "nothing ran after return");
+        assert_eq!(
+            drops.count(),
+            made.load(Ordering::SeqCst),
+            "every capture dropped once"
+        );
+    });
+}
+
+#[test]
+fn a_long_iterator_cancelled_from_another_thread_stops() {
+    on_pools("iterator, from outside", |pool, _| {
+        let token = CancelToken::new();
+        let (started_tx, started_rx) = mpsc::channel();
+        let started = Mutex::new(Some(started_tx));
+        let canceller = {
+            let token = token.clone();
+            std::thread::spawn(move || {
+                started_rx.recv().unwrap();
+                token.cancel();
+            })
+        };
+        let r = pool.cancellable(&token, || {
+            (0..u64::MAX)
+                .into_par_iter()
+                .map(|i| {
+                    if let Some(tx) = started.lock().unwrap().take() {
+                        tx.send(()).unwrap();
+                    }
+                    std::hint::black_box(i)
+                })
+                .sum::<u64>()
+        });
+        assert_eq!(r, Err(Cancelled));
+        canceller.join().unwrap();
+    });
+}
+
+#[test]
+fn a_deadline_stops_a_long_iterator() {
+    on_pools("deadline", |pool, _| {
+        let token = CancelToken::with_timeout(Duration::from_millis(20));
+        let r = pool.cancellable(&token, || {
+            (0..u64::MAX).into_par_iter().for_each(|i| {
+                std::hint::black_box(i);
+            })
+        });
+        assert_eq!(r, Err(Cancelled));
+        assert!(token.is_cancelled());
+        assert!(Instant::now() >= token.deadline().unwrap());
+    });
+}
+
+#[test]
+fn a_collect_cancelled_yields_no_partial_collection() {
+    on_pools("collect", |pool, _| {
+        let token = CancelToken::new();
+        let drops = Drops::new();
+        let made = AtomicUsize::new(0);
+        let r: Result<Vec<Tracked>, _> = pool.cancellable(&token, || {
+            (0..1_000_000u32)
+                .into_par_iter()
+                .map(|i| {
+                    if i == 5_000 {
+                        token.cancel();
+                    }
+                    made.fetch_add(1, Ordering::SeqCst);
+                    drops.value()
+                })
+                .collect()
+        });
+        assert!(r.is_err());
+        assert_eq!(
+            drops.count(),
+            made.load(Ordering::SeqCst),
+            "every item made was dropped"
+        );
+    });
+}
+
+#[test]
+fn scope_jobs_not_started_are_dropped_unrun() {
+    on_pools("scope under a token", |pool, _| {
+        let token = CancelToken::new();
+        let drops = Drops::new();
+        let (spawned, ran) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let returned = AtomicBool::new(false);
+        let late = AtomicUsize::new(0);
+        let r = pool.cancellable(&token, || {
+            scope(|s| {
+                for i in 0..10_000 {
+                    let v = drops.value();
+                    spawned.fetch_add(1, Ordering::SeqCst);
+                    let (ran, returned, late, token) = (&ran, &returned, &late, &token);
+                    s.spawn(move |_| {
+                        let _v = v;
+                        if returned.load(Ordering::SeqCst) {
+                            late.fetch_add(1, Ordering::SeqCst);
+                        }
+                        ran.fetch_add(1, Ordering::SeqCst);
+                        if i == 100 {
+                            token.cancel();
+                        }
+                    });
+                }
+            })
+        });
+        returned.store(true, Ordering::SeqCst);
+        assert_eq!(r, Err(Cancelled));
+        assert!(ran.load(Ordering::SeqCst) < 10_000);
+        assert_eq!(late.load(Ordering::SeqCst), 0);
+        assert_eq!(drops.count(), spawned.load(Ordering::SeqCst));
+    });
+}
+
+#[test]
+fn scope_cancel_drops_what_has_not_started_and_returns_normally() {
+    on_pools("Scope::cancel", |pool, _| {
+        let drops = Drops::new();
+        let ran = AtomicUsize::new(0);
+        let out = pool.scope(|s| {
+            for _ in 0..1_000 {
+                let v = drops.value();
+                let ran = &ran;
+                s.spawn(move |s| {
+                    let _v = v;
+                    ran.fetch_add(1, Ordering::SeqCst);
+                    s.cancel();
+                });
+            }
+            "body's result"
+        });
+        assert_eq!(out, "body's result");
+        assert!(ran.load(Ordering::SeqCst) < 1_000);
+        assert_eq!(drops.count(), 1_000);
+    });
+}
+
+/// Runs until its region is cancelled (a long iterator: it stops at a batch boundary).
+fn until_cancelled() -> u64 {
+    (0..u64::MAX)
+        .into_par_iter()
+        .map(std::hint::black_box)
+        .sum()
+}
+
+#[test]
+fn a_panic_wins_over_a_cancellation() {
+    fn panic_message(r: std::thread::Result<Result<(u64, u64), Cancelled>>) -> &'static str {
+        let payload = r.expect_err("the panic is resumed");
+        payload.downcast_ref::<&str>().copied().unwrap_or("?")
+    }
+    on_pools("panic wins", |pool, threads| {
+        // a cancels, then panics; b is a long loop that stops (or never starts).
+        let token = CancelToken::new();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.cancellable(&token, || {
+                join(
+                    || -> u64 {
+                        token.cancel();
+                        panic!("panic in a")
+                    },
+                    until_cancelled,
+                )
+            })
+        }));
+        assert_eq!(panic_message(r), "panic in a");
+        if threads == 1 {
+            return;
+        }
+        // a stops with the cancellation while b, stolen and running, panics: b's panic wins.
+        let token = CancelToken::new();
+        let b_started = AtomicBool::new(false);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.cancellable(&token, || {
+                join(
+                    || {
+                        while !b_started.load(Ordering::SeqCst) {
+                            std::hint::spin_loop();
+                        }
+                        token.cancel();
+                        until_cancelled()
+                    },
+                    || -> u64 {
+                        b_started.store(true, Ordering::SeqCst);
+                        while !token.is_cancelled() {
+                            std::hint::spin_loop();
+                        }
+                        panic!("panic in b")
+                    },
+                )
+            })
+        }));
+        assert_eq!(panic_message(r), "panic in b");
+    });
+}
+
+#[test]
+fn nested_tokens_stop_with_either_parent() {
+    on_pools("nested", |pool, _| {
+        let outer = CancelToken::new();
+        let inner = CancelToken::new();
+        // Cancelling the outer token stops the inner region too; the inner call reports it.
+        let r = pool.cancellable(&outer, || {
+            let inner_r = cancellable(&inner, || {
+                outer.cancel();
+                (0..u64::MAX).into_par_iter().for_each(|i| {
+                    std::hint::black_box(i);
+                })
+            });
+            assert_eq!(inner_r, Err(Cancelled));
+            // The outer work stops at its next boundary.
+            (0..u64::MAX).into_par_iter().for_each(|i| {
+                std::hint::black_box(i);
+            });
+        });
+        assert_eq!(r, Err(Cancelled));
+        assert!(!inner.is_cancelled(), "the inner token itself is untouched");
+        // A child token is cancelled with its parent.
+        let parent = CancelToken::new();
+        let child = parent.child();
+        let r = pool.cancellable(&child, || {
+            parent.cancel();
+            common::fib(25)
+        });
+        assert!(r == Err(Cancelled) || r == Ok(75_025));
+        assert!(child.is_cancelled());
+    });
+}
+
+#[test]
+fn racing_completion_returns_ok_or_cancelled_and_drops_once() {
+    on_pools("race", |pool, _| {
+        for i in 0..200u64 {
+            let token = CancelToken::new();
+            let drops = Drops::new();
+            let made = AtomicUsize::new(0);
+            let t2 = token.clone();
+            let canceller = std::thread::spawn(move || {
+                for _ in 0..i * 50 {
+                    std::hint::spin_loop();
+                }
+                t2.cancel();
+            });
+            let r = pool.cancellable(&token, || {
+                (0..64u32)
+                    .into_par_iter()
+                    .map(|_| {
+                        made.fetch_add(1, Ordering::SeqCst);
+                        let _v = drops.value();
+                        common::fib(10)
+                    })
+                    .sum::<u64>()
+            });
+            canceller.join().unwrap();
+            assert!(r == Ok(64 * 55) || r == Err(Cancelled), "{r:?}");
+            assert_eq!(drops.count(), made.load(Ordering::SeqCst));
+        }
+    });
+}
+
+#[test]
+fn spawns_made_under_a_token_stop_with_it() {
+    on_pools("spawn", |pool, _| {
+        let token = CancelToken::new();
+        let drops = Drops::new();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let r = pool.cancellable(&token, || {
+            token.cancel();
+            for _ in 0..100 {
+                let (v, ran, done) = (drops.value(), ran.clone(), done_tx.clone());
+                forkjoin::spawn(move || {
+                    let _v = v;
+                    let _done = done;
+                    ran.fetch_add(1, Ordering::SeqCst);
+                });
+            }
+        });
+        drop(done_tx);
+        // Every spawn has ended (run or dropped) once all senders are gone.
+        assert!(done_rx.recv_timeout(common::TIMEOUT).is_err());
+        assert!(r == Ok(()) || r == Err(Cancelled));
+        assert_eq!(
+            ran.load(Ordering::SeqCst),
+            0,
+            "spawned after cancel: never run"
+        );
+        assert_eq!(drops.count(), 100);
+    });
+}
+
+#[test]
+fn a_dropped_job_future_cancels_its_job() {
+    on_pools("JobFuture drop", |pool, threads| {
+        // Hold every worker, then spawn: the job cannot have started when its future drops.
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let release_rx = Arc::new(Mutex::new(release_rx));
+        let (held_tx, held_rx) = mpsc::channel();
+        for _ in 0..threads {
+            let (rx, held) = (release_rx.clone(), held_tx.clone());
+            pool.spawn(move || {
+                held.send(()).unwrap();
+                let _ = rx.lock().unwrap().recv();
+            });
+            held_rx.recv_timeout(common::TIMEOUT).unwrap();
+        }
+        let ran = Arc::new(AtomicBool::new(false));
+        let drops = Drops::new();
+        let (ran2, v) = (ran.clone(), drops.value());
+        let (gone_tx, gone_rx) = mpsc::channel::<()>();
+        let future = pool.spawn_future(move || {
+            let _v = v;
+            let _gone = gone_tx;
+            ran2.store(true, Ordering::SeqCst);
+        });
+        drop(future);
+        drop(release_tx);
+        // The job's closure is dropped (unrun) once its sender disconnects.
+        assert!(gone_rx.recv_timeout(common::TIMEOUT).is_err());
+        assert_eq!(drops.count(), 1);
+        assert!(!ran.load(Ordering::SeqCst));
+    });
+}
