@@ -475,3 +475,44 @@ fn a_dropped_job_future_cancels_its_job() {
         assert!(!ran.load(Ordering::SeqCst));
     });
 }
+
+#[test]
+fn work_installed_into_another_pool_stops_with_the_token() {
+    on_pools("cross-pool install", |pool, _| {
+        let other = common::pool(2);
+        let token = CancelToken::new();
+        let r = pool.cancellable(&token, || {
+            other.install(|| {
+                token.cancel();
+                until_cancelled()
+            })
+        });
+        assert_eq!(r, Err(Cancelled));
+        assert_eq!(other.install(|| common::fib(15)), 610, "the other pool still works");
+    });
+}
+
+#[test]
+fn a_job_future_resolves_with_the_cancellation_of_its_work() {
+    on_pools("JobFuture of cancelled work", |pool, _| {
+        // Made after the cancel: never runs; awaited inside, the work stops there.
+        let token = CancelToken::new();
+        let r = pool.cancellable(&token, || {
+            token.cancel();
+            forkjoin::block_on(forkjoin::spawn_future(|| 42))
+        });
+        assert_eq!(r, Err(Cancelled));
+        // Made under a token and awaited after its `cancellable` returned: the job keeps the
+        // token, stops when it is cancelled, and its future raises the cancellation.
+        let token = CancelToken::new();
+        let future = pool
+            .cancellable(&token, || forkjoin::spawn_future(until_cancelled))
+            .expect("returns before any cancel");
+        token.cancel();
+        let awaited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            forkjoin::block_on(future)
+        }));
+        let payload = awaited.expect_err("the cancellation is raised");
+        assert!(payload.is::<Cancelled>());
+    });
+}

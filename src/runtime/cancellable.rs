@@ -2,7 +2,8 @@
 //! cancelled (`crate::runtime::cancel` has the protocol).
 
 use crate::platform::unwind;
-use crate::runtime::cancel::token::{CancelToken, Node};
+use crate::runtime::cancel::node::Node;
+use crate::runtime::cancel::token::CancelToken;
 use crate::runtime::cancel::{self, Cancelled};
 use crate::runtime::registry::worker::WorkerThread;
 use crate::runtime::registry::{entry, Registry};

@@ -27,7 +27,7 @@
 //! The facts are hints: answering wrongly costs speed, never correctness (a job that stays
 //! private is still reachable by a heavy steal, see `crate::runtime::jobs::jobstack`).
 
-use crate::runtime::cancel::{self, token::Node};
+use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::jobs::latent;
 pub(crate) use crate::runtime::join::join_for_split;
 pub(crate) use crate::runtime::offers::with_offers;
@@ -181,6 +181,13 @@ pub(crate) fn leaf_start() -> (LeafStart, StopCheck) {
 pub(crate) struct StopCheck(*const Node);
 
 impl StopCheck {
+    /// True if the loop runs under a cancellation node: it must keep its boundaries (no fold of
+    /// its whole rest in one go).
+    #[inline(always)]
+    pub(crate) fn is_armed(self) -> bool {
+        !self.0.is_null()
+    }
+
     /// Unwinds with `Cancelled` if the loop's work was cancelled (and unwinding is possible).
     #[inline(always)]
     pub(crate) fn poll(self) {

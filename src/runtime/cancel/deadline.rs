@@ -12,7 +12,7 @@ use std::collections::BinaryHeap;
 use std::sync::{Arc, Condvar, Mutex, Once, OnceLock, Weak};
 use std::time::Instant;
 
-use super::token::Node;
+use super::node::Node;
 
 /// A pending deadline, ordered by time (then by arrival, so equal deadlines keep their order).
 struct Pending {

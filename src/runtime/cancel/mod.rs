@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cancel/
-//!   token.rs      CancelToken and its Node: a flag set once, child nodes cancelled with it
+//!   node.rs       Node: a flag set once, the child nodes cancelled with it, a kept panic
+//!   token.rs      CancelToken: the user's handle to a node
 //!   deadline.rs   the one timer thread that cancels tokens at their deadlines
 //! ```
 //!
@@ -40,6 +41,7 @@
 //! the work returned.
 
 pub(crate) mod deadline;
+pub(crate) mod node;
 pub(crate) mod token;
 
 use std::fmt;

@@ -9,7 +9,8 @@ use std::sync::Arc as StdArc;
 
 use crate::platform::sync::Arc;
 use crate::platform::unwind::{self, Payload};
-use crate::runtime::cancel::token::Node;
+use crate::runtime::cancel::node::Node;
+use crate::runtime::cancel::Cancelled;
 use crate::runtime::future::oneshot::{self, Receiver};
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::WorkerThread;
@@ -72,18 +73,42 @@ where
     // and sent to the future; what could still unwind (a waker's `wake_by_ref`, user code) goes to
     // the pool's panic handler, like a panic of any spawned job. Not started when its future was
     // dropped, it does not run.
+    let reply = Reply(Some(sender));
     entry::spawn(registry, move || {
+        let reply = reply;
         if job_node.is_cancelled() {
+            // `reply` answers `Cancelled` as it drops.
             drop(func);
             return;
         }
         let result = WorkerThread::with_current(|wt| wt.run_under(&job_node, func))
             .expect("spawned jobs run on a worker");
-        sender.send(result);
+        reply.send(result);
     });
     JobFuture {
         receiver: Some(receiver),
         node,
+    }
+}
+
+/// The sending half of a job's channel: answers the `Cancelled` payload if the job is dropped
+/// unrun (its future dropped, or the work it was made in cancelled before it started), so that an
+/// awaited future always resolves.
+struct Reply<R>(Option<oneshot::Sender<Result<R, Payload>>>);
+
+impl<R> Reply<R> {
+    fn send(mut self, result: Result<R, Payload>) {
+        if let Some(sender) = self.0.take() {
+            sender.send(result);
+        }
+    }
+}
+
+impl<R> Drop for Reply<R> {
+    fn drop(&mut self) {
+        if let Some(sender) = self.0.take() {
+            sender.send(Err(Box::new(Cancelled)));
+        }
     }
 }
 

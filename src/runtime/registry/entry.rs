@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use crate::platform::sync::Arc;
 use crate::platform::unwind::{self, Payload};
-use crate::runtime::cancel::{self, token::Node};
+use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::error::ThreadPoolBuildError;
 use crate::runtime::jobs::job::{HeapJob, JobRef, StackJob};
 use crate::runtime::jobs::latch::{CrossPoolLatch, LockLatch};
@@ -242,10 +242,18 @@ where
     R: Send,
 {
     let latch = CrossPoolLatch::new(current.registry().sleep(), current.index());
+    // Called under a cancellation node, the work runs under it in the other pool too (see
+    // `crate::runtime::cancel`); its cancellation unwinds back here like a panic.
+    let under = current.cancel_node_shared();
     let job = StackJob::new(
         |_stolen| {
-            WorkerThread::with_current(|wt| op(wt, true))
-                .expect("injected job ran outside a worker")
+            WorkerThread::with_current(|wt| match &under {
+                None => op(wt, true),
+                Some(node) => wt
+                    .run_under(node, || op(wt, true))
+                    .unwrap_or_else(|payload| unwind::resume_unwinding(payload)),
+            })
+            .expect("injected job ran outside a worker")
         },
         latch,
     );

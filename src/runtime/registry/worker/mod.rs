@@ -47,7 +47,7 @@ use self::heartbeat::{ShareClock, SHARE_INTERVAL};
 use self::queues::SPAWN_IDS;
 use crate::platform::sync::{thread_local, Arc, AtomicUsize};
 use crate::platform::unwind::{self, Payload};
-use crate::runtime::cancel::{self, token::Node};
+use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::deque::Worker;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::JobStackOwner;
