@@ -185,3 +185,25 @@ fn the_scaling_plot_rejects_a_row_without_its_sequential_median_or_with_bad_fiel
     assert!(scaling_plot::speedups(&short).is_err());
     assert!(scaling_plot::speedups(header).is_err(), "nothing to draw");
 }
+
+#[path = "../examples/cancel_server.rs"]
+#[allow(dead_code)] // the example's `main` is not called here
+mod cancel_server;
+
+#[test]
+fn the_cancel_server_stops_timed_out_work_and_the_detached_work_runs_on() {
+    use cancel_server::{Answer, Timeout};
+    let mut out = Vec::new();
+    let rows = cancel_server::run(true, 2, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert_eq!(rows[0].outcome, Ok(Answer { primes: 9_592 }), "{text}");
+    for row in &rows[1..] {
+        assert_eq!(row.outcome, Err(Timeout), "{text}");
+    }
+    // The work takes some 15 times its budget: cut off by a dropped future or a deadline, it
+    // stops part way; detached, it runs to the end although nobody waits for it.
+    assert!(rows[1].done < 1.0 && rows[2].done < 1.0, "{text}");
+    assert_eq!(rows[3].done, 1.0, "{text}");
+    assert!(text.contains("busy after"), "{text}");
+}

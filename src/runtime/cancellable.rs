@@ -28,8 +28,10 @@ use crate::runtime::registry::{entry, Registry};
 ///
 /// Called from outside any pool, `work` runs in the global pool (like [`join`](crate::join())),
 /// and the calling thread waits. A token already cancelled returns `Err(Cancelled)` without
-/// running `work`. Under `panic = "abort"` nothing can unwind: see the
-/// [README](https://github.com/forkjoin-rs/forkjoin#cancellation) for what stops then.
+/// running `work`. Under `panic = "abort"` nothing can unwind: joins and batches let the work run
+/// on, jobs not yet started (a scope's, a `spawn`'s, a `spawn_future`'s) are still dropped unrun,
+/// and this returns `Err(Cancelled)` if the token was cancelled before `work` returned (the
+/// [README](https://github.com/forkjoin-rs/forkjoin#cancellation), "Cancellation").
 ///
 /// ```
 /// use forkjoin::prelude::*;
