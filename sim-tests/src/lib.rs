@@ -9,12 +9,13 @@
 //! * `FORKJOIN_SIM_SEED=S`: the base seed of the schedulers (default: a fixed one, so a run repeats).
 //! * `FORKJOIN_SIM_REPLAY=SCHEDULE`: replay one failing schedule (the string a failure prints) instead
 //!   of exploring; run only the failing test, and with `FORKJOIN_SIM_WORKERS=P` only its pool size.
+//!   `FORKJOIN_SIM_REPLAY=@FILE` reads the schedule from a file (a long one does not fit a variable).
 #![cfg(forkjoin_shuttle)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use shuttle::scheduler::{PctScheduler, RandomScheduler};
+use shuttle::scheduler::{PctScheduler, RandomScheduler, ReplayScheduler};
 use shuttle::sync::{Condvar, Mutex};
 use shuttle::{Config, MaxSteps, Runner};
 
@@ -68,9 +69,18 @@ where
     let body = Arc::new(body);
     if let Ok(schedule) = std::env::var("FORKJOIN_SIM_REPLAY") {
         let body = body.clone();
-        // The schedule as shuttle prints it, line breaks and all.
-        let schedule: String = schedule.split_whitespace().collect();
-        shuttle::replay(move || body(), &schedule);
+        // The schedule as shuttle prints it, line breaks (and quotes) and all, or `@FILE` holding
+        // it: a failure at the step bound prints 20 million steps, more than a variable can hold.
+        let schedule = match schedule.strip_prefix('@') {
+            Some(path) => std::fs::read_to_string(path).expect("FORKJOIN_SIM_REPLAY=@FILE: a file"),
+            None => schedule,
+        };
+        let schedule: String = schedule
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '"')
+            .collect();
+        // The exploration's settings (step bound, main thread's stack), not shuttle's defaults.
+        Runner::new(ReplayScheduler::new_from_encoded(&schedule), config()).run(move || body());
         println!("sim: {name} workers={workers} replayed ok");
         return;
     }

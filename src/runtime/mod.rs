@@ -58,6 +58,7 @@ pub(crate) mod yield_now;
 #[doc(hidden)]
 pub mod __loom {
     pub use crate::platform::sync::heavy_barrier;
+    pub use crate::runtime::cancel::node::Node;
     pub use crate::runtime::deque::Reclaimer;
     pub use crate::runtime::future::block_on::WakeLatch;
     pub use crate::runtime::future::oneshot::{channel, Receiver, Sender};

@@ -15,7 +15,7 @@ use crate::platform::sync::{AtomicBool, Mutex, Ordering};
 use crate::platform::unwind::Payload;
 
 /// One cancellation flag and the nodes cancelled with it.
-pub(crate) struct Node {
+pub struct Node {
     cancelled: AtomicBool,
     /// Nodes cancelled when this one is: child tokens, and the nodes of the `cancellable` regions,
     /// futures and spawns made under this one.
@@ -35,7 +35,7 @@ struct Children {
 
 impl Node {
     /// A node that is not cancelled and has no parent.
-    pub(crate) fn new() -> Arc<Node> {
+    pub fn new() -> Arc<Node> {
         Self::with_deadline(None)
     }
 
@@ -53,7 +53,7 @@ impl Node {
     }
 
     /// A node cancelled when any of `parents` is (and born cancelled if one already is).
-    pub(crate) fn child_of(parents: &[&Node]) -> Arc<Node> {
+    pub fn child_of(parents: &[&Node]) -> Arc<Node> {
         let child = Node::new();
         for parent in parents {
             parent.adopt(&child);
@@ -85,14 +85,14 @@ impl Node {
 
     /// True once the node is cancelled: one load.
     #[inline(always)]
-    pub(crate) fn is_cancelled(&self) -> bool {
+    pub fn is_cancelled(&self) -> bool {
         // Acquire: what the canceller wrote before `cancel` is visible to whoever stops because of
         // it (a flag read in a loop needs no more; on x86 it is a plain load).
         self.cancelled.load(Ordering::Acquire)
     }
 
     /// Sets the flag of this node and of every node registered under it, transitively. Idempotent.
-    pub(crate) fn cancel(&self) {
+    pub fn cancel(&self) {
         if self.cancelled.swap(true, Ordering::AcqRel) {
             return;
         }

@@ -368,6 +368,14 @@ impl WorkerThread {
         // `take_inline_join`). Alone, nothing is ever pushed: keep the budget.
         inline_budget::on_job_start(self.alone);
         let _region = self.open_region(job.id() as usize, job.tag());
+        // The simulation's self-check (scripts/sim-bugs.sh): the region of a job taken from a queue
+        // does not inherit its parent's cancellation node, so a stolen job runs on after a cancel.
+        #[cfg(forkjoin_sim_bug = "cancel_not_inherited")]
+        {
+            let regions = self.registry.regions();
+            regions.open_cancellable(self.region(), job.id() as usize, job.tag(), 0);
+            self.cancel.set(ptr::null());
+        }
         // Its loops are no part of the frames below, whose latent forks are not theirs to split.
         latent::detached(|| {
             if let Some(trace) = &self.trace {
