@@ -488,7 +488,11 @@ fn work_installed_into_another_pool_stops_with_the_token() {
             })
         });
         assert_eq!(r, Err(Cancelled));
-        assert_eq!(other.install(|| common::fib(15)), 610, "the other pool still works");
+        assert_eq!(
+            other.install(|| common::fib(15)),
+            610,
+            "the other pool still works"
+        );
     });
 }
 
@@ -509,9 +513,8 @@ fn a_job_future_resolves_with_the_cancellation_of_its_work() {
             .cancellable(&token, || forkjoin::spawn_future(until_cancelled))
             .expect("returns before any cancel");
         token.cancel();
-        let awaited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            forkjoin::block_on(future)
-        }));
+        let awaited =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| forkjoin::block_on(future)));
         let payload = awaited.expect_err("the cancellation is raised");
         assert!(payload.is::<Cancelled>());
     });

@@ -68,30 +68,34 @@ fn regions(pool: &forkjoin::ThreadPool, parent: &CancelToken) {
 
 #[test]
 fn ten_thousand_cancelled_regions_leave_no_threads_and_no_memory_behind() {
-    common::watchdog("10,000 regions", std::time::Duration::from_secs(300), || {
-        for size in [1, 2, 8] {
-            let pool = common::pool(size);
-            let parent = CancelToken::new();
-            // Warm up: the pool's queues, region segments and the deadline-free paths allocate
-            // what they keep.
-            for _ in 0..500 {
-                regions(&pool, &parent);
+    common::watchdog(
+        "10,000 regions",
+        std::time::Duration::from_secs(300),
+        || {
+            for size in [1, 2, 8] {
+                let pool = common::pool(size);
+                let parent = CancelToken::new();
+                // Warm up: the pool's queues, region segments and the deadline-free paths allocate
+                // what they keep.
+                for _ in 0..500 {
+                    regions(&pool, &parent);
+                }
+                let (threads_before, live_before) = (threads(), LIVE.load(Ordering::SeqCst));
+                for _ in 0..10_000 {
+                    regions(&pool, &parent);
+                }
+                let (threads_after, live_after) = (threads(), LIVE.load(Ordering::SeqCst));
+                assert_eq!(threads_after, threads_before, "threads on a pool of {size}");
+                // Dead children are pruned when the parent's list doubles: at most twice the peak
+                // list, a few KiB, may remain.
+                let growth = live_after - live_before;
+                assert!(
+                    growth < 64 * 1024,
+                    "pool of {size}: {growth} more live bytes after 10,000 cancelled regions"
+                );
+                // The pool still works.
+                assert_eq!(pool.install(|| common::fib(20)), 6765);
             }
-            let (threads_before, live_before) = (threads(), LIVE.load(Ordering::SeqCst));
-            for _ in 0..10_000 {
-                regions(&pool, &parent);
-            }
-            let (threads_after, live_after) = (threads(), LIVE.load(Ordering::SeqCst));
-            assert_eq!(threads_after, threads_before, "threads on a pool of {size}");
-            // Dead children are pruned when the parent's list doubles: at most twice the peak
-            // list, a few KiB, may remain.
-            let growth = live_after - live_before;
-            assert!(
-                growth < 64 * 1024,
-                "pool of {size}: {growth} more live bytes after 10,000 cancelled regions"
-            );
-            // The pool still works.
-            assert_eq!(pool.install(|| common::fib(20)), 6765);
-        }
-    });
+        },
+    );
 }

@@ -342,8 +342,10 @@ fn panics_propagate_to_the_awaiting_task() {
     });
 }
 
-/// A future dropped before its job ran: the job still runs, its result and its closure's captures
-/// are dropped (each exactly once), and the waker it registered is released and never woken.
+/// A future dropped while its job runs: dropping it cancels the job, which stops at its next
+/// boundary; this one has none and runs to its end. Its result and its closure's captures are
+/// dropped (each exactly once), and the waker it registered is released and never woken. (A job
+/// not yet started when its future drops never runs: `tests/cancel.rs`.)
 #[test]
 fn dropping_the_future_before_completion() {
     watchdog(|| {
@@ -353,7 +355,9 @@ fn dropping_the_future_before_completion() {
         let ran = Arc::new(AtomicBool::new(false));
         let (captured, returned) = (DropCount(drops.clone()), DropCount(drops.clone()));
         let (g, r) = (gate.clone(), ran.clone());
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
         let mut future = pool.spawn_future(move || {
+            started_tx.send(()).unwrap();
             g.wait();
             let _captured = &captured;
             r.store(true, Ordering::SeqCst);
@@ -363,6 +367,7 @@ fn dropping_the_future_before_completion() {
         assert!(poll_once(&mut future, &waker).is_pending());
         drop(waker);
         assert_eq!(Arc::strong_count(&counter), 2, "the future holds the waker");
+        started_rx.recv().unwrap();
         drop(future);
         assert_eq!(
             Arc::strong_count(&counter),
@@ -376,7 +381,7 @@ fn dropping_the_future_before_completion() {
         );
         gate.open();
         drain(&pool);
-        assert!(ran.load(Ordering::SeqCst), "the job ran");
+        assert!(ran.load(Ordering::SeqCst), "the running job ran to its end");
         assert_eq!(
             drops.load(Ordering::SeqCst),
             2,

@@ -47,6 +47,9 @@ pub struct Scope<'scope> {
     panic: Mutex<Option<Payload>>,
     /// Set by [`Scope::cancel`]: jobs that have not started are dropped unrun.
     cancelled: AtomicBool,
+    /// Set when a job was dropped unrun because the work the scope belongs to was cancelled: the
+    /// scope then ends by unwinding with `Cancelled` (its result lacks that job).
+    work_cancelled: AtomicBool,
     /// Invariant in `'scope`, so spawned closures cannot shorten or extend it.
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
@@ -230,6 +233,7 @@ impl<'scope> Scope<'scope> {
             region: AtomicUsize::new(RegionTag::ROOT.into_raw()),
             panic: Mutex::new(None),
             cancelled: AtomicBool::new(false),
+            work_cancelled: AtomicBool::new(false),
             _marker: PhantomData,
         }
     }
@@ -258,6 +262,9 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        if !self.may_spawn() {
+            return;
+        }
         let this = SendPtr::new(self as *const Scope<'scope>);
         let job = self.counted_job(move || {
             let this = this;
@@ -300,6 +307,15 @@ impl<'scope> Scope<'scope> {
         }
     }
 
+    /// A spawn's boundary (see `crate::runtime::cancel`): unwinds the spawner if its work was
+    /// cancelled (a body that spawns in a loop stops there); false if the scope was cancelled, so
+    /// that the job is not made at all.
+    #[inline]
+    pub(crate) fn may_spawn(&self) -> bool {
+        WorkerThread::with_current(WorkerThread::stop_if_cancelled);
+        !self.cancelled.load(Ordering::Acquire)
+    }
+
     /// A job of this scope running `body`: counted in the scope's latch until it has run, its
     /// panic recorded for the owner. The caller pushes or delivers it (once).
     pub(crate) fn counted_job(&self, body: impl FnOnce() + Send + 'scope) -> JobRef {
@@ -310,21 +326,20 @@ impl<'scope> Scope<'scope> {
             // SAFETY: the scope outlives this job: its owner waits for the count latch, which this job
             // decrements only as its very last action.
             let scope = unsafe { &*scope_ptr.0 };
-            let outcome = unwind::halt_unwinding(move || {
-                // Boundaries (see `crate::runtime::cancel`): a job of a cancelled scope, or of
-                // cancelled work, does not start; it is dropped, or stops its work by unwinding.
-                let work_cancelled =
-                    WorkerThread::with_current(WorkerThread::cancel_requested) == Some(true);
-                if scope.cancelled.load(Ordering::Acquire)
-                    || (work_cancelled && !cancel::CAN_UNWIND)
-                {
-                    drop(body);
-                } else if work_cancelled {
-                    cancel::unwind_cancelled();
-                } else {
-                    body();
+            // A boundary (see `crate::runtime::cancel`): a job of a cancelled scope, or of
+            // cancelled work, does not start. Dropped, not unwound (an unwinding costs a
+            // microsecond, and a cancelled scope may hold a million jobs): the cancelled work is
+            // noted once, and the scope unwinds with it when it ends.
+            let work_cancelled =
+                WorkerThread::with_current(WorkerThread::cancel_requested) == Some(true);
+            let outcome = if work_cancelled || scope.cancelled.load(Ordering::Acquire) {
+                if work_cancelled {
+                    scope.work_cancelled.store(true, Ordering::Relaxed);
                 }
-            });
+                unwind::halt_unwinding(move || drop(body))
+            } else {
+                unwind::halt_unwinding(body)
+            };
             if let Err(payload) = outcome {
                 scope.record_panic(payload);
             }
@@ -412,6 +427,11 @@ impl<'scope> Scope<'scope> {
         let panic = self.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(payload) = panic {
             unwind::resume_unwinding(payload);
+        }
+        // Relaxed: the jobs' latch decrements (Release) were observed by the wait above. Under
+        // `panic = "abort"` the scope returns, and `cancellable` reports the cancellation.
+        if cancel::CAN_UNWIND && self.work_cancelled.load(Ordering::Relaxed) {
+            cancel::unwind_cancelled();
         }
         result.expect("scope body panicked without recording it")
     }

@@ -118,6 +118,9 @@ impl<'scope> ScopeFifo<'scope> {
     where
         BODY: FnOnce(&ScopeFifo<'scope>) + Send + 'scope,
     {
+        if !self.base.may_spawn() {
+            return;
+        }
         let this = SendPtr::new(self as *const ScopeFifo<'scope>);
         let job = self.base.counted_job(move || {
             let this = this;

@@ -124,4 +124,3 @@ impl Node {
         std::mem::take(&mut children.nodes)
     }
 }
-
