@@ -38,7 +38,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use forkjoin::prelude::*;
@@ -348,13 +348,43 @@ fn run_shape(shape: Shape, pools: &Pools, p: &Probe) -> bool {
 }
 
 struct Pools {
+    threads: usize,
     forkjoin: forkjoin::ThreadPool,
     rayon: rayon::ThreadPool,
+}
+
+/// The round under way and when it started, for the watchdog.
+static CURRENT: Mutex<Option<(String, Instant)>> = Mutex::new(None);
+
+/// Reports a round that has not returned after `limit` (a lost cancellation or wake-up would hang
+/// the benchmark silently), every `limit / 4` until it returns.
+fn watchdog(limit: Duration) {
+    std::thread::spawn(move || loop {
+        std::thread::sleep(limit / 4);
+        let current = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((what, since)) = &*current {
+            let waited = since.elapsed();
+            if waited >= limit {
+                eprintln!(
+                    "stuck: {what} has not returned after {:.0} s",
+                    waited.as_secs_f64()
+                );
+            }
+        }
+    });
 }
 
 /// One round: the latency, or `None` if the shape finished before the cancel.
 fn round(shape: Shape, from: Canceller, rt: Rt, pools: &Pools, run: Duration) -> Option<Duration> {
     let p = Probe::new(rt);
+    let what = format!(
+        "{} cancelled from {} on {}, {} threads",
+        shape.key(),
+        from.key(),
+        rt.key(),
+        pools.threads
+    );
+    *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some((what, Instant::now()));
     let (stopped, returned) = std::thread::scope(|ts| {
         let p = &p;
         ts.spawn(move || {
@@ -371,23 +401,28 @@ fn round(shape: Shape, from: Canceller, rt: Rt, pools: &Pools, run: Duration) ->
         let stopped = run_shape(shape, pools, p);
         (stopped, Instant::now())
     });
+    *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = None;
     let at = *p.cancelled_at.get()?;
     (stopped && returned >= at).then(|| returned - at)
 }
 
 /// One wake-up: from the stamp before `unpark` to the stamp the parked thread takes, median of
-/// `samples` (each after 200 µs, so the thread is asleep in `park`).
+/// `samples`. The waker stamps again only once the sleeper took the last stamp and 200 µs passed,
+/// so the sleeper is asleep in `park` and no stamp is overwritten unread (which would leave the
+/// sleeper parked for good).
 fn wake_up(samples: usize) -> Duration {
+    const NONE: u64 = u64::MAX;
     let base = Instant::now();
-    let stamp = AtomicU64::new(u64::MAX);
+    let stamp = AtomicU64::new(NONE);
     let mut lat = Vec::with_capacity(samples);
     std::thread::scope(|ts| {
         let stamp = &stamp;
         let sleeper = ts.spawn(move || {
             let mut lat = Vec::with_capacity(samples);
             while lat.len() < samples {
-                let t0 = stamp.swap(u64::MAX, Ordering::Acquire);
-                if t0 == u64::MAX {
+                // Acquire/Release: the stamp's value travels with the flag it doubles as.
+                let t0 = stamp.swap(NONE, Ordering::AcqRel);
+                if t0 == NONE {
                     std::thread::park();
                     continue;
                 }
@@ -397,6 +432,9 @@ fn wake_up(samples: usize) -> Duration {
             lat
         });
         for _ in 0..samples {
+            while stamp.load(Ordering::Acquire) != NONE {
+                std::thread::yield_now();
+            }
             std::thread::sleep(Duration::from_micros(200));
             stamp.store(base.elapsed().as_nanos() as u64, Ordering::Release);
             sleeper.thread().unpark();
@@ -542,9 +580,11 @@ fn main() -> ExitCode {
             }
         }
     }
+    watchdog(Duration::from_secs(20));
     let mut rows = Vec::new();
     for &threads in &args.threads {
         let pools = Pools {
+            threads,
             forkjoin: forkjoin_pool(threads),
             rayon: rayon_pool(threads),
         };
