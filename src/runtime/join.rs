@@ -213,8 +213,6 @@ where
     let Some(wt) = current_worker() else {
         return join_from_outside(oper_a, oper_b);
     };
-    // A boundary of cancellation, reached by every join that does not run inline by the budget.
-    wt.stop_if_cancelled();
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
         return join_inline(oper_a, oper_b);
@@ -243,8 +241,6 @@ where
     let Some(wt) = current_worker() else {
         return join_from_outside(oper_a, oper_b);
     };
-    // A boundary of cancellation, reached by every join that does not run inline by the budget.
-    wt.stop_if_cancelled();
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
         return join_inline(oper_a, oper_b);
@@ -270,8 +266,6 @@ where
     let Some(wt) = current_worker() else {
         return join_from_outside(oper_a, oper_b);
     };
-    // A boundary of cancellation, reached by every join that does not run inline by the budget.
-    wt.stop_if_cancelled();
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
         return join_inline(oper_a, oper_b);

@@ -107,7 +107,7 @@ pub(crate) enum StartAs {
 #[inline]
 pub(crate) fn start_as() -> StartAs {
     WorkerThread::with_current(|wt| {
-        if wt.is_alone() && wt.cancel_node().is_null() {
+        if wt.runs_whole() {
             StartAs::Whole
         } else if wt.is_alone()
             || !wt.some_worker_idle()
@@ -134,7 +134,7 @@ pub(crate) fn pool_size() -> usize {
 /// run as one sequential fold.
 #[inline]
 pub(crate) fn nobody_can_ask() -> bool {
-    WorkerThread::with_current(|wt| wt.is_alone() && wt.cancel_node().is_null()).unwrap_or(false)
+    WorkerThread::with_current(WorkerThread::runs_whole).unwrap_or(false)
 }
 
 /// How a loop's sequential part starts, from [`leaf_start`].
@@ -158,25 +158,21 @@ pub(crate) enum LeafStart {
 #[inline]
 pub(crate) fn leaf_start() -> (LeafStart, StopCheck) {
     WorkerThread::with_current(|wt| {
-        let stop = StopCheck(wt.cancel_node());
-        let start = if wt.is_alone() {
-            if stop.0.is_null() {
-                LeafStart::Alone
-            } else {
-                LeafStart::Plain
-            }
+        let start = if wt.runs_whole() {
+            LeafStart::Alone
         } else if wt.offers_rest() {
             LeafStart::Counted(loop_started())
         } else {
             LeafStart::Plain
         };
-        (start, stop)
+        (start, StopCheck(wt.cancel_node()))
     })
     .unwrap_or((LeafStart::Plain, StopCheck(std::ptr::null())))
 }
 
 /// A loop's boundary of cancellation (see `crate::runtime::cancel`): the cancellation node it
-/// runs under, read once by [`leaf_start`], polled before each batch.
+/// runs under, read once by [`leaf_start`], polled before each batch (a register test while
+/// there is none).
 #[derive(Clone, Copy)]
 pub(crate) struct StopCheck(*const Node);
 

@@ -117,11 +117,12 @@ where
         }
         // A boundary of cancellation: before each batch.
         stop.poll();
-        if pace.free && !stop.is_armed() && !sharing::some_worker_searching() {
+        if pace.free && !sharing::some_worker_searching() && !stop.is_armed() {
             // The items cost nothing (see `FREE_BATCH`): the halving end batches that keep the
             // rest shareable would cost more than the rest itself, and no worker is awake to
             // take it. (A sleeping one counts as asking, so it would also make every one of them
-            // read the clock.) Under a cancellation node the batches are boundaries: kept.
+            // read the clock.) Under a cancellation node the batches are boundaries: kept (asked
+            // last, and only of free pieces).
             return fold_whole(producer, consumer);
         }
         if sharing::some_worker_idle_in(loops.unwrap_or(0)) {

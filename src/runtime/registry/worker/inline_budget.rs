@@ -128,6 +128,9 @@ impl WorkerThread {
     /// [`renew_inline_joins`](Self::renew_inline_joins) once the budget is spent.
     #[inline(never)]
     fn renew_spent_budget(&self) -> bool {
+        // A boundary of cancellation (see `crate::runtime::cancel`): a recursion of inline joins
+        // reaches one every `DEEP_JOIN_PERIOD` joins.
+        self.stop_if_cancelled();
         // A worker that goes idle just after this check gets this worker's next offer at most
         // DEEP_JOIN_PERIOD joins later.
         if self.some_worker_idle() {
@@ -144,6 +147,8 @@ impl WorkerThread {
     #[cold]
     pub(crate) fn refill_inline_joins_alone(&self) {
         debug_assert!(self.alone);
+        // A boundary of cancellation, as in `renew_spent_budget`.
+        self.stop_if_cancelled();
         INLINE_JOINS.set(if self.cancel_node().is_null() {
             u32::MAX
         } else {

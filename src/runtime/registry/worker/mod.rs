@@ -113,6 +113,10 @@ pub(crate) struct WorkerThread {
     share_clock: ShareClock,
     /// The pool has this worker only: nothing it pushes can be stolen.
     alone: bool,
+    /// `alone`, and running under no cancellation node: a parallel call may run as one sequential
+    /// fold, with no batches and so no boundaries. Kept beside `alone` by the region guards, so
+    /// that asking costs one load, as asking `alone` did.
+    runs_whole: Cell<bool>,
     /// The pool has 3 workers or more: its loops offer their rest from inside their items
     /// (`crate::runtime::sharing::leaf_start`).
     offers_rest: bool,
@@ -155,6 +159,7 @@ impl Drop for RegionGuard<'_> {
         w.open_regions.set(w.open_regions.get() - 1);
         w.region.set(self.outer);
         w.cancel.set(self.outer_cancel);
+        w.runs_whole.set(w.alone && self.outer_cancel.is_null());
     }
 }
 
@@ -195,6 +200,13 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn is_alone(&self) -> bool {
         self.alone
+    }
+
+    /// True if this worker is alone in its pool and runs under no cancellation node (see the
+    /// field).
+    #[inline(always)]
+    pub(crate) fn runs_whole(&self) -> bool {
+        self.runs_whole.get()
     }
 
     /// True if the pool has 3 workers or more (see the field).
@@ -328,6 +340,8 @@ impl WorkerThread {
         if own.is_some() {
             inline_budget::on_cancellable_start();
         }
+        self.runs_whole
+            .set(self.alone && self.cancel.get().is_null());
         self.open_regions.set(level + 1);
         guard
     }
@@ -425,6 +439,7 @@ impl WorkerThread {
             deque,
             index,
             alone: registry.num_threads() == 1,
+            runs_whole: Cell::new(registry.num_threads() == 1),
             offers_rest: registry.num_threads() >= 3,
             breadth_first: registry.breadth_first(),
             last_share: Cell::new(0),
