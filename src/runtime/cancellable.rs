@@ -14,8 +14,8 @@ use crate::runtime::registry::{entry, Registry};
 ///
 /// The boundaries: a `join` before it runs its second closure (and, in a recursion of joins, at
 /// least every 64 joins), a parallel iterator's leaf before each batch (every few microseconds),
-/// a scope's job, a `spawn` or a `spawn_future` before it starts. A job that has not started is
-/// dropped unrun; code between two boundaries runs to the next one. The stopped work is unwound
+/// a scope's `spawn`, and a scope's job, a `spawn` or a `spawn_future` before it starts. A job
+/// that has not started is dropped unrun; code between two boundaries runs to the next one. The stopped work is unwound
 /// like a panic (with the payload [`Cancelled`], which prints nothing): every value it captured is
 /// dropped once, locks are released, and no partial result escapes (a cancelled `collect` returns
 /// nothing). Work outside `work` is untouched, and so are a thread's own loops: long sequential

@@ -22,18 +22,22 @@
 //!
 //! * a `join` before it runs b inline, and a stolen job b before it starts; a recursive tree of
 //!   inline joins reaches a check at least every 64 joins (the inline budget's renewal);
-//! * a parallel iterator's leaf before each batch (on a one-thread pool, a call under a node runs
-//!   in batches too, so that it has boundaries);
-//! * a scope's job before it starts; a `spawn`, a `spawn_future` before they start.
+//! * a parallel iterator's leaf before each batch (the leaf reads the node once, with its start;
+//!   on a one-thread pool, a call under a node runs in batches too, so that it has boundaries);
+//! * a scope's `spawn` (the spawner stops there), a scope's job before it starts; a `spawn`, a
+//!   `spawn_future` before they start.
 //!
 //! A check that finds the node cancelled unwinds with the payload [`Cancelled`], through the same
 //! paths as a panic: joins wait for their other half, scopes for their jobs, every captured value
-//! is dropped once, every latch is set. `cancellable` catches that payload and returns
-//! `Err(Cancelled)`; a real panic in the same region wins (joins and scopes keep a real panic over
-//! a cancellation) and is resumed. A spawned job that stops ends silently (no panic handler).
+//! is dropped once, every latch is set. A job that has not started is dropped without unwinding
+//! (an unwinding costs about a microsecond, a scope may hold a million jobs): its scope notes it and
+//! unwinds once at its end. `cancellable` catches that payload and returns `Err(Cancelled)`; a
+//! real panic in the same region wins (joins and scopes keep a real panic over a cancellation) and
+//! is resumed. A spawned job that stops ends silently (no panic handler).
 //!
-//! **Cost when nothing is cancelled.** Nothing on the inline join path; one pointer test on the
-//! pushing join path, per batch and per job start; a region's open copies one more word.
+//! **Cost when nothing is cancelled.** Nothing on the inline join path (its check is in the
+//! budget's renewal); a pointer test on the pushing join path after a, a register test per batch, a
+//! thread-local read per job start and per scope `spawn`; a region's open copies one more word.
 //!
 //! **`panic = "abort"`.** Nothing can unwind, so the boundaries that would unwind (joins, batches)
 //! let the work run on; jobs not yet started (a scope's, `spawn`'s, `spawn_future`'s) are still
