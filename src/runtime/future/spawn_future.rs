@@ -129,7 +129,7 @@ impl<R> Drop for Reply<R> {
 /// unrun, and a running one stops at its next boundary (see [`cancellable`](crate::cancellable));
 /// its result, if it still finishes, is dropped on the pool thread that ran it. Nothing leaks. A
 /// job cancelled with the work it was made in (under a [`CancelToken`](crate::CancelToken)) makes
-/// its future raise the [`Cancelled`](crate::Cancelled) payload, as a panic, where it is awaited.
+/// its future raise the [`Cancelled`] payload, as a panic, where it is awaited.
 ///
 /// ```
 /// use std::future::Future;
