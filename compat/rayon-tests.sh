@@ -90,6 +90,11 @@ autotests = false
 
 [workspace]
 
+# Hundreds of generic test functions: full debug info and incremental caches came to 15 GB.
+[profile.dev]
+debug = "line-tables-only"
+incremental = false
+
 [lib]
 path = "lib.rs"
 

@@ -29,6 +29,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/target/real-clients"
 mkdir -p "$work"
 export CARGO_TARGET_DIR="$work/target"
+# Line tables keep backtraces; full debug info and incremental caches fill a CI disk.
+export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only CARGO_PROFILE_TEST_DEBUG=line-tables-only
 
 # Put the published sources into the registry cache: a throwaway package that depends on them.
 fetch="$work/fetch"

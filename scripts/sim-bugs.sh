@@ -20,8 +20,10 @@ failed=0
 for case in "${cases[@]}"; do
   read -r bug target name <<<"$case"
   export RUSTFLAGS="--cfg forkjoin_shuttle --cfg forkjoin_sim_bug=\"$bug\""
-  cargo test --release -p sim-tests --test "$target" --no-run 2>/dev/null ||
-    { echo "sim-bugs: $bug does not build"; exit 1; }
+  build_log=$(mktemp)
+  cargo test --release -p sim-tests --test "$target" --no-run 2>"$build_log" ||
+    { echo "sim-bugs: $bug does not build:"; tail -30 "$build_log"; df -h . || true; exit 1; }
+  rm -f "$build_log"
   log=$(mktemp)
   start=$SECONDS
   if cargo test --release -p sim-tests --test "$target" -- --exact "$name" >"$log" 2>&1; then
