@@ -527,6 +527,7 @@ where
         }
         match wt.pop_public() {
             Some(job) if job.id() == job_b_id => {
+                wt.release_deferred();
                 if wt.cancel_requested() {
                     cancel_popped_b(job_b);
                 }
@@ -545,6 +546,8 @@ where
             }
         }
     }
+    // Counts held for scope jobs dropped in the loop above (see `WorkerThread::release_later`).
+    wt.release_deferred();
     // SAFETY: the latch is set (checked above or waited for), so the thief has written the result and
     // will not touch the job again.
     unsafe { job_b.take_result() }

@@ -3,7 +3,9 @@
 //! A scope counts its outstanding jobs in a [`CountLatch`] that starts at 1 (the scope body itself).
 //! `Scope::spawn` increments it and pushes a heap job (onto the spawning worker's public deque, or into
 //! the pool's injector when called from elsewhere); each job decrements it when finished, even if it
-//! panicked. After the body returns the owner drops its own count and waits on the latch *by working*:
+//! panicked. A job dropped unrun (a cancelled scope, cancelled work) leaves its decrement to the
+//! worker that dropped it, which makes one for all it dropped in a row
+//! (`crate::runtime::registry::worker`, `deferred_release.rs`). After the body returns the owner drops its own count and waits on the latch *by working*:
 //! it executes the scope's jobs and what they spawn meanwhile, and nothing else (the scope is a
 //! region, see `crate::runtime::jobs::region`). So `scope` returns only after every job
 //! spawned into it, transitively, has finished — which is what makes the borrows sound. The first panic
@@ -15,7 +17,7 @@ use crate::platform::sync::{Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::broadcast::BroadcastContext;
 use crate::runtime::cancel;
-use crate::runtime::jobs::job::{HeapJob, JobRef, SendPtr};
+use crate::runtime::jobs::job::{JobRef, ScopeJob, SendPtr};
 use crate::runtime::jobs::latch::{CountLatch, Latch, LockLatch};
 use crate::runtime::jobs::region::{RegionTag, WaitFor};
 use crate::runtime::registry::entry;
@@ -321,30 +323,45 @@ impl<'scope> Scope<'scope> {
     pub(crate) fn counted_job(&self, body: impl FnOnce() + Send + 'scope) -> JobRef {
         self.latch.increment();
         let scope_ptr = SendPtr::new(self as *const Scope<'scope>);
-        let job = HeapJob::new(move || {
+        let job = ScopeJob::new(move || {
             let scope_ptr = scope_ptr;
             // SAFETY: the scope outlives this job: its owner waits for the count latch, which this job
             // decrements only as its very last action.
             let scope = unsafe { &*scope_ptr.0 };
-            // A boundary (see `crate::runtime::cancel`): a job of a cancelled scope, or of
-            // cancelled work, does not start. Dropped, not unwound (an unwinding costs a
-            // microsecond, and a cancelled scope may hold a million jobs): the cancelled work is
-            // noted once, and the scope unwinds with it when it ends.
-            let work_cancelled =
-                WorkerThread::with_current(WorkerThread::cancel_requested) == Some(true);
-            let outcome = if work_cancelled || scope.cancelled.load(Ordering::Acquire) {
-                if work_cancelled {
+            WorkerThread::with_current_opt(|wt| {
+                // A boundary (see `crate::runtime::cancel`): a job of a cancelled scope, or of
+                // cancelled work, does not start. Dropped, not unwound (an unwinding costs a
+                // microsecond, and a cancelled scope may hold a million jobs): the cancelled work
+                // is noted once, and the scope unwinds with it when it ends.
+                let work_cancelled = wt.is_some_and(WorkerThread::cancel_requested);
+                if !(work_cancelled || scope.cancelled.load(Ordering::Acquire)) {
+                    // This job may block: counts held for dropped jobs go first.
+                    if let Some(wt) = wt {
+                        wt.release_deferred();
+                    }
+                    if let Err(payload) = unwind::halt_unwinding(body) {
+                        scope.record_panic(payload);
+                    }
+                    // SAFETY: the latch is live (see above); we do not touch the scope after.
+                    unsafe { Latch::set(&scope.latch as *const ScopeLatch) };
+                    return;
+                }
+                // Read first: every dropped job writing the flag would move its cache line
+                // between all the workers that drop jobs.
+                if work_cancelled && !scope.work_cancelled.load(Ordering::Relaxed) {
                     scope.work_cancelled.store(true, Ordering::Relaxed);
                 }
-                unwind::halt_unwinding(move || drop(body))
-            } else {
-                unwind::halt_unwinding(body)
-            };
-            if let Err(payload) = outcome {
-                scope.record_panic(payload);
-            }
-            // SAFETY: the latch is live (see above); we do not touch the scope after this call.
-            unsafe { Latch::set(&scope.latch as *const ScopeLatch) };
+                if let Err(payload) = unwind::halt_unwinding(move || drop(body)) {
+                    scope.record_panic(payload);
+                }
+                match (wt, &scope.latch) {
+                    // SAFETY: the latch is live (see above), and this job's count is given up:
+                    // released with the next ones this worker drops.
+                    (Some(wt), ScopeLatch::Worker(latch)) => unsafe { wt.release_later(latch) },
+                    // SAFETY: as above.
+                    _ => unsafe { Latch::set(&scope.latch as *const ScopeLatch) },
+                }
+            });
         });
         // Relaxed: written by the owner before the body ran, which created this scope handle's
         // users (see the field).

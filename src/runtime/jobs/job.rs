@@ -36,6 +36,8 @@ pub struct JobRef {
 struct JobVTable {
     execute: unsafe fn(*const ()),
     kind: JobKind,
+    /// [`Job::COUNTED_BY_SCOPE`] of the type.
+    counted_by_scope: bool,
 }
 
 // SAFETY: a JobRef is a handle to a job whose closure and result are `Send` (enforced by the constructors'
@@ -48,6 +50,9 @@ unsafe impl Sync for JobRef {}
 pub trait Job {
     /// What the trace calls a job of this type.
     const KIND: JobKind = JobKind::Other;
+    /// Jobs of this type are a scope's ([`ScopeJob`]): one that is dropped unrun may leave its
+    /// count to the worker's deferred release (see `crate::runtime::registry::worker`).
+    const COUNTED_BY_SCOPE: bool = false;
 
     /// Runs the job.
     ///
@@ -69,6 +74,7 @@ impl JobRef {
                 &JobVTable {
                     execute: execute_erased::<T>,
                     kind: T::KIND,
+                    counted_by_scope: T::COUNTED_BY_SCOPE,
                 }
             },
             tag: RegionTag::ROOT,
@@ -132,6 +138,12 @@ impl JobRef {
     #[inline]
     pub(crate) fn kind(&self) -> JobKind {
         self.vtable.kind
+    }
+
+    /// True for a [`ScopeJob`] (from its type).
+    #[inline(always)]
+    pub(crate) fn is_scope_job(&self) -> bool {
+        self.vtable.counted_by_scope
     }
 
     /// The identity of the job (its data pointer).
@@ -341,6 +353,36 @@ impl<BODY: FnOnce() + Send> Job for HeapJob<BODY> {
         // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and is executed once.
         let this = unsafe { Box::from_raw(this as *mut Self) };
         (this.body)();
+    }
+}
+
+/// A [`HeapJob`] of a `scope`, counted in its latch: the same job, recognisable from its
+/// [`JobRef`] ([`JobRef::is_scope_job`]).
+pub(crate) struct ScopeJob<BODY>(HeapJob<BODY>);
+
+impl<BODY: FnOnce() + Send> ScopeJob<BODY> {
+    pub(crate) fn new(body: BODY) -> Box<Self> {
+        Box::new(ScopeJob(HeapJob { body }))
+    }
+
+    /// Leaks the box into a `JobRef`; executing it frees the box.
+    ///
+    /// # Safety
+    /// As [`HeapJob::into_job_ref`].
+    pub(crate) unsafe fn into_job_ref(self: Box<Self>) -> JobRef {
+        // SAFETY: forwarded to the caller; the box is live until `execute` reclaims it.
+        unsafe { JobRef::new(Box::into_raw(self)) }
+    }
+}
+
+impl<BODY: FnOnce() + Send> Job for ScopeJob<BODY> {
+    const KIND: JobKind = JobKind::Spawned;
+    const COUNTED_BY_SCOPE: bool = true;
+
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and is executed once.
+        let this = unsafe { Box::from_raw(this as *mut Self) };
+        (this.0.body)();
     }
 }
 

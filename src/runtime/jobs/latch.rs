@@ -302,13 +302,17 @@ impl CountLatch {
     }
 }
 
-impl Latch for CountLatch {
-    unsafe fn set(this: *const Self) {
-        // SAFETY: the caller guarantees `*this` is live; until our decrement reaches zero the owner cannot
-        // return, so reading fields before the decrement is fine.
+impl CountLatch {
+    /// `n` jobs finished: [`Latch::set`] `n` times, in one decrement.
+    ///
+    /// # Safety
+    /// As [`Latch::set`]; the caller holds `n` of the counts.
+    pub(crate) unsafe fn set_many(this: *const Self, n: usize) {
+        // SAFETY: the caller guarantees `*this` is live; until our decrement reaches zero the
+        // owner cannot return, so reading fields before the decrement is fine.
         let this_ref = unsafe { &*this };
-        // AcqRel: release our job's writes; the last decrementer acquires everyone's before setting.
-        if this_ref.counter.fetch_sub(1, Ordering::AcqRel) == 1 {
+        // AcqRel: release our jobs' writes; the last decrementer acquires everyone's before setting.
+        if this_ref.counter.fetch_sub(n, Ordering::AcqRel) == n {
             // Keep the sleep state alive past the swap, after which the owner may free the latch.
             let sleep = this_ref.sleep.clone();
             let owner = this_ref.owner;
@@ -317,6 +321,13 @@ impl Latch for CountLatch {
                 sleep.notify_worker_latch_is_set(owner);
             }
         }
+    }
+}
+
+impl Latch for CountLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: forwarded caller contract; one count.
+        unsafe { CountLatch::set_many(this, 1) }
     }
 }
 

@@ -14,8 +14,8 @@
 //!   bit reads clear, `fetch_or` it and `fence(SeqCst)` again; then announce the job to sleepers
 //!   (`Sleep::new_jobs_fenced`, which reads the sleep counters). A bit that reads set costs no
 //!   read-modify-write: pushes into a deque that already holds jobs stay a load.
-//! * **Unmark** (a probe found a marked deque empty, in [`WorkMap::steal`]): `fetch_and` the bit
-//!   clear, `fence(SeqCst)`, and look at the deque again. If it filled in between, mark it again
+//! * **Unmark** (a probe found a marked deque empty, in [`WorkMap::steal`]): if the bit still reads
+//!   set, `fetch_and` it clear, `fence(SeqCst)`, and look at the deque again. If it filled in between, mark it again
 //!   and announce, exactly as a publisher does. Only thieves unmark; the owner never does, so its
 //!   pops stay free of the map, and so does the `join` fast path (the private stack).
 //!
@@ -140,6 +140,12 @@ impl WorkMap {
     #[cold]
     fn unmark_if_empty(&self, index: usize, is_empty: &impl Fn(usize) -> bool) -> bool {
         let (word, bit) = self.word_and_bit(index);
+        // Relaxed: a bit already clear was cleared by another thief, which looks again itself; we
+        // clear nothing, so we hide nothing. Reading first spares the word a read-modify-write
+        // per thief when many find the same deque empty (64 thieves queue on the one line).
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            return false;
+        }
         // AcqRel: reads the set of the push we may be hiding (Release in `publish`), so the look
         // below sees that push.
         if word.fetch_and(!bit, Ordering::AcqRel) & bit == 0 {

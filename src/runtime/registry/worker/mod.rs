@@ -25,11 +25,13 @@
 //! * `idle_poll.rs`: "is some worker idle?", the question the iterators' loops poll, and its
 //!   back-off.
 //! * `search.rs`: where an idle or waiting worker looks for work, and the patrol's heavy steal.
+//! * `deferred_release.rs`: the counts of a scope's dropped jobs, released in one decrement.
 //! * `wait.rs`: waiting by working, idling through the sleep module, and the stack guard.
 //! * `adopted.rs`: `use_current_thread`, a thread that is a worker only while it is in a call into
 //!   its pool.
 
 mod adopted;
+mod deferred_release;
 mod heartbeat;
 mod idle_poll;
 mod inline_budget;
@@ -51,6 +53,7 @@ use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::deque::Worker;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::JobStackOwner;
+use crate::runtime::jobs::latch::CountLatch;
 use crate::runtime::jobs::latent;
 use crate::runtime::jobs::region::RegionTag;
 use crate::runtime::registry::{Registry, WorkerCounters, WorkerQueues};
@@ -142,6 +145,9 @@ pub(crate) struct WorkerThread {
     /// `crate::runtime::cancel`). **Invariant**: non-null only while a region opened with it is
     /// open on this worker, and the node outlives that region.
     cancel: Cell<*const Node>,
+    /// Counts of a scope's count latch that this worker holds for jobs it dropped unrun, to be
+    /// released in one decrement (see `deferred_release.rs`, which states when it is empty).
+    deferred_release: Cell<(*const CountLatch, usize)>,
     registry: Arc<Registry>,
 }
 
@@ -378,6 +384,11 @@ impl WorkerThread {
     /// Executes a job taken from a queue (`source` says which, for the trace).
     #[inline]
     fn execute_from(&self, job: JobRef, source: Source) {
+        // Counts held for dropped scope jobs go before anything else runs (a scope job releases
+        // them itself unless it is dropped too: see `deferred_release.rs`).
+        if !job.is_scope_job() {
+            self.release_deferred();
+        }
         // A job taken from a queue starts a new subtree: its first joins push (see
         // `take_inline_join`). Alone, nothing is ever pushed: keep the budget.
         inline_budget::on_job_start(self.alone);
@@ -453,6 +464,7 @@ impl WorkerThread {
             region: Cell::new(RegionTag::ROOT),
             open_regions: Cell::new(0),
             cancel: Cell::new(ptr::null()),
+            deferred_release: Cell::new((ptr::null(), 0)),
             spawn_count: Cell::new(0),
             spawn_ids: Default::default(),
             registry: registry.clone(),

@@ -38,6 +38,9 @@ impl WorkerThread {
             // the worker it belongs to (or an idle one) finds it.
             self.registry.inject(job);
         }
+        // Our own deque is empty: counts held for scope jobs we dropped go now, not after a
+        // search that may take long (see `deferred_release.rs`).
+        self.release_deferred_before_search();
         // A broadcast's share is ours alone, and its broadcaster may be waiting for us while we
         // wait for it (two workers broadcasting at once): it runs in every wait, past the guard too.
         if let Some(job) = self.registry.pop_broadcast(self.index) {

@@ -102,6 +102,7 @@ impl WorkerThread {
         match found {
             Some((job, source)) => {
                 self.execute_from(job, source);
+                self.release_deferred();
                 true
             }
             None => false,
@@ -174,6 +175,9 @@ impl WorkerThread {
                 sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
                 waiting.counted = true;
             }
+            // Nothing left to drop: release what we hold before idling (the latch we wait for
+            // may be the one they count in).
+            self.release_deferred_before_search();
             let outcome = sleep.no_work_found(
                 &mut idle,
                 || latch.try_sleep(),
@@ -193,6 +197,7 @@ impl WorkerThread {
                 }
             }
         }
+        self.release_deferred();
         if let Some(since) = waiting.idle_since {
             self.end_idle(since);
         }
