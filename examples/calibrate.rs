@@ -1,8 +1,8 @@
 //! Measures, on this machine, the costs the virtual-time simulator charges (`docs/testing.md`,
 //! "Predicted scaling"): atomic loads, stores and read-modify-writes with and without a second core
 //! on the cache line, `SeqCst` fences, `membarrier(PRIVATE_EXPEDITED)` (for the caller and for a
-//! thread it interrupts), futex wake-to-run latency and the wake call itself, `sched_yield` and a
-//! spin-loop hint. Real threads and `std` atomics; Linux only (futex, membarrier).
+//! thread it interrupts), futex wake-to-run latency and the wake call itself, `sched_yield`, a
+//! spin-loop hint, and unwinding (a raise caught at once, and per byte of stack unwound). Real threads and `std` atomics; Linux only (futex, membarrier).
 //!
 //! Run: `cargo run --release --example calibrate` (about ten seconds). Each figure is the median of
 //! seven runs, so a preemption by other work on a shared machine skews one run, not the figure.
@@ -248,6 +248,47 @@ mod linux {
         (t, wake_time.as_nanos() as f64 / N as f64)
     }
 
+    /// A frame of the unwinding measurement: a destructor to run, like the runtime's join guards.
+    struct Guard(u64);
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            black_box(self.0);
+        }
+    }
+
+    /// Recurses `depth` frames, each with a guard, then resumes a boxed payload; stores the stack
+    /// address of the raise in `raised_at`.
+    #[inline(never)]
+    fn unwind_from(depth: u32, raised_at: &mut usize) -> u64 {
+        let guard = Guard(depth as u64);
+        if depth == 0 {
+            let marker = 0u8;
+            *raised_at = black_box(&marker) as *const u8 as usize;
+            std::panic::resume_unwind(Box::new(0u32));
+        }
+        let r = unwind_from(black_box(depth - 1), raised_at) + 1;
+        black_box(&guard);
+        r
+    }
+
+    /// One unwinding from `depth` frames down, caught at once: (ns, stack bytes unwound).
+    fn unwinding(depth: u32) -> (f64, usize) {
+        const N: u64 = 20_000;
+        let marker = 0u8;
+        let top = black_box(&marker) as *const u8 as usize;
+        let mut raised_at = 0;
+        let ns = per_op(N, || {
+            for _ in 0..N {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    unwind_from(depth, &mut raised_at)
+                }));
+                black_box(r.is_err());
+            }
+        });
+        (ns, top - raised_at)
+    }
+
     pub fn main() {
         println!(
             "calibrate: {} CPUs",
@@ -278,6 +319,16 @@ mod linux {
         wake.sort_by(f64::total_cmp);
         row("futex wake-to-run", latency);
         row("futex wake call (waker)", wake[wake.len() / 2]);
+        let raise = median(|| unwinding(0).0);
+        let (bytes_shallow, bytes_deep) = (unwinding(0).1, unwinding(46).1);
+        let deep = median(|| unwinding(46).0);
+        row("unwind raise (caught at once)", raise);
+        println!(
+            "calibrate: {:<28} {:>10.2} ns ({} bytes, 46 frames with a destructor)",
+            "unwind per stack byte",
+            (deep - raise) / (bytes_deep - bytes_shallow) as f64,
+            bytes_deep - bytes_shallow
+        );
     }
 }
 

@@ -20,12 +20,41 @@ pub(crate) fn halt_unwinding<F, R>(f: F) -> Result<R, Payload>
 where
     F: FnOnce() -> R,
 {
+    #[cfg(forkjoin_shuttle)]
+    {
+        // The simulation's timing mode charges the unwinding it stops (`sync::sim::vtime`).
+        use crate::platform::sync::sim::vtime;
+        let outer = vtime::unwind_catch_begin();
+        let result = panic::catch_unwind(AssertUnwindSafe(f));
+        vtime::unwind_caught(stack_address(), result.is_err(), outer);
+        result
+    }
+    #[cfg(not(forkjoin_shuttle))]
     panic::catch_unwind(AssertUnwindSafe(f))
 }
 
 /// Re-raises a payload caught by [`halt_unwinding`] without invoking the panic hook again.
 pub(crate) fn resume_unwinding(payload: Payload) -> ! {
+    #[cfg(forkjoin_shuttle)]
+    crate::platform::sync::sim::vtime::unwind_raised(stack_address());
     panic::resume_unwind(payload)
+}
+
+/// Called by a destructor that runs during an unwinding and may wait for another thread (a `join`
+/// finishing its b): the simulation's timing mode charges the frames unwound so far now. Nothing
+/// elsewhere.
+#[inline(always)]
+pub(crate) fn unwinding_passes_here() {
+    #[cfg(forkjoin_shuttle)]
+    crate::platform::sync::sim::vtime::unwind_passing(stack_address());
+}
+
+/// An address in the caller's frame (the simulation measures unwindings in stack bytes).
+#[cfg(forkjoin_shuttle)]
+#[inline(always)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 /// The message carried by a panic payload, if it is a string.

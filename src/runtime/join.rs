@@ -53,7 +53,7 @@
 
 use crate::platform::unwind;
 use crate::runtime::cancel;
-use crate::runtime::jobs::job::{JobRef, StackJob};
+use crate::runtime::jobs::job::{JobRef, JobResult, StackJob};
 use crate::runtime::jobs::jobstack::Pushed;
 use crate::runtime::jobs::latch::SpinLatch;
 use crate::runtime::jobs::region::WaitFor;
@@ -395,6 +395,7 @@ fn finish_b_while_a_unwinds<F, R>(job_b: *const StackJob<SpinLatch<'_>, F, R>, p
 where
     F: FnOnce(bool) -> R,
 {
+    unwind::unwinding_passes_here();
     let job_b_id = job_b.cast::<()>();
     // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
     let job_b = unsafe { &*job_b };
@@ -413,11 +414,14 @@ where
         } else {
             // Published: pop it back or wait for the thief. Its result is dropped, and its panic
             // too, unless a unwinds with a cancellation: then the panic wins (kept for the
-            // `cancellable` call). a's spawns stay where they are (no mark).
+            // `cancellable` call). a's spawns stay where they are (no mark). A panic of b
+            // reaches us as a value, not raised and caught: each unwinding costs a microsecond
+            // or more, and a cancelled chain of stolen b's pays it at every link.
             let outcome =
-                unwind::halt_unwinding(|| finish_published(wt, job_b, job_b_id, u64::MAX));
-            if let Err(payload) = outcome {
-                wt.keep_panic_if_cancelled(payload);
+                unwind::halt_unwinding(|| finish_published_outcome(wt, job_b, job_b_id, u64::MAX));
+            match outcome {
+                Ok(JobResult::Ok(_)) => {}
+                Ok(JobResult::Panic(payload)) | Err(payload) => wt.keep_panic_if_cancelled(payload),
             }
         }
     })
@@ -521,6 +525,21 @@ fn finish_published<F, R>(
 where
     F: FnOnce(bool) -> R,
 {
+    finish_published_outcome(wt, job_b, job_b_id, spawn_mark).into_return_value()
+}
+
+/// [`finish_published`], with b's panic (a cancellation's included) returned, not raised. A b
+/// popped back in cancelled work is dropped unrun and reported as `Cancelled`.
+#[inline(always)]
+fn finish_published_outcome<F, R>(
+    wt: &WorkerThread,
+    job_b: &StackJob<SpinLatch<'_>, F, R>,
+    job_b_id: *const (),
+    spawn_mark: u64,
+) -> JobResult<R>
+where
+    F: FnOnce(bool) -> R,
+{
     loop {
         if job_b.latch().probe() {
             break;
@@ -528,11 +547,16 @@ where
         match wt.pop_public() {
             Some(job) if job.id() == job_b_id => {
                 wt.release_deferred();
-                if wt.cancel_requested() {
-                    cancel_popped_b(job_b);
+                if cancel::CAN_UNWIND && wt.cancel_requested() {
+                    // SAFETY: the deque handed b's JobRef to us, so it will never be executed;
+                    // dropped once, instead of running it.
+                    unsafe { job_b.drop_unrun() };
+                    return JobResult::Panic(cancel::payload());
                 }
                 // SAFETY: the deque handed b's JobRef to us, so nobody else executes it; run once.
-                return wt.run_popped_b(job_b_id, || unsafe { job_b.run_inline(false) });
+                return JobResult::Ok(
+                    wt.run_popped_b(job_b_id, || unsafe { job_b.run_inline(false) }),
+                );
             }
             // Pushed by `a` after b: ours to run if it belongs to b's wait (see below), else moved
             // out of the way.
@@ -550,7 +574,7 @@ where
     wt.release_deferred();
     // SAFETY: the latch is set (checked above or waited for), so the thief has written the result and
     // will not touch the job again.
-    unsafe { job_b.take_result() }
+    unsafe { job_b.take_job_result() }
 }
 
 #[cfg(all(test, not(forkjoin_loom)))]

@@ -78,7 +78,13 @@ pub(crate) const CAN_UNWIND: bool = cfg!(panic = "unwind");
 #[cold]
 #[inline(never)]
 pub(crate) fn unwind_cancelled() -> ! {
-    unwind::resume_unwinding(Box::new(Cancelled))
+    unwind::resume_unwinding(payload())
+}
+
+/// The payload a cancellation unwinds with (a zero-sized box: no allocation).
+#[inline]
+pub(crate) fn payload() -> Payload {
+    Box::new(Cancelled)
 }
 
 /// True if `payload` is a cancellation, not a panic.

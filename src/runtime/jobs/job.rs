@@ -290,6 +290,17 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
         result.into_return_value()
     }
 
+    /// Like [`take_result`](Self::take_result) but returns the panic instead of raising it (for a
+    /// caller that only drops or keeps it: raising and catching it would cost an unwinding).
+    ///
+    /// # Safety
+    /// As for [`take_result`](Self::take_result).
+    #[inline]
+    pub(crate) unsafe fn take_job_result(&self) -> JobResult<R> {
+        // SAFETY: forwarded to the caller, as in `take_result`.
+        self.result.with_mut(|r| unsafe { (*r).assume_init_read() })
+    }
+
     /// Like [`into_result`](Self::into_result) but returns the panic instead of raising it.
     ///
     /// # Safety

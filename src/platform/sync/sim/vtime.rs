@@ -38,6 +38,12 @@
 //! not in a timed wait) loses the interrupt's cost. The owner's light barrier (a compiler fence on
 //! Linux) costs nothing.
 //!
+//! **Unwinding.** A panic payload resumed by the runtime (a cancellation's, or a job's panic
+//! carried to its owner) charges a raise where it is thrown, and the catch that stops it charges
+//! the stack between the two, per byte: an unwinding costs per frame, and frames are counted in
+//! bytes. A catch inside a destructor that runs during an unwinding keeps the outer raise for the
+//! outer catch; a `join` whose a unwinds charges the frames below it before it waits for b. Panics raised by user code (`panic!`) are not charged.
+//!
 //! **Not modelled.** Caches beyond the last-writer rule (capacity, misses on plain memory, prefetch),
 //! memory bandwidth, SMT, NUMA, the OS scheduler (every virtual thread has a core of its own, as on a
 //! machine with at least as many cores as the pool has threads), and plain code between the facade's
@@ -94,6 +100,8 @@ pub(crate) struct Model {
     /// The task the scheduler chose last: the one running now.
     current: usize,
     lines: HashMap<usize, Line>,
+    /// Per shuttle task id: the stack address at which its pending unwinding was raised, or 0.
+    thrown_at: Vec<usize>,
     /// Seed of the tie-breaks (0: lowest task id first).
     seed: u64,
     counts: Counts,
@@ -119,6 +127,7 @@ pub(crate) fn install(costs: Costs, seed: u64) {
             states: vec![State::Running],
             current: 0,
             lines: HashMap::new(),
+            thrown_at: vec![0],
             seed,
             counts: Counts::default(),
         })
@@ -144,6 +153,7 @@ impl Model {
             let start = self.clocks.get(self.current).copied().unwrap_or(0);
             self.clocks.resize(t + 1, start);
             self.states.resize(t + 1, State::Running);
+            self.thrown_at.resize(t + 1, 0);
         }
     }
 
@@ -295,6 +305,58 @@ pub(crate) fn now() -> Option<u64> {
 /// The task running now (outside the timing mode: none).
 pub(crate) fn current_task() -> Option<usize> {
     with_model(|m| m.current)
+}
+
+/// The calling virtual thread raises an unwinding at stack address `sp`: charges the raise, and
+/// remembers where it began for [`unwind_caught`].
+pub(crate) fn unwind_raised(sp: usize) {
+    with_model(|m| {
+        let me = m.current;
+        m.ensure(me);
+        m.thrown_at[me] = sp;
+        m.charge(m.costs.unwind_raise);
+    });
+}
+
+/// A catch begins: the pending raise of an unwinding already under way (a catch inside a
+/// destructor that runs during it), to give back to [`unwind_caught`].
+pub(crate) fn unwind_catch_begin() -> usize {
+    with_model(|m| {
+        let me = m.current;
+        m.ensure(me);
+        m.thrown_at[me]
+    })
+    .unwrap_or(0)
+}
+
+/// The catch whose frame sits at stack address `sp` ends; if it caught an unwinding, charges the
+/// stack between its raise and `sp`. `outer`: what [`unwind_catch_begin`] returned.
+pub(crate) fn unwind_caught(sp: usize, caught: bool, outer: usize) {
+    with_model(|m| {
+        let me = m.current;
+        m.ensure(me);
+        let raised = m.thrown_at[me];
+        if caught && raised != 0 && raised < sp {
+            let bytes = (sp - raised) as u64;
+            m.charge(bytes * m.costs.unwind_per_byte);
+        }
+        m.thrown_at[me] = outer;
+    });
+}
+
+/// The unwinding under way reaches a destructor at stack address `sp` that may wait for another
+/// thread: charges the stack unwound so far, so that the time it waits is not charged after the
+/// frames below were unwound (the rest is charged by the catch).
+pub(crate) fn unwind_passing(sp: usize) {
+    with_model(|m| {
+        let me = m.current;
+        m.ensure(me);
+        let raised = m.thrown_at[me];
+        if raised != 0 && raised < sp {
+            m.charge((sp - raised) as u64 * m.costs.unwind_per_byte);
+            m.thrown_at[me] = sp;
+        }
+    });
 }
 
 /// The calling thread is about to park on a futex with no timeout.
