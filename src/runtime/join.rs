@@ -170,7 +170,23 @@ where
     RA: Send,
     RB: Send,
 {
-    join_by_depth_rule_inlined(|_| oper_a(), |_| oper_b())
+    join_by_depth_rule_inlined::<true, _, _, _, _>(|_| oper_a(), |_| oper_b())
+}
+
+/// [`join_for_split`] for the pieces of a parallel loop whose leaves stop by themselves when
+/// their work is cancelled (they poll before each batch and return what they have; the loop's
+/// call then unwinds once, see `crate::runtime::sharing::join_pieces_for_split`): b is no
+/// boundary of cancellation, so a stolen or popped-back piece runs, finds the cancellation at
+/// its first poll and returns, and no unwinding crosses the join.
+#[inline]
+pub(crate) fn join_pieces_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_by_depth_rule_inlined::<false, _, _, _, _>(|_| oper_a(), |_| oper_b())
 }
 
 /// [`join`] for a split made because a worker is idle (through
@@ -185,7 +201,20 @@ where
     RA: Send,
     RB: Send,
 {
-    join_always_pushing(|_| oper_a(), |_| oper_b())
+    join_always_pushing::<true, _, _, _, _>(|_| oper_a(), |_| oper_b())
+}
+
+/// [`join_for_idle_worker`] for the pieces of a loop whose leaves stop by themselves (see
+/// [`join_pieces_for_split`]): b is no boundary of cancellation.
+#[inline]
+pub(crate) fn join_pieces_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_always_pushing::<false, _, _, _, _>(|_| oper_a(), |_| oper_b())
 }
 
 /// [`join_context`]: a join under the depth rule, its pushing path out of line.
@@ -227,8 +256,10 @@ where
 /// [`join_by_depth_rule`] with the pushing path inlined, for the iterator layer's splits: out of
 /// line there it changed the inlining of the leaves, which made them slower. (A copy rather than
 /// one body taking the pushing path as a closure: that closure changed what the leaves compile to.)
+///
+/// `B_STOPS`: b is a boundary of cancellation (see [`join_pushing`]).
 #[inline(always)]
-fn join_by_depth_rule_inlined<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+fn join_by_depth_rule_inlined<const B_STOPS: bool, A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
@@ -249,14 +280,14 @@ where
         return join_inline(oper_a, oper_b);
     }
     // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing::<false, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<false, B_STOPS, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
 /// [`join_for_idle_worker`]: a join that pushes b whenever another worker could take it. Inline
 /// only on the only worker of a pool; moved into a pool from outside one; otherwise
-/// [`join_pushing`], inlined.
+/// [`join_pushing`], inlined. `B_STOPS` as in [`join_by_depth_rule_inlined`].
 #[inline(always)]
-fn join_always_pushing<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+fn join_always_pushing<const B_STOPS: bool, A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
@@ -271,7 +302,7 @@ where
         return join_inline(oper_a, oper_b);
     }
     // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing::<false, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<false, B_STOPS, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
 /// The calling thread's worker, or `None` if it runs none now (outside every pool). `'w`: the
@@ -300,7 +331,7 @@ where
     RB: Send,
 {
     // SAFETY: forwarded.
-    unsafe { join_pushing::<false, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<false, true, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
 /// An inline join: `a` then `b` as plain calls, b pushed nowhere. On the only worker of a pool
@@ -357,9 +388,9 @@ where
             // SAFETY: `wt` is the current worker (in_worker runs us on it).
             unsafe {
                 if injected {
-                    join_pushing::<true, _, _, _, _>(wt, oper_a, oper_b)
+                    join_pushing::<true, true, _, _, _, _>(wt, oper_a, oper_b)
                 } else {
-                    join_pushing::<false, _, _, _, _>(wt, oper_a, oper_b)
+                    join_pushing::<false, true, _, _, _, _>(wt, oper_a, oper_b)
                 }
             }
         })
@@ -417,8 +448,9 @@ where
             // `cancellable` call). a's spawns stay where they are (no mark). A panic of b
             // reaches us as a value, not raised and caught: each unwinding costs a microsecond
             // or more, and a cancelled chain of stolen b's pays it at every link.
-            let outcome =
-                unwind::halt_unwinding(|| finish_published_outcome(wt, job_b, job_b_id, u64::MAX));
+            let outcome = unwind::halt_unwinding(|| {
+                finish_published_outcome(wt, job_b, job_b_id, u64::MAX, true)
+            });
             match outcome {
                 Ok(JobResult::Ok(_)) => {}
                 Ok(JobResult::Panic(payload)) | Err(payload) => wt.keep_panic_if_cancelled(payload),
@@ -429,14 +461,16 @@ where
 }
 
 /// The join protocol on worker `wt`. `INJECTED`: the call was moved here from outside the pool (a
-/// constant, so the fast path carries no flag).
+/// constant, so the fast path carries no flag). `B_STOPS`: b is a boundary of cancellation (a
+/// stolen b does not start, a popped-back b is dropped, and the join unwinds); false for the
+/// pieces of a loop whose leaves stop by themselves ([`join_pieces_for_split`]).
 ///
 /// Inlined into its callers (see [`join_by_depth_rule`] for where it is kept out of line).
 ///
 /// # Safety
 /// `wt` must be the current thread's worker.
 #[inline(always)]
-unsafe fn join_pushing<const INJECTED: bool, A, B, RA, RB>(
+unsafe fn join_pushing<const INJECTED: bool, const B_STOPS: bool, A, B, RA, RB>(
     wt: &WorkerThread,
     oper_a: A,
     oper_b: B,
@@ -452,7 +486,7 @@ where
     // (the owner may also pop b from its public deque while waiting in an outer frame).
     let job_b = StackJob::new(
         move |stolen: bool| {
-            if stolen {
+            if B_STOPS && stolen {
                 // A boundary: b taken from a queue starts only if its work is not cancelled (the
                 // worker runs under the node of b's region, see `crate::runtime::cancel`).
                 WorkerThread::with_current(WorkerThread::stop_if_cancelled);
@@ -478,14 +512,14 @@ where
     std::mem::forget(guard);
 
     if wt.pop_private(pushed) {
-        if wt.cancel_requested() {
+        if B_STOPS && wt.cancel_requested() {
             cancel_popped_b(&job_b);
         }
         // SAFETY: we popped b back, so its JobRef will never be executed; run once.
         let result_b = unsafe { job_b.run_inline(false) };
         return (result_a, result_b);
     }
-    let result_b = finish_published(wt, &job_b, job_b_id, spawn_mark);
+    let result_b = finish_published(wt, &job_b, job_b_id, spawn_mark, B_STOPS);
     (result_a, result_b)
 }
 
@@ -521,21 +555,24 @@ fn finish_published<F, R>(
     job_b: &StackJob<SpinLatch<'_>, F, R>,
     job_b_id: *const (),
     spawn_mark: u64,
+    b_stops: bool,
 ) -> R
 where
     F: FnOnce(bool) -> R,
 {
-    finish_published_outcome(wt, job_b, job_b_id, spawn_mark).into_return_value()
+    finish_published_outcome(wt, job_b, job_b_id, spawn_mark, b_stops).into_return_value()
 }
 
 /// [`finish_published`], with b's panic (a cancellation's included) returned, not raised. A b
-/// popped back in cancelled work is dropped unrun and reported as `Cancelled`.
+/// popped back in cancelled work is dropped unrun and reported as `Cancelled` if `b_stops`
+/// (see [`join_pushing`]'s `B_STOPS`).
 #[inline(always)]
 fn finish_published_outcome<F, R>(
     wt: &WorkerThread,
     job_b: &StackJob<SpinLatch<'_>, F, R>,
     job_b_id: *const (),
     spawn_mark: u64,
+    b_stops: bool,
 ) -> JobResult<R>
 where
     F: FnOnce(bool) -> R,
@@ -547,7 +584,7 @@ where
         match wt.pop_public() {
             Some(job) if job.id() == job_b_id => {
                 wt.release_deferred();
-                if cancel::CAN_UNWIND && wt.cancel_requested() {
+                if cancel::CAN_UNWIND && b_stops && wt.cancel_requested() {
                     // SAFETY: the deque handed b's JobRef to us, so it will never be executed;
                     // dropped once, instead of running it.
                     unsafe { job_b.drop_unrun() };

@@ -11,7 +11,10 @@
 //!   of the idle workers is awake, not asleep;
 //! * [`share_on_heartbeat`]: before a long step that pushes no job, publish one pending job on the
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
-//!   once; [`join_for_split`]: an up-front split;
+//!   once; [`join_for_split`]: an up-front split; [`join_pieces_for_idle_worker`] and
+//!   [`join_pieces_for_split`]: the same for the pieces of a loop whose leaves stop by themselves
+//!   when their work is cancelled ([`StopCheck::stopped`], [`stopped`]), and whose call unwinds
+//!   once at its end ([`stopped_at_end`]);
 //! * [`nobody_can_ask`]: the caller is the only worker of its pool, so no split can ever be asked
 //!   for and a whole piece may run as one sequential fold;
 //! * [`start_as`]: how a parallel iterator call starts: one sequential fold (alone in the pool),
@@ -19,7 +22,7 @@
 //!   pending jobs), or a split up front.
 //!
 //! * [`leaf_start`]: how a loop's sequential part starts (alone, plain, or counted in pools of 3
-//!   or more); [`loop_started`] / [`loops_started_since`]: whether a loop's items run nested loops;
+//!   or more) and its [`StopCheck`]; [`loop_started`] / [`loops_started_since`]: whether a loop's items run nested loops;
 //!   [`with_latent_fork`]: run one item with the loop's rest registered, so that a poll inside
 //!   answers a request with it ([`offer_older_work`]: the oldest pending work of this worker);
 //!   [`with_offers`]: the jobs a loop split off its rest that way, finished before it returns.
@@ -29,7 +32,7 @@
 
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::jobs::latent;
-pub(crate) use crate::runtime::join::join_for_split;
+pub(crate) use crate::runtime::join::{join_for_split, join_pieces_for_split};
 pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
 pub(crate) use crate::runtime::registry::worker::{
@@ -59,6 +62,26 @@ where
     RB: Send,
 {
     crate::runtime::join::join_for_idle_worker(
+        move || {
+            crate::runtime::registry::worker::share_now();
+            oper_a()
+        },
+        oper_b,
+    )
+}
+
+/// [`join_for_idle_worker`] for the pieces of a loop whose leaves stop by themselves when their
+/// work is cancelled (see [`join_pieces_for_split`] and [`stopped_at_end`]): b is no boundary of
+/// cancellation.
+#[inline]
+pub(crate) fn join_pieces_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    crate::runtime::join::join_pieces_for_idle_worker(
         move || {
             crate::runtime::registry::worker::share_now();
             oper_a()
@@ -184,21 +207,35 @@ impl StopCheck {
         !self.0.is_null()
     }
 
-    /// Unwinds with `Cancelled` if the loop's work was cancelled (and unwinding is possible).
+    /// True if the loop's work was cancelled (and unwinding is possible): the leaf returns what
+    /// it has, and the loop's call unwinds once it has every piece back ([`stopped_at_end`]).
     #[inline(always)]
-    pub(crate) fn poll(self) {
+    pub(crate) fn stopped(self) -> bool {
         // SAFETY: the node outlives the region the loop runs in (`WorkerThread`'s `cancel`
         // invariant), and the loop ends before its region closes.
-        if cancel::CAN_UNWIND && !self.0.is_null() && unsafe { (*self.0).is_cancelled() } {
-            cancel::unwind_cancelled();
-        }
+        cancel::CAN_UNWIND && !self.0.is_null() && unsafe { (*self.0).is_cancelled() }
     }
 }
 
-/// A boundary of cancellation for a loop that did not read [`leaf_start`]: one thread-local read.
+/// [`StopCheck::stopped`] for a loop that did not read [`leaf_start`]: one thread-local read.
 #[inline]
-pub(crate) fn stop_if_cancelled() {
-    WorkerThread::with_current(WorkerThread::stop_if_cancelled);
+pub(crate) fn stopped() -> bool {
+    cancel::CAN_UNWIND && WorkerThread::with_current(WorkerThread::cancel_requested) == Some(true)
+}
+
+/// The end of a parallel loop's call whose leaves stop by themselves: unwinds with `Cancelled`
+/// if its work was cancelled, dropping the partial result its stopped leaves returned (a
+/// cancelled `collect` never yields a partial collection). The loop's pieces are joined with
+/// [`join_pieces_for_split`] and [`join_pieces_for_idle_worker`], which are no boundaries, so
+/// cancelling a loop costs this one unwinding, on the thread that called it, and none on the
+/// workers that ran its pieces.
+#[inline]
+pub(crate) fn stopped_at_end<R>(result: R) -> R {
+    if stopped() {
+        drop(result);
+        cancel::unwind_cancelled();
+    }
+    result
 }
 
 /// Counts a parallel loop starting its sequential part on this thread; the count to pass to

@@ -35,12 +35,14 @@ where
             StartAs::Whole if !consumer.prefers_end() => return fold_whole(piece, consumer),
             // The split's join would not offer its half to anyone: one leaf, which still splits
             // lazily if an idle worker asks.
-            StartAs::Whole | StartAs::OneLeaf => return run_leaf(piece, consumer, Pace::new()),
+            StartAs::Whole | StartAs::OneLeaf => {
+                return sharing::stopped_at_end(run_leaf(piece, consumer, Pace::new()));
+            }
             StartAs::SplitUpFront => {}
         }
     }
     let pieces = crate::current_num_threads().max(1);
-    split_up_front(piece, consumer, pieces)
+    sharing::stopped_at_end(split_up_front(piece, consumer, pieces))
 }
 
 /// Splits until `pieces` pieces exist (and every piece respects `max_len`), then runs the leaves.
@@ -70,13 +72,13 @@ where
         let (left_c, right_c, reducer) = consumer.split_off(mid);
         let (left, right) = if from_end {
             // The right half here, the left one offered (see `LazyConsumer::prefers_end`).
-            let (right, left) = sharing::join_for_split(
+            let (right, left) = sharing::join_pieces_for_split(
                 move || split_up_front(right_p, right_c, right_pieces),
                 move || split_up_front(left_p, left_c, left_pieces),
             );
             (left, right)
         } else {
-            sharing::join_for_split(
+            sharing::join_pieces_for_split(
                 move || split_up_front(left_p, left_c, left_pieces),
                 move || split_up_front(right_p, right_c, right_pieces),
             )
@@ -115,8 +117,11 @@ where
         if len == 0 || consumer.full() {
             return consumer.complete();
         }
-        // A boundary of cancellation: before each batch.
-        stop.poll();
+        // A boundary of cancellation: before each batch. The leaf returns what it has; the call
+        // unwinds at its end (`sharing::stopped_at_end`).
+        if stop.stopped() {
+            return consumer.complete();
+        }
         if pace.free && !sharing::some_worker_searching() && !stop.is_armed() {
             // The items cost nothing (see `FREE_BATCH`): the halving end batches that keep the
             // rest shareable would cost more than the rest itself, and no worker is awake to
@@ -293,7 +298,9 @@ where
                 return consumer.complete();
             }
             // A boundary of cancellation: before each item (each runs nested loops).
-            sharing::stop_if_cancelled();
+            if sharing::stopped() {
+                return consumer.complete();
+            }
             // Between two items the request is ours to answer (an item may hold no poll), with
             // half of the rest: all of it would leave nothing to run here, and a piece popped back
             // unstolen would offer itself again.
@@ -349,7 +356,7 @@ where
     let mid = producer.len() / 2;
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_off(mid);
-    let (left, right) = sharing::join_for_idle_worker(
+    let (left, right) = sharing::join_pieces_for_idle_worker(
         move || run_leaf(left_p, left_c, pace),
         move || run_leaf(right_p, right_c, pace),
     );
@@ -379,7 +386,9 @@ where
         if len == 0 || consumer.full() {
             break consumer.complete();
         }
-        sharing::stop_if_cancelled();
+        if sharing::stopped() {
+            break consumer.complete();
+        }
         // The first batch (the piece's last item) always runs: it is what a stolen piece of a
         // nested search is for.
         if pace.tails == 0 || (after.is_some() && !alone && sharing::some_worker_idle()) {

@@ -17,7 +17,11 @@ where
         StartAs::SplitUpFront => crate::current_num_threads(),
         StartAs::Whole | StartAs::OneLeaf => 0,
     };
-    split_unindexed(producer, consumer, Cuts { splits, depth: 0 })
+    sharing::stopped_at_end(split_unindexed(
+        producer,
+        consumer,
+        Cuts { splits, depth: 0 },
+    ))
 }
 
 /// How many cuts an unindexed piece is under: deeper pieces are not cut again (see
@@ -103,9 +107,9 @@ where
         split_unindexed(right, right_c, cuts)
     };
     let (l, r) = if for_idle {
-        sharing::join_for_idle_worker(left, right)
+        sharing::join_pieces_for_idle_worker(left, right)
     } else {
-        sharing::join_for_split(left, right)
+        sharing::join_pieces_for_split(left, right)
     };
     reducer.reduce(l, r)
 }
@@ -151,8 +155,11 @@ where
 {
     pace.restart_clock();
     loop {
-        // A boundary of cancellation: before each batch.
-        sharing::stop_if_cancelled();
+        // A boundary of cancellation: before each batch. The leaf returns what it has; the call
+        // unwinds at its end (`sharing::stopped_at_end`).
+        if sharing::stopped() {
+            return consumer.complete();
+        }
         let batch = pace.batch;
         let (fed, rest) = producer.fold_batch(consumer, batch);
         consumer = fed;
