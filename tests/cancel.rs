@@ -231,6 +231,99 @@ fn a_collect_cancelled_yields_no_partial_collection() {
     });
 }
 
+/// Every way a parallel loop runs its pieces stops: leaves in batches, a loop whose items run
+/// nested loops (offered item by item in pools of 3 or more), a consumer that walks its pieces from
+/// the end, an unindexed source, and `collect`s nested inside another loop's items. Each loop is
+/// endless unless cancelled (but one, see there); the token is cancelled from inside once some
+/// items ran, and `cancellable` returns `Err`: no loop's partial result escapes.
+#[test]
+fn every_kind_of_loop_stops() {
+    on_pools("loop kinds", |pool, _| {
+        type Loop = fn(&(dyn Fn(u64) + Sync)) -> u64;
+        let loops: [(&str, Loop); 5] = [
+            ("batches", |item| {
+                (0..u64::MAX)
+                    .into_par_iter()
+                    .map(|i| {
+                        item(i);
+                        i & 1
+                    })
+                    .sum()
+            }),
+            ("nested loops", |item| {
+                (0..u64::MAX)
+                    .into_par_iter()
+                    .map(|i| {
+                        (0..100u64)
+                            .into_par_iter()
+                            .map(|j| {
+                                item(i);
+                                j
+                            })
+                            .sum::<u64>()
+                    })
+                    .sum()
+            }),
+            ("from the end", |item| {
+                (0..u64::MAX)
+                    .into_par_iter()
+                    .find_last(|&i| {
+                        item(i);
+                        false
+                    })
+                    .unwrap_or(0)
+            }),
+            ("unindexed", |item| {
+                // Finite: on one thread the source is not cut, and its one piece is a plain loop,
+                // which runs on to its end (the call still returns `Err`).
+                forkjoin::iter::split(0..1u64 << 24, |r| {
+                    if r.end - r.start <= 1024 {
+                        return (r, None);
+                    }
+                    let mid = r.start + (r.end - r.start) / 2;
+                    (r.start..mid, Some(mid..r.end))
+                })
+                .map(|r| {
+                    r.into_iter()
+                        .map(|i| {
+                            item(i);
+                            i & 1
+                        })
+                        .sum::<u64>()
+                })
+                .sum()
+            }),
+            ("nested collects", |item| {
+                (0..u64::MAX)
+                    .into_par_iter()
+                    .map(|i| {
+                        let v: Vec<u64> = (0..1_000u64)
+                            .into_par_iter()
+                            .map(|j| {
+                                item(i);
+                                j
+                            })
+                            .collect();
+                        v.len() as u64
+                    })
+                    .sum()
+            }),
+        ];
+        for (name, run) in loops {
+            let token = CancelToken::new();
+            let seen = AtomicUsize::new(0);
+            let r = pool.cancellable(&token, || {
+                run(&|_| {
+                    if seen.fetch_add(1, Ordering::Relaxed) == 20_000 {
+                        token.cancel();
+                    }
+                })
+            });
+            assert_eq!(r, Err(Cancelled), "{name}");
+        }
+    });
+}
+
 #[test]
 fn scope_jobs_not_started_are_dropped_unrun() {
     on_pools("scope under a token", |pool, _| {

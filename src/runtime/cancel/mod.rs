@@ -23,7 +23,10 @@
 //! * a `join` before it runs b inline, and a stolen job b before it starts; a recursive tree of
 //!   inline joins reaches a check at least every 64 joins (the inline budget's renewal);
 //! * a parallel iterator's leaf before each batch (the leaf reads the node once, with its start;
-//!   on a one-thread pool, a call under a node runs in batches too, so that it has boundaries);
+//!   on a one-thread pool, a call under a node runs in batches too, so that it has boundaries).
+//!   This boundary does not unwind: the leaf returns what it has, the joins between the loop's
+//!   pieces are no boundaries (`sharing::join_pieces_for_split`), and the loop's call, once every
+//!   piece is back, drops the partial result and unwinds (`sharing::stopped_at_end`);
 //! * a scope's `spawn` (the spawner stops there), a scope's job before it starts; a `spawn`, a
 //!   `spawn_future` before they start.
 //!
@@ -31,7 +34,10 @@
 //! paths as a panic: joins wait for their other half, scopes for their jobs, every captured value
 //! is dropped once, every latch is set. A job that has not started is dropped without unwinding
 //! (an unwinding costs about a microsecond, a scope may hold a million jobs): its scope notes it and
-//! unwinds once at its end. `cancellable` catches that payload and returns `Err(Cancelled)`; a
+//! unwinds once at its end, and the worker that dropped it counts it off the scope's latch together
+//! with the next ones it drops (`registry/worker/deferred_release.rs`). A join whose a unwinds
+//! takes b's result or panic as a value, and a wait inside cancelled work yields rather than
+//! sleeps for a while (`registry/worker/wait.rs`): a chain of stolen b's unwinds link by link. `cancellable` catches that payload and returns `Err(Cancelled)`; a
 //! real panic in the same region wins (joins and scopes keep a real panic over a cancellation) and
 //! is resumed. A spawned job that stops ends silently (no panic handler).
 //!
