@@ -2,7 +2,9 @@
 //! "Predicted scaling"): atomic loads, stores and read-modify-writes with and without a second core
 //! on the cache line, `SeqCst` fences, `membarrier(PRIVATE_EXPEDITED)` (for the caller and for a
 //! thread it interrupts), futex wake-to-run latency and the wake call itself, `sched_yield`, a
-//! spin-loop hint, and unwinding (a raise caught at once, and per byte of stack unwound). Real threads and `std` atomics; Linux only (futex, membarrier).
+//! spin-loop hint, and unwinding (a raise caught at once, and per frame unwound: plain frames with
+//! a destructor, of two sizes, and the frames of a recursion of forkjoin `join`s stopped by a
+//! cancellation). Real threads and `std` atomics; Linux only (futex, membarrier).
 //!
 //! Run: `cargo run --release --example calibrate` (about ten seconds). Each figure is the median of
 //! seven runs, so a preemption by other work on a shared machine skews one run, not the figure.
@@ -257,36 +259,63 @@ mod linux {
         }
     }
 
-    /// Recurses `depth` frames, each with a guard, then resumes a boxed payload; stores the stack
-    /// address of the raise in `raised_at`.
+    /// Recurses `depth` frames, each with a guard and `WORDS` words of locals, then resumes a
+    /// boxed payload.
     #[inline(never)]
-    fn unwind_from(depth: u32, raised_at: &mut usize) -> u64 {
+    fn unwind_from<const WORDS: usize>(depth: u32) -> u64 {
         let guard = Guard(depth as u64);
+        let mut locals = [0u64; WORDS];
+        black_box(&mut locals);
         if depth == 0 {
-            let marker = 0u8;
-            *raised_at = black_box(&marker) as *const u8 as usize;
             std::panic::resume_unwind(Box::new(0u32));
         }
-        let r = unwind_from(black_box(depth - 1), raised_at) + 1;
+        let r = unwind_from::<WORDS>(black_box(depth - 1)) + 1;
         black_box(&guard);
+        black_box(&locals);
         r
     }
 
-    /// One unwinding from `depth` frames down, caught at once: (ns, stack bytes unwound).
-    fn unwinding(depth: u32) -> (f64, usize) {
+    /// One unwinding from `depth` frames of `WORDS` words down, caught at once, in ns.
+    fn unwinding<const WORDS: usize>(depth: u32) -> f64 {
         const N: u64 = 20_000;
-        let marker = 0u8;
-        let top = black_box(&marker) as *const u8 as usize;
-        let mut raised_at = 0;
-        let ns = per_op(N, || {
+        per_op(N, || {
             for _ in 0..N {
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    unwind_from(depth, &mut raised_at)
-                }));
+                let r = std::panic::catch_unwind(|| unwind_from::<WORDS>(depth));
                 black_box(r.is_err());
             }
-        });
-        (ns, top - raised_at)
+        })
+    }
+
+    /// Recurses `depth` frames, each a `join` whose a recurses, then cancels `token` and joins
+    /// until a join stops: the frames a cancelled recursion of joins unwinds (on a pool of one
+    /// thread every join runs inline, a landing pad in the caller's frame).
+    #[inline(never)]
+    fn join_from(depth: u32, token: &forkjoin::CancelToken) -> u64 {
+        if depth == 0 {
+            token.cancel();
+            // A recursion of inline joins meets a boundary at least every 64 joins.
+            return (0..65)
+                .map(|_| forkjoin::join(|| 1, || 1))
+                .map(|(a, b)| a + b)
+                .sum();
+        }
+        let (a, b) = forkjoin::join(|| join_from(black_box(depth - 1), token), || black_box(1));
+        a + b
+    }
+
+    /// One cancellation of a recursion of joins `depth` frames deep, caught by `cancellable` on a
+    /// pool of one thread, in ns.
+    fn join_unwinding(pool: &forkjoin::ThreadPool, depth: u32) -> f64 {
+        const N: u64 = 5_000;
+        pool.install(|| {
+            per_op(N, || {
+                for _ in 0..N {
+                    let token = forkjoin::CancelToken::new();
+                    let r = forkjoin::cancellable(&token, || join_from(depth, &token));
+                    black_box(r.is_err());
+                }
+            })
+        })
     }
 
     pub fn main() {
@@ -319,16 +348,25 @@ mod linux {
         wake.sort_by(f64::total_cmp);
         row("futex wake-to-run", latency);
         row("futex wake call (waker)", wake[wake.len() / 2]);
-        let raise = median(|| unwinding(0).0);
-        let (bytes_shallow, bytes_deep) = (unwinding(0).1, unwinding(46).1);
-        let deep = median(|| unwinding(46).0);
+        const DEPTH: u32 = 46;
+        let raise = median(|| unwinding::<1>(0));
         row("unwind raise (caught at once)", raise);
-        println!(
-            "calibrate: {:<28} {:>10.2} ns ({} bytes, 46 frames with a destructor)",
-            "unwind per stack byte",
-            (deep - raise) / (bytes_deep - bytes_shallow) as f64,
-            bytes_deep - bytes_shallow
-        );
+        let per_frame = |words| {
+            let deep = median(|| match words {
+                1 => unwinding::<1>(DEPTH),
+                _ => unwinding::<48>(DEPTH),
+            });
+            (deep - raise) / f64::from(DEPTH)
+        };
+        row("unwind per frame", per_frame(1));
+        row("  the same, 384 bytes more", per_frame(48));
+        let pool = forkjoin::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a pool of one thread");
+        let shallow = median(|| join_unwinding(&pool, 0));
+        let deep = median(|| join_unwinding(&pool, DEPTH));
+        row("  a join's frame", (deep - shallow) / f64::from(DEPTH));
     }
 }
 

@@ -24,9 +24,8 @@
 //! seconds)`, times from the call.
 //!
 //! The model's one wake-up is its futex wake-to-run cost, 1.891 µs (`costs.rs`). The model charges
-//! no plain code: unwinding the stopped work (about 1.1–1.4 µs a `catch_unwind` of a
-//! `resume_unwind` on the 2-core VM, and a scope job that is cancelled before it starts unwinds
-//! once) costs nothing here, so where many jobs unwind the real latency is higher.
+//! unwinding per frame (a raise, then each frame between it and the catch: `docs/testing.md`,
+//! "Unwinding") but no other plain code, and a raise as if the unwinder's tables were in the caches.
 
 #[cfg(forkjoin_shuttle)]
 mod cancel_latency {

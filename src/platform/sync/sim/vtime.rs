@@ -40,9 +40,12 @@
 //!
 //! **Unwinding.** A panic payload resumed by the runtime (a cancellation's, or a job's panic
 //! carried to its owner) charges a raise where it is thrown, and the catch that stops it charges
-//! the stack between the two, per byte: an unwinding costs per frame, and frames are counted in
-//! bytes. A catch inside a destructor that runs during an unwinding keeps the outer raise for the
-//! outer catch; a `join` whose a unwinds charges the frames below it before it waits for b. Panics raised by user code (`panic!`) are not charged.
+//! each frame between the two: an unwinding costs per frame, whatever the frame's size. The raise
+//! records the frames on the thread's stack ([`super::frames`]); a catch or a passing point at stack
+//! address `a` charges the recorded frames below `a` not charged yet. A catch inside a destructor
+//! that runs during an unwinding keeps the outer raise and its frames for the outer catch; a `join`
+//! whose a unwinds charges the frames below it before it waits for b. Panics raised by user code
+//! (`panic!`) are not charged.
 //!
 //! **Not modelled.** Caches beyond the last-writer rule (capacity, misses on plain memory, prefetch),
 //! memory bandwidth, SMT, NUMA, the OS scheduler (every virtual thread has a core of its own, as on a
@@ -100,8 +103,15 @@ pub(crate) struct Model {
     /// The task the scheduler chose last: the one running now.
     current: usize,
     lines: HashMap<usize, Line>,
-    /// Per shuttle task id: the stack address at which its pending unwinding was raised, or 0.
+    /// Per shuttle task id: the stack address up to which its pending unwinding was charged (where
+    /// it was raised, or its last passing point), or 0.
     thrown_at: Vec<usize>,
+    /// Per shuttle task id: the frames on its stack when its pending unwinding was raised
+    /// (ascending CFAs, see [`super::frames`]).
+    frames: Vec<Vec<usize>>,
+    /// Per shuttle task id: the frames of the unwindings under way outside its open catches
+    /// (a catch inside a destructor that runs during an unwinding), innermost last.
+    outer_frames: Vec<Vec<Vec<usize>>>,
     /// Seed of the tie-breaks (0: lowest task id first).
     seed: u64,
     counts: Counts,
@@ -128,6 +138,8 @@ pub(crate) fn install(costs: Costs, seed: u64) {
             current: 0,
             lines: HashMap::new(),
             thrown_at: vec![0],
+            frames: vec![Vec::new()],
+            outer_frames: vec![Vec::new()],
             seed,
             counts: Counts::default(),
         })
@@ -154,6 +166,8 @@ impl Model {
             self.clocks.resize(t + 1, start);
             self.states.resize(t + 1, State::Running);
             self.thrown_at.resize(t + 1, 0);
+            self.frames.resize_with(t + 1, Vec::new);
+            self.outer_frames.resize_with(t + 1, Vec::new);
         }
     }
 
@@ -308,55 +322,69 @@ pub(crate) fn current_task() -> Option<usize> {
 }
 
 /// The calling virtual thread raises an unwinding at stack address `sp`: charges the raise, and
-/// remembers where it began for [`unwind_caught`].
+/// records where it began and the frames it may pass, for [`unwind_caught`].
 pub(crate) fn unwind_raised(sp: usize) {
     with_model(|m| {
         let me = m.current;
         m.ensure(me);
         m.thrown_at[me] = sp;
+        super::frames::walk(&mut m.frames[me]);
         m.charge(m.costs.unwind_raise);
     });
 }
 
-/// A catch begins: the pending raise of an unwinding already under way (a catch inside a
-/// destructor that runs during it), to give back to [`unwind_caught`].
+/// A catch begins: sets aside the unwinding already under way, if any (the catch runs inside a
+/// destructor that runs during it), and returns where it was charged up to, to give back to
+/// [`unwind_caught`].
 pub(crate) fn unwind_catch_begin() -> usize {
     with_model(|m| {
         let me = m.current;
         m.ensure(me);
+        let frames = std::mem::take(&mut m.frames[me]);
+        m.outer_frames[me].push(frames);
         m.thrown_at[me]
     })
     .unwrap_or(0)
 }
 
 /// The catch whose frame sits at stack address `sp` ends; if it caught an unwinding, charges the
-/// stack between its raise and `sp`. `outer`: what [`unwind_catch_begin`] returned.
+/// frames between its raise and `sp`. Then the unwinding set aside by [`unwind_catch_begin`]
+/// (`outer`: what it returned) is the pending one again.
 pub(crate) fn unwind_caught(sp: usize, caught: bool, outer: usize) {
     with_model(|m| {
         let me = m.current;
         m.ensure(me);
-        let raised = m.thrown_at[me];
-        if caught && raised != 0 && raised < sp {
-            let bytes = (sp - raised) as u64;
-            m.charge(bytes * m.costs.unwind_per_byte);
+        if caught {
+            m.charge_frames_up_to(sp);
         }
         m.thrown_at[me] = outer;
+        m.frames[me] = m.outer_frames[me].pop().unwrap_or_default();
     });
 }
 
 /// The unwinding under way reaches a destructor at stack address `sp` that may wait for another
-/// thread: charges the stack unwound so far, so that the time it waits is not charged after the
-/// frames below were unwound (the rest is charged by the catch).
+/// thread: charges the frames unwound so far now, so that the time it waits is not charged after
+/// the frames below were unwound (the rest is charged by the catch).
 pub(crate) fn unwind_passing(sp: usize) {
     with_model(|m| {
         let me = m.current;
         m.ensure(me);
-        let raised = m.thrown_at[me];
-        if raised != 0 && raised < sp {
-            m.charge((sp - raised) as u64 * m.costs.unwind_per_byte);
-            m.thrown_at[me] = sp;
-        }
+        m.charge_frames_up_to(sp);
     });
+}
+
+impl Model {
+    /// Charges the current thread's pending unwinding for its recorded frames below stack address
+    /// `sp` not charged yet, and marks them charged.
+    fn charge_frames_up_to(&mut self, sp: usize) {
+        let me = self.current;
+        let raised = self.thrown_at[me];
+        if raised != 0 && raised < sp {
+            let frames = super::frames::between(&self.frames[me], raised, sp);
+            self.charge(frames * self.costs.unwind_per_frame);
+            self.thrown_at[me] = sp;
+        }
+    }
 }
 
 /// The calling thread is about to park on a futex with no timeout.
