@@ -49,7 +49,8 @@ pub(crate) fn unwinding_passes_here() {
     crate::platform::sync::sim::vtime::unwind_passing(stack_address());
 }
 
-/// An address in the caller's frame (the simulation measures unwindings in stack bytes).
+/// An address in the caller's frame (the simulation charges the frames an unwinding passes
+/// between two such addresses).
 #[cfg(forkjoin_shuttle)]
 #[inline(always)]
 fn stack_address() -> usize {
