@@ -351,15 +351,10 @@ mod linux {
         const DEPTH: u32 = 46;
         let raise = median(|| unwinding::<1>(0));
         row("unwind raise (caught at once)", raise);
-        let per_frame = |words| {
-            let deep = median(|| match words {
-                1 => unwinding::<1>(DEPTH),
-                _ => unwinding::<48>(DEPTH),
-            });
-            (deep - raise) / f64::from(DEPTH)
-        };
-        row("unwind per frame", per_frame(1));
-        row("  the same, 384 bytes more", per_frame(48));
+        let per_frame =
+            |unwinding: fn(u32) -> f64| (median(|| unwinding(DEPTH)) - raise) / f64::from(DEPTH);
+        row("unwind per frame", per_frame(unwinding::<1>));
+        row("  the same, 384 bytes more", per_frame(unwinding::<48>));
         let pool = forkjoin::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()

@@ -1,7 +1,7 @@
 //! The frames on the calling thread's stack, for the timing mode's unwinding charge
 //! (`super::vtime`, "Unwinding"): an unwinding costs per frame it passes, whatever the frame's size
-//! (`examples/calibrate.rs` measures 48-, 384- and 1,024-byte frames alike), so the model counts
-//! frames rather than bytes.
+//! (`examples/calibrate.rs` measures 48- and 432-byte frames alike), so the model counts frames
+//! rather than bytes.
 //!
 //! The walk is the system unwinder's own (`_Unwind_Backtrace`, which `std` links on every target
 //! that unwinds with DWARF tables): it yields each frame's canonical frame address (CFA), the stack
@@ -88,7 +88,7 @@ mod tests {
         assert_eq!(deep.len(), shallow.len() + 10);
         let marker = 0u8;
         let here = std::hint::black_box(&marker) as *const u8 as usize;
-        // Below `here`: the walk's own frames and `nested`'s, 11 more of them in the deep walk.
+        // Below `here`: the walk's own frames and `nested`'s, 10 more of them in the deep walk.
         assert_eq!(between(&deep, 0, here) - between(&shallow, 0, here), 10);
     }
 

@@ -171,6 +171,18 @@ impl Model {
         }
     }
 
+    /// Charges the current thread's pending unwinding for its recorded frames below stack address
+    /// `sp` not charged yet, and marks them charged.
+    fn charge_frames_up_to(&mut self, sp: usize) {
+        let me = self.current;
+        let raised = self.thrown_at[me];
+        if raised != 0 && raised < sp {
+            let frames = super::frames::between(&self.frames[me], raised, sp);
+            self.charge(frames * self.costs.unwind_per_frame);
+            self.thrown_at[me] = sp;
+        }
+    }
+
     fn charge(&mut self, ns: u64) {
         let me = self.current;
         self.ensure(me);
@@ -371,20 +383,6 @@ pub(crate) fn unwind_passing(sp: usize) {
         m.ensure(me);
         m.charge_frames_up_to(sp);
     });
-}
-
-impl Model {
-    /// Charges the current thread's pending unwinding for its recorded frames below stack address
-    /// `sp` not charged yet, and marks them charged.
-    fn charge_frames_up_to(&mut self, sp: usize) {
-        let me = self.current;
-        let raised = self.thrown_at[me];
-        if raised != 0 && raised < sp {
-            let frames = super::frames::between(&self.frames[me], raised, sp);
-            self.charge(frames * self.costs.unwind_per_frame);
-            self.thrown_at[me] = sp;
-        }
-    }
 }
 
 /// The calling thread is about to park on a futex with no timeout.
