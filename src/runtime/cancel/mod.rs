@@ -36,8 +36,9 @@
 //! (an unwinding costs about a microsecond, a scope may hold a million jobs): its scope notes it and
 //! unwinds once at its end, and the worker that dropped it counts it off the scope's latch together
 //! with the next ones it drops (`registry/worker/deferred_release.rs`). A join whose a unwinds
-//! takes b's result or panic as a value, and a wait inside cancelled work yields rather than
-//! sleeps for a while (`registry/worker/wait.rs`): a chain of stolen b's unwinds link by link. `cancellable` catches that payload and returns `Err(Cancelled)`; a
+//! takes b's result or panic as a value, and a wait inside cancelled work stays awake and steals
+//! nothing for a while (`registry/worker/wait.rs`): a chain of stolen b's unwinds link by link.
+//! `cancellable` catches that payload and returns `Err(Cancelled)`; a
 //! real panic in the same region wins (joins and scopes keep a real panic over a cancellation) and
 //! is resumed. A spawned job that stops ends silently (no panic handler).
 //!

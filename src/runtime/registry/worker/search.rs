@@ -5,11 +5,11 @@
 //! broadcast inbox (a broadcast's share, which only this worker may run) → injector (work from
 //! outside the pool) → the other workers whose deques the work map marks as possibly holding jobs
 //! (`crate::runtime::sleep::work_map`), from a random one on (FIFO end, the oldest and largest
-//! jobs). A worker past its stack guard (`wait.rs`) stops before the other workers' deques. Finding
-//! nothing, the worker joins the idle count, then spins, yields and finally sleeps through
-//! [`crate::runtime::sleep`] (checking the injector and its inbox once more before it blocks);
-//! after a patrol timeout it heavy-steals once ([`WorkerThread::heavy_steal`]) and sleeps again,
-//! twice as long.
+//! jobs). A worker past its stack guard, or waiting inside cancelled work (`wait.rs`), stops before
+//! the other workers' deques. Finding nothing, the worker joins the idle count, then spins, yields
+//! and finally sleeps through [`crate::runtime::sleep`] (checking the injector and its inbox once
+//! more before it blocks); after a patrol timeout it heavy-steals once
+//! ([`WorkerThread::heavy_steal`]) and sleeps again, twice as long.
 //!
 //! A waiting worker runs only jobs that belong to what it waits for (`want`, see
 //! `crate::runtime::jobs::region`): its own deque's other jobs move to the injector, and steals
@@ -28,8 +28,8 @@ use crate::runtime::trace::{Event, Source};
 
 impl WorkerThread {
     /// One search for a job that may run in a wait for `want`: own deque → broadcast inbox →
-    /// injector → marked victims (not past the stack guard).
-    pub(super) fn find_work(&self, guarded: bool, want: WaitFor) -> Option<(JobRef, Source)> {
+    /// injector → marked victims (not if `own_only`: past the stack guard, or in a cancelled wait).
+    pub(super) fn find_work(&self, own_only: bool, want: WaitFor) -> Option<(JobRef, Source)> {
         while let Some(job) = self.pop_public() {
             if want == WaitFor::Anything || self.registry.belongs(want, &job) {
                 return Some((job, Source::OwnDeque));
@@ -52,7 +52,7 @@ impl WorkerThread {
             bump(&self.stats().injector_pops);
             return Some((job, Source::Injector));
         }
-        if guarded {
+        if own_only {
             return None;
         }
         self.steal(want)

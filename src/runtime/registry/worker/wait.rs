@@ -9,10 +9,16 @@
 //! leave the idle count, wake one more sleeper if more work is visible (sleep README rule 6), run
 //! it; found nothing: join the idle count (unless guarded) and let the sleep module spin, yield or
 //! put the worker to sleep. A wake for new work that this worker cannot use is passed on (rule 7).
-//! Leaving the idle count may make the next push publish at once (rule 8). A wait inside cancelled
-//! work does not sleep for its first [`CANCELLED_AWAKE_ROUNDS`] idle rounds: it yields instead.
-//! What it waits for is being unwound, and in a chain of stolen b's each link would otherwise pay a
-//! wake-up (2 µs on the development VM, 12–18 µs on a 16-core host) after the one below it.
+//! Leaving the idle count may make the next push publish at once (rule 8).
+//!
+//! **A wait inside cancelled work** stays awake for its first [`CANCELLED_WAIT`]`.rounds` idle
+//! rounds: it spins briefly on its latch and then yields, where another wait would idle towards
+//! sleep, and it steals nothing and is not counted idle. What it waits for is being unwound, and
+//! a chain of stolen b's unwinds link by link: each link would otherwise pay a wake-up (2 µs on the
+//! development VM, 7–18 µs on a 16-core host) after the one below it, and a cancelled job stolen
+//! now, which its owner would have dropped on its way past, adds a link. It still pops its own
+//! deque and the injector. After those rounds it waits as any wait does, so a thief blocked in
+//! user code delays it without stranding work.
 //!
 //! **Stack guard.** A worker that waits for a stolen job executes other jobs on top of its
 //! current stack; unbounded, the frames pile up where the sequential program would never have gone. Each
@@ -38,32 +44,53 @@ pub(super) fn approx_stack_pointer() -> usize {
     std::hint::black_box(&marker) as *const u8 as usize
 }
 
-/// What the wait loop of [`WorkerThread::wait_until_cold`] carries from one search to the next,
-/// besides the sleep module's [`IdleState`].
-/// Idle rounds a wait in cancelled work yields instead of idling towards sleep (see the module
-/// doc): about a millisecond of yields on a busy machine, then it sleeps as any wait does.
-#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
-const CANCELLED_AWAKE_ROUNDS: u32 = 1024;
-// The correctness simulations pay a scheduling point per round; loom none at all.
-#[cfg(forkjoin_shuttle)]
-const CANCELLED_AWAKE_ROUNDS: u32 = 8;
-#[cfg(forkjoin_loom)]
-const CANCELLED_AWAKE_ROUNDS: u32 = 0;
-
-/// [`CANCELLED_AWAKE_ROUNDS`] in force (the simulation's timing mode idles as production does).
-#[inline]
-fn cancelled_awake_rounds() -> u32 {
-    #[cfg(forkjoin_shuttle)]
-    if crate::platform::sync::timing_mode() {
-        return 1024;
-    }
-    CANCELLED_AWAKE_ROUNDS
+/// How a wait inside cancelled work stays awake (see the module doc).
+#[derive(Clone, Copy)]
+struct CancelledWait {
+    /// Idle rounds it stays awake: about a millisecond on a busy machine, then it waits as any
+    /// wait does.
+    rounds: u32,
+    /// Probes of the latch per round before it yields: about a microsecond, what the link below
+    /// it takes to finish once its own wait ends.
+    spins: u32,
 }
 
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+const CANCELLED_WAIT: CancelledWait = CancelledWait {
+    rounds: 1024,
+    spins: 32,
+};
+// The correctness simulations pay a scheduling point per round and per spin; loom none at all.
+#[cfg(forkjoin_shuttle)]
+const CANCELLED_WAIT: CancelledWait = CancelledWait {
+    rounds: 8,
+    spins: 1,
+};
+#[cfg(forkjoin_loom)]
+const CANCELLED_WAIT: CancelledWait = CancelledWait {
+    rounds: 0,
+    spins: 0,
+};
+
+/// [`CANCELLED_WAIT`] in force (the simulation's timing mode idles as production does).
+#[inline]
+fn cancelled_wait() -> CancelledWait {
+    #[cfg(forkjoin_shuttle)]
+    if crate::platform::sync::timing_mode() {
+        return CancelledWait {
+            rounds: 1024,
+            spins: 32,
+        };
+    }
+    CANCELLED_WAIT
+}
+
+/// What the wait loop of [`WorkerThread::wait_until_cold`] carries from one search to the next,
+/// besides the sleep module's [`IdleState`].
 struct Waiting {
     /// In the pool's idle count (only workers that can steal are counted).
     counted: bool,
-    /// Idle rounds yielded because the work around the wait was cancelled.
+    /// Idle rounds stayed awake because the work around the wait was cancelled.
     cancelled_rounds: u32,
     /// A waker claimed us for new work and we have not searched since.
     owe_wake: bool,
@@ -155,10 +182,16 @@ impl WorkerThread {
             owe_wake: false,
             idle_since: None,
         };
+        let cancelled_wait = cancelled_wait();
         while !latch.probe() {
-            let found = match self.find_work(guarded, want) {
+            // What we wait for is being unwound: stay awake for it, steal nothing, and do not
+            // count as idle (see the module doc).
+            let stay_awake =
+                waiting.cancelled_rounds < cancelled_wait.rounds && self.cancel_requested();
+            let own_only = guarded || stay_awake;
+            let found = match self.find_work(own_only, want) {
                 Some(found) => Some(found),
-                None if !guarded && idle.take_patrol_due() && sleep.claim_patrol() => {
+                None if !own_only && idle.take_patrol_due() && sleep.claim_patrol() => {
                     // A timed sleep ran out, and no other worker patrolled just now: look for jobs
                     // hidden on other workers' private stacks, whose owners may be blocked in user
                     // code.
@@ -195,7 +228,7 @@ impl WorkerThread {
             if waiting.idle_since.is_none() {
                 waiting.idle_since = Some(self.begin_idle());
             }
-            if !guarded && !waiting.counted {
+            if !own_only && !waiting.counted {
                 // Relaxed: ordered before a patrol's heavy steal by its barrier; owners only need
                 // a hint.
                 sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
@@ -204,10 +237,16 @@ impl WorkerThread {
             // Nothing left to drop: release what we hold before idling (the latch we wait for
             // may be the one they count in).
             self.release_deferred_before_search();
-            if waiting.cancelled_rounds < cancelled_awake_rounds() && self.cancel_requested() {
-                // What we wait for is being unwound: stay awake for it (see the module doc).
+            if stay_awake {
                 waiting.cancelled_rounds += 1;
-                crate::platform::sync::yield_now();
+                let mut spins = 0;
+                while spins < cancelled_wait.spins && !latch.probe() {
+                    crate::platform::sync::spin_loop();
+                    spins += 1;
+                }
+                if spins == cancelled_wait.spins {
+                    crate::platform::sync::yield_now();
+                }
                 continue;
             }
             let outcome = sleep.no_work_found(
