@@ -612,3 +612,56 @@ fn a_job_future_resolves_with_the_cancellation_of_its_work() {
         assert!(payload.is::<Cancelled>());
     });
 }
+
+#[test]
+fn a_wait_in_cancelled_work_still_runs_what_a_blocked_thief_waits_for() {
+    // A wait inside cancelled work steals nothing for a while (a chain of stolen b's unwinds
+    // faster without new links), but it must not strand work: a's join waits for b, b's thief
+    // blocks until a job of b's scope has ended, and on two threads only the waiting worker is free
+    // to take that job. It completes (the job run or dropped, its capture dropped once).
+    for threads in [2, 8] {
+        common::watchdog(
+            &format!("cancelled wait, blocked thief, {threads} threads"),
+            LIMIT,
+            move || {
+                let pool = common::pool(threads);
+                let token = CancelToken::new();
+                let drops = Drops::new();
+                let ran = AtomicUsize::new(0);
+                let b_started = AtomicBool::new(false);
+                let r = pool.cancellable(&token, || {
+                    join(
+                        || {
+                            // b is offered to the idle worker and taken (a patrol takes it even
+                            // from a spinning owner); then cancel, and the join waits for b.
+                            while !b_started.load(Ordering::SeqCst) {
+                                std::hint::spin_loop();
+                            }
+                            token.cancel();
+                        },
+                        || {
+                            b_started.store(true, Ordering::SeqCst);
+                            let (tx, rx) = mpsc::channel::<()>();
+                            let rx = Mutex::new(rx);
+                            scope(|s| {
+                                let (v, ran) = (drops.value(), &ran);
+                                s.spawn(move |_| {
+                                    let _v = v;
+                                    ran.fetch_add(1, Ordering::SeqCst);
+                                    let _ = tx.send(());
+                                });
+                                // Returns once the job ran (it sent) or was dropped unrun (its
+                                // sender dropped with it).
+                                let _ = rx.lock().unwrap().recv();
+                            });
+                        },
+                    )
+                });
+                assert!(r == Ok(((), ())) || r == Err(Cancelled));
+                assert!(ran.load(Ordering::SeqCst) <= 1);
+                // The scope returned only after its job ended: the capture has dropped.
+                assert_eq!(drops.count(), 1, "the scope job's capture drops once");
+            },
+        );
+    }
+}

@@ -72,6 +72,39 @@ fn a_worker_blocked_on_the_job_it_spawned_inside_a_join_tree() {
     on_pools("spawn then recv inside a join", &[2, 8, 64], pattern);
 }
 
+/// A stolen b that blocks until a job it made has run, the fix the README gives for it: the job
+/// is a scope's (`scope(|s| { s.spawn(send); recv() })`), so it belongs to b, and the worker
+/// waiting in the join for b takes it even when no other worker is free. (With `spawn` instead the
+/// job belongs to nobody's wait, and on two threads nobody takes it: a README limitation.)
+#[test]
+fn a_stolen_b_that_waits_for_a_job_of_its_own_scope() {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        let got = pool.install(|| {
+            let b_started = std::sync::atomic::AtomicBool::new(false);
+            forkjoin::join(
+                || {
+                    // Until b is taken by another worker, so that this one waits for it.
+                    while !b_started.load(std::sync::atomic::Ordering::SeqCst) {
+                        std::hint::spin_loop();
+                    }
+                },
+                || {
+                    b_started.store(true, std::sync::atomic::Ordering::SeqCst);
+                    let (tx, rx) = mpsc::channel();
+                    let rx = Mutex::new(rx);
+                    forkjoin::scope(|s| {
+                        s.spawn(move |_| tx.send(7u32).unwrap());
+                        rx.lock().unwrap().recv().unwrap()
+                    })
+                },
+            )
+            .1
+        });
+        assert_eq!(got, 7);
+    }
+    on_pools("stolen b: scope(spawn(send), recv)", &[2, 8, 64], pattern);
+}
+
 /// `Barrier(n)` across the `n` items of a parallel loop on `n` threads, with `with_max_len(1)`
 /// (the README's fix): every item is a job of its own, which an idle worker takes even while the
 /// worker that pushed it waits at the barrier.
