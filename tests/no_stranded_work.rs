@@ -35,7 +35,7 @@ fn on_pools(what: &'static str, sizes: &[usize], pattern: fn(&ThreadPool, usize)
 /// `join(|| spawn(send), || recv())`: b blocks until the job a spawned has run. When b is
 /// stolen, its thief blocks in `recv`, and the job a spawned sits on the joining worker's deque:
 /// that worker runs it before it waits for b (it hung here before). On a pool of one thread b
-/// runs right after a and nobody else can run the job: a README limitation.
+/// runs right after a and blocks with the job still queued: the pool's reserve worker runs it.
 #[test]
 fn a_join_whose_b_waits_for_a_job_its_a_spawned() {
     fn pattern(pool: &ThreadPool, _: usize) {
@@ -49,7 +49,7 @@ fn a_join_whose_b_waits_for_a_job_its_a_spawned() {
         });
         assert_eq!(got, 7);
     }
-    on_pools("join(spawn(send), recv)", &[2, 8, 64], pattern);
+    on_pools("join(spawn(send), recv)", &[1, 2, 8, 64], pattern);
 }
 
 /// A spawner that blocks until its spawned job has run, inside a join tree: the spawned job sits
@@ -141,4 +141,82 @@ fn a_deep_join_whose_a_sends_and_b_receives() {
         assert_eq!(pool.install(|| deep(8)), 5 << 8);
     }
     on_pools("a deep join whose a sends", &[1, 2, 8, 64], pattern);
+}
+
+/// A receive after a `join` whose a spawned the sender, inside `install` on a pool of one
+/// thread: the only worker blocks in `recv` with the job on its own deque, and the pool's reserve
+/// worker runs it.
+#[test]
+fn a_receive_after_a_join_whose_a_spawned_the_sender() {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        let got = pool.install(|| {
+            let (tx, rx) = mpsc::channel();
+            forkjoin::join(
+                move || forkjoin::spawn(move || tx.send(9u32).unwrap()),
+                || (),
+            );
+            rx.recv().unwrap()
+        });
+        assert_eq!(got, 9);
+    }
+    on_pools("join(spawn(send), ()); recv", &[1, 2, 8, 64], pattern);
+}
+
+/// A stolen b that `spawn`s a job and blocks until it has run, while the worker that waits for
+/// b refuses the job (spawned work belongs to nobody's wait) and, on two threads, no other worker
+/// exists: every thread is blocked or waiting, and the pool's reserve worker runs the job.
+#[test]
+fn a_stolen_b_that_waits_for_a_job_it_spawned() {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        let got = pool.install(|| {
+            let b_started = std::sync::atomic::AtomicBool::new(false);
+            forkjoin::join(
+                || {
+                    // Until b is taken by another worker, so that this one waits for it.
+                    while !b_started.load(std::sync::atomic::Ordering::SeqCst) {
+                        std::hint::spin_loop();
+                    }
+                },
+                || {
+                    b_started.store(true, std::sync::atomic::Ordering::SeqCst);
+                    let (tx, rx) = mpsc::channel();
+                    forkjoin::spawn(move || tx.send(7u32).unwrap());
+                    rx.recv().unwrap()
+                },
+            )
+            .1
+        });
+        assert_eq!(got, 7);
+    }
+    on_pools("stolen b: spawn(send), recv", &[2, 8, 64], pattern);
+}
+
+/// Every worker of the pool blocks in user code (a barrier of all of them plus the caller)
+/// while a job waits on a worker's deque: the reserve worker runs it, then the caller releases
+/// the barrier. On rayon the job waits until the barrier opens; here it runs first, which the
+/// test checks through the order of the channel's messages.
+#[test]
+fn a_job_waiting_while_every_worker_blocks_runs_on_the_reserve() {
+    fn pattern(pool: &ThreadPool, threads: usize) {
+        let barrier = std::sync::Arc::new(Barrier::new(threads + 1));
+        let (tx, rx) = mpsc::channel();
+        pool.broadcast(|_| ()); // every worker has started
+        for _ in 0..threads {
+            let barrier = barrier.clone();
+            let tx = tx.clone();
+            pool.spawn(move || {
+                tx.send("blocked").unwrap();
+                barrier.wait();
+            });
+        }
+        for _ in 0..threads {
+            assert_eq!(rx.recv().unwrap(), "blocked");
+        }
+        // Every worker is in `barrier.wait()`: only the reserve can run this one.
+        let done = tx.clone();
+        pool.spawn(move || done.send("ran").unwrap());
+        assert_eq!(rx.recv().unwrap(), "ran");
+        barrier.wait();
+    }
+    on_pools("a job while every worker blocks", &[1, 2, 8], pattern);
 }

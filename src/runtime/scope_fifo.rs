@@ -86,7 +86,8 @@ where
 
 impl<'scope> ScopeKind<'scope> for ScopeFifo<'scope> {
     fn make(registry: Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
-        let fifos = (0..registry.num_threads())
+        // One per worker slot, the reserve worker's included: any of them may spawn into it.
+        let fifos = (0..registry.thread_infos().len())
             .map(|_| JobFifo::new())
             .collect();
         ScopeFifo {
@@ -183,7 +184,7 @@ impl<'scope> ScopeFifo<'scope> {
 impl fmt::Debug for ScopeFifo<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ScopeFifo")
-            .field("pool_threads", &self.fifos.len())
+            .field("pool_threads", &self.base.registry().num_threads())
             .finish_non_exhaustive()
     }
 }

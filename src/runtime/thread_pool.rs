@@ -420,7 +420,11 @@ pub fn flush_trace() -> std::io::Result<()> {
     trace::flush_all()
 }
 
-/// Index of the calling thread within its pool, or `None` outside any pool.
+/// Index of the calling thread within its pool, in `0..current_num_threads()`, or `None` outside
+/// any pool. Also `None` on a pool's reserve thread (the temporary thread that runs waiting work
+/// while every thread of the pool is blocked in user code, see the README's "Blocking inside
+/// parallel work"): it is none of the pool's threads, and an index it shared with one of them
+/// could alias a slot of per-thread state.
 ///
 /// ```
 /// assert_eq!(forkjoin::current_thread_index(), None);
@@ -433,7 +437,8 @@ pub fn current_thread_index() -> Option<usize> {
         None
     } else {
         // SAFETY: as above.
-        Some(unsafe { (*wt).index() })
+        let (index, threads) = unsafe { ((*wt).index(), (*wt).registry().num_threads()) };
+        (index < threads).then_some(index)
     }
 }
 

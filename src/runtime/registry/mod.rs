@@ -15,6 +15,8 @@
 //! need either a pool handle or a running job of the pool.
 
 pub(crate) mod entry;
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+pub(crate) mod reserve;
 pub(crate) mod thread_builder;
 pub(crate) mod worker;
 
@@ -61,6 +63,8 @@ pub(crate) struct RegistryConfig {
     pub(crate) use_current_thread: bool,
     /// Workers take their own public deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).
     pub(crate) breadth_first: bool,
+    /// Keep a reserve worker (`reserve.rs`): the starter sets it for pools whose threads are ours.
+    pub(crate) reserve: bool,
 }
 
 /// Per-worker event counters and busy/idle clock. Written only by their worker (load + store, no
@@ -191,6 +195,9 @@ pub(crate) struct ThreadInfo {
     broadcasts: Injector,
     /// The queue behind this worker's `spawn_fifo` jobs (see `crate::runtime::jobs::fifo`).
     pub(crate) fifo: JobFifo,
+    /// The kernel's id of the thread running this worker, 0 until it starts (the stall check of
+    /// `reserve.rs` reads the thread's state).
+    pub(crate) tid: AtomicUsize,
 }
 
 /// Queue of jobs from outside the pool (plain threads, other pools); also each worker's broadcast
@@ -260,7 +267,12 @@ impl Injector {
 
 /// The shared state of one pool.
 pub(crate) struct Registry {
+    /// One per worker, then the reserve worker's if the pool keeps one.
     thread_infos: Box<[ThreadInfo]>,
+    /// The pool's size: its threads, the reserve worker not counted.
+    num_threads: usize,
+    /// The reserve worker's state, if the pool keeps one (`reserve.rs`).
+    reserve: Option<ReserveSlot>,
     sleep: Arc<Sleep>,
     /// Which workers' public deques may hold jobs (searches probe only those).
     work_map: WorkMap,
@@ -285,6 +297,23 @@ pub(crate) struct Registry {
     /// What the pool records for its trace file, if it traces; the file is written when the
     /// registry is dropped (its threads have exited).
     trace: Option<Arc<PoolTrace>>,
+}
+
+/// What the pool keeps for its reserve worker (`crate::runtime::registry::reserve`): the extra
+/// worker index past the pool's threads that a temporary thread runs while every thread is blocked
+/// in user code and work waits.
+pub(crate) struct ReserveSlot {
+    /// The reserve worker's queues while no thread runs it; its thread takes them when it starts
+    /// and gives them back when it stops.
+    pub(crate) queues: Mutex<Option<WorkerQueues>>,
+    /// The thread of its last start, joined before the next start and with the pool's threads.
+    pub(crate) thread: Mutex<Option<thread::JoinHandle<()>>>,
+    /// A thread runs the reserve worker now (set by the starter, cleared by the thread as it stops).
+    pub(crate) running: AtomicBool,
+    /// The stack size of the pool's threads, for the reserve's.
+    pub(crate) stack_size: Option<usize>,
+    /// Times a reserve thread started (statistics, tests).
+    pub(crate) starts: AtomicU64,
 }
 
 /// Name of the environment variable that sets the default thread count.
@@ -342,20 +371,27 @@ impl Registry {
     /// which moves each worker's queues into its thread and registers the thread with
     /// [`Registry::add_thread`].
     pub(crate) fn new(mut config: RegistryConfig) -> (Arc<Registry>, Vec<WorkerQueues>) {
-        let n = config.num_threads;
+        let threads = config.num_threads;
         crate::platform::sync::init_asymmetric_barriers();
         assert!(
-            (1..=MAX_THREADS).contains(&n),
+            (1..=MAX_THREADS).contains(&threads),
             "thread count checked by the builder"
         );
+        // Every per-worker structure has a slot for the reserve worker too, at index `threads`.
+        let n = threads + usize::from(config.reserve);
         let workers: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new()).collect();
         // Each private job stack's only owner handle is created here and moved into its worker's
         // thread by the starter, like the deque's `Worker`; the registry keeps thief handles.
         let job_stacks: Vec<JobStackOwner> = (0..n).map(|_| JobStackOwner::new()).collect();
         let (trace, writers) = match &config.trace {
             Some(trace) => {
-                let (trace, writers) = PoolTrace::start(trace, n);
-                (Some(trace), writers.into_iter().map(Some).collect())
+                // The reserve worker records no trace.
+                let (trace, writers) = PoolTrace::start(trace, threads);
+                let writers = writers
+                    .into_iter()
+                    .map(Some)
+                    .chain(std::iter::repeat_with(|| None));
+                (Some(trace), writers.take(n).collect())
             }
             None => (None, (0..n).map(|_| None).collect::<Vec<_>>()),
         };
@@ -370,9 +406,18 @@ impl Registry {
                     terminate: CoreLatch::new(),
                     broadcasts: Injector::new(),
                     fifo: JobFifo::new(),
+                    tid: AtomicUsize::new(0),
                 })
                 .collect(),
-            sleep: Arc::new(Sleep::new(n)),
+            num_threads: threads,
+            reserve: config.reserve.then(|| ReserveSlot {
+                queues: Mutex::new(None),
+                thread: Mutex::new(None),
+                running: AtomicBool::new(false),
+                stack_size: config.stack_size,
+                starts: AtomicU64::new(0),
+            }),
+            sleep: Arc::new(Sleep::with_reserve(threads, n - threads)),
             breadth_first: config.breadth_first,
             work_map: WorkMap::new(n),
             regions: Regions::new(n),
@@ -381,18 +426,21 @@ impl Registry {
             panic_handler: config.panic_handler.take(),
             start_handler: config.start_handler.take(),
             exit_handler: config.exit_handler.take(),
-            handles: Mutex::new(Vec::with_capacity(n)),
-            starting: AtomicUsize::new(n),
+            handles: Mutex::new(Vec::with_capacity(threads)),
+            starting: AtomicUsize::new(threads),
             started: Arc::new(LockLatch::new()),
             caller_yielding: AtomicBool::new(false),
             trace,
         });
-        let queues = workers
+        let mut queues: Vec<WorkerQueues> = workers
             .into_iter()
             .zip(job_stacks)
             .zip(writers)
             .map(|((deque, jobs), trace)| WorkerQueues { deque, jobs, trace })
             .collect();
+        if let Some(reserve) = &registry.reserve {
+            *reserve.queues.lock().unwrap_or_else(|e| e.into_inner()) = queues.pop();
+        }
         (registry, queues)
     }
 
@@ -425,11 +473,38 @@ impl Registry {
         for h in handles {
             let _ = h.join();
         }
+        if let Some(reserve) = &self.reserve {
+            let handle = reserve
+                .thread
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if let Some(h) = handle {
+                let _ = h.join();
+            }
+        }
     }
 
+    /// The pool's size (its reserve worker not counted).
     #[inline]
     pub(crate) fn num_threads(&self) -> usize {
-        self.thread_infos.len()
+        self.num_threads
+    }
+
+    /// The reserve worker's state, if the pool keeps one.
+    #[inline]
+    pub(crate) fn reserve(&self) -> Option<&ReserveSlot> {
+        self.reserve.as_ref()
+    }
+
+    /// True if a job may be waiting in one of the pool's queues (the injector, a public deque or a
+    /// private stack): a racy hint, for the stall check.
+    pub(crate) fn may_hold_jobs(&self) -> bool {
+        self.injector.has_jobs()
+            || self
+                .thread_infos
+                .iter()
+                .any(|info| !info.stealer.is_empty() || info.jobs.may_hold_jobs())
     }
 
     #[inline]
@@ -609,7 +684,7 @@ impl Registry {
     pub(crate) fn worker_counters(&self) -> Vec<CounterSnapshot> {
         let n = self.num_threads();
         let now = crate::platform::clock::ticks();
-        self.thread_infos
+        self.thread_infos[..n]
             .iter()
             .enumerate()
             .map(|(index, info)| {

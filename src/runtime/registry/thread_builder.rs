@@ -173,7 +173,8 @@ where
 }
 
 /// The stack size std gives spawned threads by default.
-fn default_stack_size() -> usize {
+/// The stack size of a worker thread when the builder sets none: `RUST_MIN_STACK`, else 2 MiB.
+pub(crate) fn default_stack_size() -> usize {
     std::env::var("RUST_MIN_STACK")
         .ok()
         .and_then(|s| s.trim().parse().ok())
@@ -241,6 +242,10 @@ pub(crate) fn start_pool(
         return Err(StartError::CurrentThreadInPool);
     }
     let pin_failure: PinFailure = Arc::new(Mutex::new(None));
+    #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+    {
+        config.reserve = super::reserve::wanted(spawn.owns_threads());
+    }
     let (registry, queues) = Registry::new(config);
     let mut current = None;
     for (index, queues) in queues.into_iter().enumerate() {
@@ -271,6 +276,10 @@ pub(crate) fn start_pool(
         let stack_size = stack_size.unwrap_or_else(default_stack_size);
         let adopted = worker::adopt_current_thread(&registry, 0, queues, stack_size);
         debug_assert!(adopted, "checked above");
+    }
+    #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+    if registry.reserve().is_some() {
+        super::reserve::watch(&registry);
     }
     if !spawn.owns_threads() && pin_cpus.is_none() {
         return Ok(registry);

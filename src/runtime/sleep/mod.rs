@@ -120,6 +120,10 @@ pub struct Sleep {
     last_patrol: CachePadded<AtomicU64>,
     /// [`PATROL_FIRST`] in ticks.
     patrol_gap: u64,
+    /// Workers that can be in the idle count: the pool's threads, plus its reserve worker while one
+    /// runs (`crate::runtime::registry::reserve`). A sleeper that sees fewer idle workers than this
+    /// sleeps only until its next patrol (rule 9).
+    may_idle: AtomicUsize,
 }
 
 /// `last_patrol` before the first patrol.
@@ -211,24 +215,43 @@ impl IdleState {
 }
 
 impl Sleep {
-    /// Sleep state for a pool of `num_threads` workers.
+    /// Sleep state for a pool of `num_threads` workers (and no reserve worker).
+    #[cfg(any(test, forkjoin_loom))]
     pub fn new(num_threads: usize) -> Self {
-        assert!(num_threads <= MAX_THREADS);
+        Self::with_reserve(num_threads, 0)
+    }
+
+    /// Sleep state for a pool of `num_threads` workers and `reserve` slots for reserve workers,
+    /// which count as idle candidates only while they run ([`Sleep::reserve_started`]).
+    pub fn with_reserve(num_threads: usize, reserve: usize) -> Self {
+        let slots = num_threads + reserve;
+        assert!(slots <= MAX_THREADS + 1);
         Sleep {
             counters: CachePadded::new(AtomicCounters::new()),
-            slots: (0..num_threads)
-                .map(|_| CachePadded::new(Slot::new()))
-                .collect(),
+            slots: (0..slots).map(|_| CachePadded::new(Slot::new())).collect(),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
             untimed_sleepers: CachePadded::new(AtomicUsize::new(0)),
             last_patrol: CachePadded::new(AtomicU64::new(NO_PATROL_YET)),
             patrol_gap: crate::platform::clock::ticks_in(PATROL_FIRST),
+            may_idle: AtomicUsize::new(num_threads),
         }
     }
 
-    /// Number of workers this sleep state serves.
+    /// Number of workers this sleep state serves (reserve slots included).
+    #[cfg(any(test, forkjoin_loom))]
     pub fn num_threads(&self) -> usize {
         self.slots.len()
+    }
+
+    /// A reserve worker starts running (or, with `false`, stops): it may hold private jobs, so
+    /// sleepers keep patrolling while it is not idle.
+    pub(crate) fn reserve_started(&self, running: bool) {
+        // Relaxed: only the choice between a patrol timeout and the one-second sleep reads it.
+        if running {
+            self.may_idle.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.may_idle.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 
     /// Begins an idle period for worker `index`.
@@ -442,7 +465,8 @@ impl Sleep {
         // `new_jobs` announces to us.
         self.untimed_sleepers.fetch_add(1, Ordering::Relaxed);
         fence(Ordering::SeqCst);
-        let timed = self.idle_workers.load(Ordering::Relaxed) < self.num_threads();
+        let timed =
+            self.idle_workers.load(Ordering::Relaxed) < self.may_idle.load(Ordering::Relaxed);
         if timed {
             // Relaxed: only `leave_idle`'s decision reads it; a stale count only publishes early.
             self.untimed_sleepers.fetch_sub(1, Ordering::Relaxed);

@@ -471,6 +471,17 @@ impl WorkerThread {
         }
     }
 
+    /// Gives back the owner handles of this worker's queues, for a reserve worker's next start
+    /// (both queues are empty: the worker has left every frame that pushed on them).
+    #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+    fn into_queues(self) -> WorkerQueues {
+        debug_assert!(self.deque.is_empty() && self.jobs.is_empty());
+        let WorkerThread {
+            deque, jobs, trace, ..
+        } = self;
+        WorkerQueues { deque, jobs, trace }
+    }
+
     /// Publishes this worker as the calling thread's.
     fn enter(&self) {
         WORKER_THREAD.with(|c| c.set(self));
@@ -512,10 +523,59 @@ pub(crate) fn main_loop(
     let _running = crate::platform::sync::RunningThread::enter();
     let worker = WorkerThread::new(&registry, index, queues, stack_size);
     worker.enter();
+    // Relaxed: read only by the stall check, which tolerates a late or missing id.
+    registry.thread_info(index).tid.store(
+        crate::platform::thread_state::current_tid(),
+        crate::platform::sync::Ordering::Relaxed,
+    );
     registry.run_start_handler(index);
     registry.worker_started();
     worker.wait_until(&registry.thread_info(index).terminate);
     debug_assert!(worker.deque.is_empty(), "work left behind at termination");
     registry.run_exit_handler(index);
     leave();
+}
+
+/// How many searches in a row a reserve worker makes without finding a job before it stops.
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+const RESERVE_EMPTY_SEARCHES: u32 = 16;
+
+/// Body of a pool's reserve worker thread (`crate::runtime::registry::reserve`): runs as worker
+/// `index` (past the pool's threads) while it finds jobs, taking anything an idle worker may take
+/// (it holds no frames and no locks of its own, so the region rule has nothing to protect), with a
+/// heavy steal after every empty search since the blocked workers' private jobs are what it is
+/// for; then it gives its queues back. It never sleeps in the idle protocol: its wake-ups come from
+/// the stall check. Waits inside the jobs it runs are ordinary waits.
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+pub(crate) fn reserve_loop(
+    registry: &Arc<Registry>,
+    index: usize,
+    queues: WorkerQueues,
+    stack_size: usize,
+) -> WorkerQueues {
+    let worker = WorkerThread::new(registry, index, queues, stack_size);
+    worker.enter();
+    let mut empty = 0;
+    while empty < RESERVE_EMPTY_SEARCHES {
+        let found = worker
+            .find_work(
+                !worker.may_steal(),
+                crate::runtime::jobs::region::WaitFor::Anything,
+            )
+            .or_else(|| worker.steal_private(crate::runtime::jobs::region::WaitFor::Anything));
+        match found {
+            Some((job, source)) => {
+                worker.execute_from(job, source);
+                worker.release_deferred();
+                empty = 0;
+            }
+            None => {
+                empty += 1;
+                crate::platform::sync::yield_now();
+            }
+        }
+    }
+    worker.release_deferred();
+    leave();
+    worker.into_queues()
 }

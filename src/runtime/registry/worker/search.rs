@@ -128,7 +128,8 @@ impl WorkerThread {
     /// victim's oldest private job. The caller is already in the idle count, so afterwards any private job
     /// is either taken or its owner's next push sees the count (and publishes, and wakes sleepers).
     fn heavy_steal(&self, want: WaitFor) -> Option<(JobRef, Source)> {
-        if self.registry.num_threads() == 1 {
+        // Alone (no reserve worker either): nobody else's stack to look at.
+        if self.registry.thread_infos().len() == 1 {
             return None;
         }
         let infos = self.registry.thread_infos();

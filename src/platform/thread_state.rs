@@ -1,0 +1,74 @@
+//! What the kernel says a thread is doing: running (or ready to), or blocked. The stall check of a
+//! pool's reserve worker (`crate::runtime::registry::reserve`) asks it of each worker thread, so
+//! that a pool whose threads are all blocked in user code (a lock, a channel, a barrier) is told
+//! apart from one whose threads compute.
+//!
+//! Linux only: the state letter of `/proc/self/task/TID/stat` (`R` running or runnable; `S`, `D`,
+//! `T`, ... not running). Elsewhere nothing is known and the reserve worker is not kept.
+
+/// The kernel's id of the calling thread (0 where unknown).
+pub(crate) fn current_tid() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `gettid` has no preconditions and cannot fail.
+        let tid = unsafe { libc::gettid() };
+        usize::try_from(tid).unwrap_or(0)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+/// True if thread `tid` of this process is running or runnable, false if it is blocked or
+/// stopped, `None` if unknown (no such thread, no `/proc`, or not Linux).
+pub(crate) fn is_running(tid: usize) -> Option<bool> {
+    if tid == 0 || !cfg!(target_os = "linux") {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    state_of(&stat).map(|state| state == 'R')
+}
+
+/// The state letter of a `stat` line: the first field after the command name, which is in
+/// parentheses and may itself hold spaces and parentheses (hence the last `)`).
+fn state_of(stat: &str) -> Option<char> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.trim_start().chars().next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_follows_the_command_name_whatever_it_holds() {
+        assert_eq!(state_of("42 (worker) S 1 2 3"), Some('S'));
+        assert_eq!(state_of("42 (a) b) R 1 2 3"), Some('R'));
+        assert_eq!(state_of("42 (no state"), None);
+        assert_eq!(state_of(""), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_calling_thread_runs_and_a_blocked_one_does_not() {
+        assert_eq!(is_running(current_tid()), Some(true));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let blocked = std::thread::spawn(move || {
+            tx.send(current_tid()).unwrap();
+            done_rx.recv().unwrap();
+        });
+        let tid = rx.recv().unwrap();
+        // The thread blocks in `recv` at some point after it sent its id; wait for the kernel to
+        // say so (bounded: a watchdog, not a timing assumption).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while is_running(tid) != Some(false) {
+            assert!(std::time::Instant::now() < deadline, "never seen blocked");
+            std::thread::yield_now();
+        }
+        done_tx.send(()).unwrap();
+        blocked.join().unwrap();
+        assert_eq!(is_running(0), None);
+    }
+}
