@@ -105,9 +105,10 @@ fn a_stolen_b_that_waits_for_a_job_of_its_own_scope() {
     on_pools("stolen b: scope(spawn(send), recv)", &[2, 8, 64], pattern);
 }
 
-/// `Barrier(n)` across the `n` items of a parallel loop on `n` threads, with `with_max_len(1)`
-/// (the README's fix): every item is a job of its own, which an idle worker takes even while the
-/// worker that pushed it waits at the barrier.
+/// `Barrier(n)` across the `n` items of a parallel loop on `n` threads, with `with_max_len(1)`:
+/// every split pushes, and an idle worker takes each item's job even while the worker that pushed
+/// it waits at the barrier. (At 64 threads the call's up-front splits nest deep enough to run
+/// inline: the README's fix is a scope, tested below.)
 #[test]
 fn a_barrier_across_the_items_of_a_loop_split_to_single_items() {
     fn pattern(pool: &ThreadPool, threads: usize) {
@@ -192,31 +193,98 @@ fn a_stolen_b_that_waits_for_a_job_it_spawned() {
 }
 
 /// Every worker of the pool blocks in user code (a barrier of all of them plus the caller)
-/// while a job waits on a worker's deque: the reserve worker runs it, then the caller releases
-/// the barrier. On rayon the job waits until the barrier opens; here it runs first, which the
-/// test checks through the order of the channel's messages.
+/// while a job waits in the pool: the reserve worker runs it, then the caller releases the
+/// barrier (on rayon the job would wait for the barrier). The reserve is none of the pool's
+/// threads: `current_thread_index()` is `None` there, and the pool's size is unchanged.
 #[test]
 fn a_job_waiting_while_every_worker_blocks_runs_on_the_reserve() {
     fn pattern(pool: &ThreadPool, threads: usize) {
         let barrier = std::sync::Arc::new(Barrier::new(threads + 1));
         let (tx, rx) = mpsc::channel();
-        pool.broadcast(|_| ()); // every worker has started
         for _ in 0..threads {
             let barrier = barrier.clone();
             let tx = tx.clone();
             pool.spawn(move || {
-                tx.send("blocked").unwrap();
+                tx.send(("blocked", forkjoin::current_thread_index(), 0))
+                    .unwrap();
                 barrier.wait();
             });
         }
         for _ in 0..threads {
-            assert_eq!(rx.recv().unwrap(), "blocked");
+            let (what, index, _) = rx.recv().unwrap();
+            assert_eq!(what, "blocked");
+            assert!(index.is_some_and(|i| i < threads), "{index:?}");
         }
         // Every worker is in `barrier.wait()`: only the reserve can run this one.
         let done = tx.clone();
-        pool.spawn(move || done.send("ran").unwrap());
-        assert_eq!(rx.recv().unwrap(), "ran");
+        pool.spawn(move || {
+            let seen = (
+                "ran",
+                forkjoin::current_thread_index(),
+                forkjoin::current_num_threads(),
+            );
+            done.send(seen).unwrap();
+        });
+        assert_eq!(rx.recv().unwrap(), ("ran", None, threads));
         barrier.wait();
     }
     on_pools("a job while every worker blocks", &[1, 2, 8], pattern);
+}
+
+/// The README's fix for a loop whose items wait for each other: every item a job of a `scope`.
+/// On one thread the barrier is of one; on more, the scope's owner runs scope jobs while it waits
+/// and every other worker takes one.
+#[test]
+fn a_barrier_across_the_jobs_of_a_scope() {
+    fn pattern(pool: &ThreadPool, threads: usize) {
+        let barrier = Barrier::new(threads);
+        let leaders = std::sync::atomic::AtomicUsize::new(0);
+        pool.install(|| {
+            forkjoin::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(|_| {
+                        if barrier.wait().is_leader() {
+                            leaders.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        }
+                    });
+                }
+            })
+        });
+        assert_eq!(leaders.into_inner(), 1);
+    }
+    on_pools("Barrier(n) over n scope jobs", &[1, 2, 8, 64], pattern);
+}
+
+/// The README's other fix for a blocking a in a deep join: what a waits for is a scope's job,
+/// which always is a job. Eight joins deep (two on one thread) a waits at a `Barrier(2)` with the
+/// job; on one thread the scope's owner blocks there with the job on its own deque, and the
+/// reserve worker runs it.
+#[test]
+fn a_deep_join_whose_a_waits_for_a_job_of_its_scope() {
+    fn deep(depth: usize) -> u32 {
+        if depth == 0 {
+            let barrier = Barrier::new(2);
+            forkjoin::scope(|s| {
+                s.spawn(|_| {
+                    barrier.wait();
+                });
+                barrier.wait();
+            });
+            1
+        } else {
+            let (a, b) = forkjoin::join(|| deep(depth - 1), || deep(depth - 1));
+            a + b
+        }
+    }
+    fn pattern(pool: &ThreadPool, threads: usize) {
+        // On one thread every leaf waits for the reserve (about two ticks of its monitor when it
+        // has stopped in between): fewer leaves there keep the run short.
+        let depth = if threads == 1 { 2 } else { 8 };
+        assert_eq!(pool.install(|| deep(depth)), 1 << depth);
+    }
+    on_pools(
+        "a deep join whose a waits for its scope's job",
+        &[1, 2, 8, 64],
+        pattern,
+    );
 }

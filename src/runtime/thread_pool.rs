@@ -329,7 +329,10 @@ impl ThreadPool {
     /// assert!(pool.install(|| pool.current_thread_index()).unwrap() < 2);
     /// ```
     pub fn current_thread_index(&self) -> Option<usize> {
-        entry::current_worker(&self.registry).map(WorkerThread::index)
+        // The reserve worker (index `num_threads`) is none of the pool's threads: `None`.
+        entry::current_worker(&self.registry)
+            .map(WorkerThread::index)
+            .filter(|&index| index < self.registry.num_threads())
     }
 
     /// The pool's event counters: totals and one entry per worker (see [`PoolStats`]).

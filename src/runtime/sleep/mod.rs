@@ -238,7 +238,7 @@ impl Sleep {
     }
 
     /// Number of workers this sleep state serves (reserve slots included).
-    #[cfg(any(test, forkjoin_loom))]
+    #[cfg(forkjoin_loom)]
     pub fn num_threads(&self) -> usize {
         self.slots.len()
     }
