@@ -10,7 +10,7 @@
 use std::cmp::{Ordering as CmpOrdering, Reverse};
 use std::collections::BinaryHeap;
 use std::sync::{Arc, Condvar, Mutex, Once, OnceLock, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::node::Node;
 
@@ -51,6 +51,9 @@ struct Timer {
 }
 
 static TIMER: OnceLock<Timer> = OnceLock::new();
+
+/// The longest the timer thread sleeps at once (see [`run`]).
+const LONGEST_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Cancels `node` at `deadline`: now if it has passed, else from the timer thread.
 pub(super) fn cancel_at(deadline: Instant, node: &Arc<Node>) {
@@ -126,7 +129,10 @@ fn run(timer: &'static Timer) {
         }
         queue = match queue.heap.peek() {
             Some(Reverse(p)) => {
-                let wait = p.at.saturating_duration_since(now);
+                // At most a day at a time: a deadline far in the future (the latest `Instant`
+                // there is) need not survive the conversion to the platform's absolute timeout,
+                // which may overflow. Waking once a day for it costs nothing; the loop re-checks.
+                let wait = p.at.saturating_duration_since(now).min(LONGEST_WAIT);
                 timer
                     .changed
                     .wait_timeout(queue, wait)
