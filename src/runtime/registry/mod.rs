@@ -15,6 +15,7 @@
 //! need either a pool handle or a running job of the pool.
 
 pub(crate) mod entry;
+pub(crate) mod handler_panic;
 pub(crate) mod thread_builder;
 pub(crate) mod worker;
 
@@ -31,6 +32,7 @@ use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief};
 use crate::runtime::jobs::latch::{CoreLatch, Latch, LockLatch};
 use crate::runtime::jobs::region::{RegionTag, Regions, WaitFor};
+use crate::runtime::registry::handler_panic::{HandlerPanic, WorkerHandler};
 use crate::runtime::sleep::work_map::WorkMap;
 use crate::runtime::sleep::{Sleep, MAX_THREADS};
 use crate::runtime::trace::{PoolTrace, RingWriter, TraceConfig};
@@ -574,14 +576,7 @@ impl Registry {
     /// Routes a panic from spawned work to the user's handler, or prints it.
     pub(crate) fn handle_panic(&self, payload: Payload) {
         match &self.panic_handler {
-            Some(handler) => {
-                if let Err(p) = unwind::halt_unwinding(|| handler(payload)) {
-                    unwind::report(format_args!(
-                        "the panic handler itself panicked ({}); ignoring",
-                        unwind::payload_message(&p)
-                    ));
-                }
-            }
+            Some(handler) => call_panic_handler(handler, payload),
             None => unwind::report(format_args!(
                 "a spawned job panicked ({}); the worker keeps running",
                 unwind::payload_message(&payload)
@@ -589,10 +584,26 @@ impl Registry {
         }
     }
 
+    /// Routes a panic of worker `index`'s start or exit handler to the user's panic handler, as a
+    /// [`HandlerPanic`] that names the handler, or prints it: never as if a spawned job had panicked.
+    fn handle_worker_handler_panic(&self, handler: WorkerHandler, index: usize, payload: Payload) {
+        let panic = HandlerPanic::new(handler, index, payload);
+        match &self.panic_handler {
+            Some(panic_handler) => call_panic_handler(panic_handler, Box::new(panic)),
+            None => unwind::report(format_args!(
+                "{panic}; {}",
+                match handler {
+                    WorkerHandler::Start => "the worker starts anyway",
+                    WorkerHandler::Exit => "the worker exits anyway",
+                }
+            )),
+        }
+    }
+
     pub(crate) fn run_start_handler(&self, index: usize) {
         if let Some(h) = &self.start_handler {
             if let Err(p) = unwind::halt_unwinding(|| h(index)) {
-                self.handle_panic(p);
+                self.handle_worker_handler_panic(WorkerHandler::Start, index, p);
             }
         }
     }
@@ -600,7 +611,7 @@ impl Registry {
     pub(crate) fn run_exit_handler(&self, index: usize) {
         if let Some(h) = &self.exit_handler {
             if let Err(p) = unwind::halt_unwinding(|| h(index)) {
-                self.handle_panic(p);
+                self.handle_worker_handler_panic(WorkerHandler::Exit, index, p);
             }
         }
     }
@@ -651,6 +662,17 @@ impl Registry {
     #[inline]
     pub(crate) fn trace(&self) -> Option<&Arc<PoolTrace>> {
         self.trace.as_ref()
+    }
+}
+
+/// Gives `payload` to the user's panic handler; a panic of the handler itself is printed and
+/// dropped (it must not unwind into a worker loop).
+fn call_panic_handler(handler: &PanicHandler, payload: Payload) {
+    if let Err(p) = unwind::halt_unwinding(|| handler(payload)) {
+        unwind::report(format_args!(
+            "the panic handler itself panicked ({}); ignoring",
+            unwind::payload_message(&p)
+        ));
     }
 }
 
