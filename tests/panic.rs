@@ -337,9 +337,11 @@ fn panic_in_start_or_exit_handler_names_the_handler() {
         rx.recv_timeout(TIMEOUT).unwrap(),
         Seen::Job("expected: job".into())
     );
-    // Dropping the pool (nothing pending) joins the workers, so both exit handlers have run.
+    // The workers exit once the pool is dropped and the spawned job has finished (which it may
+    // not have yet: its panic is reported before it counts itself done), each running its exit
+    // handler.
     drop(p);
-    let mut exited: Vec<Seen> = rx.try_iter().collect();
+    let mut exited: Vec<Seen> = (0..2).map(|_| rx.recv_timeout(TIMEOUT).unwrap()).collect();
     exited.sort_by_key(|s| format!("{s:?}"));
     assert_eq!(
         exited,
