@@ -277,7 +277,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
     {
-        self.config.panic_handler = Some(Box::new(panic_handler));
+        self.config.panic_handler = Some(std::sync::Arc::new(panic_handler));
         self
     }
 
@@ -306,7 +306,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.config.start_handler = Some(Box::new(start_handler));
+        self.config.start_handler = Some(std::sync::Arc::new(start_handler));
         self
     }
 
@@ -330,7 +330,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.config.exit_handler = Some(Box::new(exit_handler));
+        self.config.exit_handler = Some(std::sync::Arc::new(exit_handler));
         self
     }
 
