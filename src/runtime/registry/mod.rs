@@ -462,7 +462,8 @@ impl Registry {
     }
 
     /// What a `fork()`ed child needs to build its own global pool like this one: the thread count,
-    /// stack size and handlers (not the thread names, pinning, spawn handler or trace).
+    /// stack size, handlers and `breadth_first` (not the thread names, pinning, spawn handler or
+    /// trace).
     pub(crate) fn config_for_fork_child(&self) -> RegistryConfig {
         RegistryConfig {
             num_threads: self.num_threads(),
