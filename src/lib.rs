@@ -194,6 +194,7 @@ pub use runtime::thread_pool::{
 };
 pub use runtime::yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use runtime::ThreadBuilder;
+pub use runtime::{HandlerPanic, WorkerHandler};
 
 // The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

@@ -665,3 +665,48 @@ fn a_wait_in_cancelled_work_still_runs_what_a_blocked_thief_waits_for() {
         );
     }
 }
+
+/// The latest `Instant` this platform can hold from now (within a factor of two).
+fn far_future() -> Instant {
+    let now = Instant::now();
+    let mut ahead = Duration::MAX;
+    loop {
+        if let Some(at) = now.checked_add(ahead) {
+            return at;
+        }
+        ahead /= 2;
+    }
+}
+
+/// Waits (under the caller's watchdog) until the deadline timer cancels a token due in 1 ms.
+fn timer_fires_a_short_deadline() {
+    let soon = CancelToken::with_timeout(Duration::from_millis(1));
+    while !soon.is_cancelled() {
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn a_timeout_too_long_to_represent_never_fires() {
+    common::watchdog("far deadlines", LIMIT, || {
+        // `Instant::now() + Duration::MAX` panics with an overflow: these must not.
+        let never = CancelToken::with_timeout(Duration::MAX);
+        let parent = CancelToken::new();
+        let child = parent.child_with_timeout(Duration::MAX);
+        assert_eq!(never.deadline(), None);
+        assert_eq!(child.deadline(), None);
+        // The latest deadline an `Instant` holds goes to the timer thread, which must neither
+        // panic nor spin on it: after the first short deadline fires, the timer's earliest entry is
+        // the far one, so it computes its wait for it before it can fire the second.
+        let far = CancelToken::with_deadline(far_future());
+        timer_fires_a_short_deadline();
+        timer_fires_a_short_deadline();
+        assert!(!never.is_cancelled());
+        assert!(!child.is_cancelled());
+        assert!(!far.is_cancelled());
+        assert_eq!(cancellable(&never, || 1 + 1), Ok(2));
+        // The child of a timeout that never comes is still cancelled with its parent.
+        parent.cancel();
+        assert!(child.is_cancelled());
+    });
+}

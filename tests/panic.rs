@@ -277,3 +277,121 @@ fn panic_in_join_from_outside_any_pool() {
     assert_eq!(message(&*err), "expected: outside");
     assert_eq!(fib(15), 610, "the global pool is still usable");
 }
+
+/// What the panic handler saw: a worker handler's panic (which handler, which worker, its message),
+/// or a spawned job's (its message).
+#[derive(Debug, PartialEq)]
+enum Seen {
+    Handler(forkjoin::WorkerHandler, usize, String, String),
+    Job(String),
+}
+
+#[test]
+fn panic_in_start_or_exit_handler_names_the_handler() {
+    use forkjoin::{HandlerPanic, WorkerHandler};
+    quiet_expected_panics();
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    let p = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .start_handler(|i| panic!("expected: start {i}"))
+        .exit_handler(|i| panic!("expected: exit {i}"))
+        .panic_handler(move |payload| {
+            let seen = match payload.downcast::<HandlerPanic>() {
+                Ok(p) => Seen::Handler(
+                    p.handler(),
+                    p.worker_index(),
+                    p.to_string(),
+                    message(&*p.into_payload()),
+                ),
+                Err(payload) => Seen::Job(message(&*payload)),
+            };
+            tx.lock().unwrap().send(seen).unwrap();
+        })
+        .build()
+        .unwrap();
+    // `build` returned after both start handlers ran: both panics were delivered by then.
+    let mut started: Vec<Seen> = rx.try_iter().collect();
+    started.sort_by_key(|s| format!("{s:?}"));
+    let handler_panic = |handler, i: usize| {
+        let what = if handler == WorkerHandler::Start {
+            "start"
+        } else {
+            "exit"
+        };
+        Seen::Handler(
+            handler,
+            i,
+            format!("the {what} handler of worker {i} panicked: expected: {what} {i}"),
+            format!("expected: {what} {i}"),
+        )
+    };
+    assert_eq!(
+        started,
+        [0, 1].map(|i| handler_panic(WorkerHandler::Start, i))
+    );
+    // The workers survived their start handlers, and a job's panic still arrives as itself.
+    assert_usable(&p);
+    p.spawn(|| panic!("expected: job"));
+    assert_eq!(
+        rx.recv_timeout(TIMEOUT).unwrap(),
+        Seen::Job("expected: job".into())
+    );
+    // The workers exit once the pool is dropped and the spawned job has finished (which it may
+    // not have yet: its panic is reported before it counts itself done), each running its exit
+    // handler.
+    drop(p);
+    let mut exited: Vec<Seen> = (0..2).map(|_| rx.recv_timeout(TIMEOUT).unwrap()).collect();
+    exited.sort_by_key(|s| format!("{s:?}"));
+    assert_eq!(
+        exited,
+        [0, 1].map(|i| handler_panic(WorkerHandler::Exit, i))
+    );
+}
+
+/// Set in the child process of the test below.
+const HANDLER_PANIC_CHILD: &str = "FORKJOIN_TEST_HANDLER_PANIC_CHILD";
+
+#[test]
+fn panic_in_start_or_exit_handler_without_panic_handler_is_printed_by_name() {
+    if std::env::var_os(HANDLER_PANIC_CHILD).is_some() {
+        // The child: panicking handlers and no panic handler; the runtime prints them.
+        std::panic::set_hook(Box::new(|_| {}));
+        let p = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .start_handler(|_| panic!("no config"))
+            .exit_handler(|_| panic!("no goodbye"))
+            .build()
+            .unwrap();
+        assert_eq!(p.install(|| 2 + 2), 4);
+        drop(p);
+        return;
+    }
+    let stderr = common::watchdog("handler panic child", TIMEOUT, || {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "panic_in_start_or_exit_handler_without_panic_handler_is_printed_by_name",
+                "--test-threads=1",
+                "--nocapture",
+            ])
+            .env(HANDLER_PANIC_CHILD, "1")
+            .output()
+            .expect("run the child test");
+        assert!(out.status.success(), "child failed: {out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    });
+    assert!(
+        stderr.contains(
+            "forkjoin: the start handler of worker 0 panicked: no config; the worker starts anyway"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "forkjoin: the exit handler of worker 0 panicked: no goodbye; the worker exits anyway"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("spawned job"), "{stderr}");
+}

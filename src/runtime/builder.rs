@@ -255,6 +255,8 @@ impl<S> ThreadPoolBuilder<S> {
 
     /// Receives the payload of any panic in work given to [`spawn`](fn@crate::spawn) /
     /// [`ThreadPool::spawn`]. Without a handler the panic is printed and the worker keeps running.
+    /// A panic of a [start](Self::start_handler) or [exit](Self::exit_handler) handler arrives as a
+    /// [`HandlerPanic`](crate::HandlerPanic) that names the handler and the worker.
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -275,7 +277,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
     {
-        self.config.panic_handler = Some(Box::new(panic_handler));
+        self.config.panic_handler = Some(std::sync::Arc::new(panic_handler));
         self
     }
 
@@ -284,7 +286,8 @@ impl<S> ThreadPoolBuilder<S> {
     /// [`build`](Self::build) returns only after every start handler has returned (unless a
     /// [spawn handler](Self::spawn_handler) starts the threads and pinning is off: then `build` does
     /// not wait), so a start handler must not wait for the thread that calls `build`. A panic in it
-    /// goes to the panic handler.
+    /// goes to the panic handler as a [`HandlerPanic`](crate::HandlerPanic) (or is printed), and the
+    /// worker starts anyway.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -303,11 +306,12 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.config.start_handler = Some(Box::new(start_handler));
+        self.config.start_handler = Some(std::sync::Arc::new(start_handler));
         self
     }
 
-    /// Called on each worker thread, with its index, just before it exits.
+    /// Called on each worker thread, with its index, just before it exits. A panic in it goes to
+    /// the panic handler as a [`HandlerPanic`](crate::HandlerPanic) (or is printed).
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -326,7 +330,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.config.exit_handler = Some(Box::new(exit_handler));
+        self.config.exit_handler = Some(std::sync::Arc::new(exit_handler));
         self
     }
 

@@ -33,6 +33,7 @@ mod registry;
 mod sleep;
 mod trace;
 
+pub use registry::handler_panic::{HandlerPanic, WorkerHandler};
 pub use registry::thread_builder::ThreadBuilder;
 
 pub(crate) mod sharing;

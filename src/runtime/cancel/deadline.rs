@@ -9,8 +9,8 @@
 
 use std::cmp::{Ordering as CmpOrdering, Reverse};
 use std::collections::BinaryHeap;
-use std::sync::{Arc, Condvar, Mutex, Once, OnceLock, Weak};
-use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
 
 use super::node::Node;
 
@@ -52,6 +52,9 @@ struct Timer {
 
 static TIMER: OnceLock<Timer> = OnceLock::new();
 
+/// The longest the timer thread sleeps at once (see [`run`]).
+const LONGEST_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// Cancels `node` at `deadline`: now if it has passed, else from the timer thread.
 pub(super) fn cancel_at(deadline: Instant, node: &Arc<Node>) {
     if deadline <= Instant::now() {
@@ -82,20 +85,27 @@ pub(super) fn cancel_at(deadline: Instant, node: &Arc<Node>) {
     }
 }
 
-/// The timer, its thread started on first use. A process that cannot start one more thread cannot
-/// honour deadlines: that is reported as a panic of the call that asked for one.
+/// The timer, its thread started on first use, and again in a child made by `fork()` (which
+/// copies the queue but not the thread; the parent's pending deadlines then fire in the child
+/// too). A process that cannot start one more thread cannot honour deadlines: that is reported as
+/// a panic of the call that asked for one.
 fn timer() -> &'static Timer {
-    static STARTED: Once = Once::new();
+    /// The fork generation (`crate::platform::fork`) the timer thread was started in, if any.
+    static STARTED_IN: Mutex<Option<u64>> = Mutex::new(None);
     let timer = TIMER.get_or_init(|| Timer {
         queue: Mutex::new(Queue::default()),
         changed: Condvar::new(),
     });
-    STARTED.call_once(|| {
+    crate::platform::fork::watch();
+    let mut started_in = STARTED_IN.lock().unwrap_or_else(|e| e.into_inner());
+    let generation = crate::platform::fork::generation();
+    if *started_in != Some(generation) {
         std::thread::Builder::new()
             .name("forkjoin-deadline".into())
             .spawn(move || run(timer))
             .unwrap_or_else(|e| panic!("forkjoin: cannot start the deadline timer thread: {e}"));
-    });
+        *started_in = Some(generation);
+    }
     timer
 }
 
@@ -126,7 +136,10 @@ fn run(timer: &'static Timer) {
         }
         queue = match queue.heap.peek() {
             Some(Reverse(p)) => {
-                let wait = p.at.saturating_duration_since(now);
+                // At most a day at a time: a deadline far in the future (the latest `Instant`
+                // there is) need not survive the conversion to the platform's absolute timeout,
+                // which may overflow. Waking once a day for it costs nothing; the loop re-checks.
+                let wait = p.at.saturating_duration_since(now).min(LONGEST_WAIT);
                 timer
                     .changed
                     .wait_timeout(queue, wait)

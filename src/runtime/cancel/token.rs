@@ -60,12 +60,22 @@ impl CancelToken {
 
     /// A token cancelled `timeout` from now (see [`with_deadline`](Self::with_deadline)).
     ///
+    /// A timeout too long for an [`Instant`] to hold (such as [`Duration::MAX`]) is a deadline that
+    /// never comes: the token is then cancelled only by [`cancel`](Self::cancel), and its
+    /// [`deadline`](Self::deadline) is `None`.
+    ///
     /// ```
-    /// let token = forkjoin::CancelToken::with_timeout(std::time::Duration::from_secs(3600));
+    /// use std::time::Duration;
+    /// let token = forkjoin::CancelToken::with_timeout(Duration::from_secs(3600));
     /// assert!(!token.is_cancelled());
+    /// let never = forkjoin::CancelToken::with_timeout(Duration::MAX);
+    /// assert_eq!(never.deadline(), None);
     /// ```
     pub fn with_timeout(timeout: Duration) -> Self {
-        Self::with_deadline(Instant::now() + timeout)
+        match Instant::now().checked_add(timeout) {
+            Some(deadline) => Self::with_deadline(deadline),
+            None => Self::new(),
+        }
     }
 
     /// A token cancelled with this one (and cancellable on its own without touching this one).
@@ -92,9 +102,13 @@ impl CancelToken {
         child
     }
 
-    /// A token cancelled with this one or `timeout` from now, whichever comes first.
+    /// A token cancelled with this one or `timeout` from now, whichever comes first. A timeout too
+    /// long for an [`Instant`] to hold never comes (see [`with_timeout`](Self::with_timeout)).
     pub fn child_with_timeout(&self, timeout: Duration) -> Self {
-        self.child_with_deadline(Instant::now() + timeout)
+        match Instant::now().checked_add(timeout) {
+            Some(deadline) => self.child_with_deadline(deadline),
+            None => self.child(),
+        }
     }
 
     /// Cancels this token and every token and region made under it. Idempotent; callable from any
@@ -109,7 +123,7 @@ impl CancelToken {
         self.node.is_cancelled()
     }
 
-    /// The deadline this token was made with, if any.
+    /// The deadline this token was made with, if any (`None` for a timeout too long to hold).
     pub fn deadline(&self) -> Option<Instant> {
         self.node.deadline()
     }

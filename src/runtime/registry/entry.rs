@@ -13,7 +13,7 @@
 //! **The global pool** is started, with the default configuration, by the first call from outside any
 //! pool that needs it ([`global_registry`]), unless [`init_global`] configured it before.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::platform::sync::Arc;
 use crate::platform::unwind::{self, Payload};
@@ -27,19 +27,67 @@ use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::registry::{self, Registry, RegistryConfig};
 use crate::runtime::trace::{self, TraceConfig};
 
-static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
+/// The global pool: null until it is started, then a registry that is never freed (so a
+/// reference to it is `'static`). Replaced only in a child made by `fork()`, whose copy of the
+/// pool has no threads (the old one is leaked: its threads' stacks and handles are the parent's).
+/// std's atomic on purpose: loom models never start the global pool.
+static GLOBAL: AtomicPtr<Arc<Registry>> = AtomicPtr::new(std::ptr::null_mut());
+/// Held while the global pool is started (or replaced).
 static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// The global pool if it is started and its threads exist in this process.
+#[inline]
+fn live_global() -> Option<&'static Arc<Registry>> {
+    // Acquire: pairs with the Release store in `publish_global`, so the registry is seen built.
+    let ptr = GLOBAL.load(Ordering::Acquire);
+    // SAFETY: a non-null `GLOBAL` points to a leaked `Box<Arc<Registry>>` (`publish_global`), valid
+    // for the rest of the process.
+    let registry = unsafe { ptr.as_ref() }?;
+    (!registry.lost_to_fork()).then_some(registry)
+}
+
+/// Installs `registry` as the global pool (under `GLOBAL_INIT`), leaking it.
+fn publish_global(registry: Arc<Registry>) -> &'static Arc<Registry> {
+    let leaked: &'static Arc<Registry> = Box::leak(Box::new(registry));
+    // Release: pairs with the Acquire load in `live_global`.
+    GLOBAL.store(
+        leaked as *const Arc<Registry> as *mut Arc<Registry>,
+        Ordering::Release,
+    );
+    leaked
+}
+
 /// The global pool, started with the default configuration on first use.
+///
+/// **After `fork()`.** A child process made by `fork()` gets a copy of the global pool without
+/// its threads (`fork` copies only the calling thread), on which the first parallel call would
+/// wait forever. The child's first call therefore starts a new global pool, with its parent's
+/// thread count, stack size and handlers (`Registry::config_for_fork_child`): code that forks
+/// worker processes keeps working in them, as with LLVM's OpenMP runtime. Explicitly built pools
+/// are not rebuilt (their spawn handler, pinning or names belong to the code that built them): a
+/// call into one panics and says why (`Registry::inject`).
+#[inline]
 pub(crate) fn global_registry() -> &'static Arc<Registry> {
-    GLOBAL.get().unwrap_or_else(|| init_global_default())
+    live_global().unwrap_or_else(|| init_global_default())
 }
 
 #[cold]
 fn init_global_default() -> &'static Arc<Registry> {
     let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(r) = GLOBAL.get() {
+    if let Some(r) = live_global() {
         return r;
+    }
+    // SAFETY: as in `live_global`.
+    if let Some(lost) = unsafe { GLOBAL.load(Ordering::Acquire).as_ref() } {
+        // A forked child: a pool like the parent's.
+        let registry = thread_builder::start_pool(lost.config_for_fork_child(), &mut DefaultSpawn)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "forkjoin: could not start the global thread pool after fork(): {}",
+                    ThreadPoolBuildError::from(e)
+                )
+            });
+        return publish_global(registry);
     }
     let num_threads = match registry::default_num_threads() {
         Ok(n) => n,
@@ -77,8 +125,7 @@ fn init_global_default() -> &'static Arc<Registry> {
             ThreadPoolBuildError::from(e)
         )
     });
-    let _ = GLOBAL.set(registry);
-    GLOBAL.get().expect("just set")
+    publish_global(registry)
 }
 
 /// Installs `config` as the global pool; an error if it already exists.
@@ -90,11 +137,13 @@ pub(crate) fn init_global(
         trace.global = true;
     }
     let _lock = GLOBAL_INIT.lock().unwrap_or_else(|e| e.into_inner());
-    if GLOBAL.get().is_some() {
+    // In a forked child, the parent's global pool has no threads here: configuring a new one is
+    // allowed.
+    if live_global().is_some() {
         return Err(ThreadPoolBuildError::global_already_initialized());
     }
     let registry = thread_builder::start_pool(config, spawn)?;
-    let _ = GLOBAL.set(registry);
+    publish_global(registry);
     Ok(())
 }
 

@@ -15,6 +15,7 @@
 //! need either a pool handle or a running job of the pool.
 
 pub(crate) mod entry;
+pub(crate) mod handler_panic;
 #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 pub(crate) mod reserve;
 pub(crate) mod thread_builder;
@@ -33,6 +34,7 @@ use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief};
 use crate::runtime::jobs::latch::{CoreLatch, Latch, LockLatch};
 use crate::runtime::jobs::region::{RegionTag, Regions, WaitFor};
+use crate::runtime::registry::handler_panic::{HandlerPanic, WorkerHandler};
 use crate::runtime::sleep::work_map::WorkMap;
 use crate::runtime::sleep::{Sleep, MAX_THREADS};
 use crate::runtime::trace::{PoolTrace, RingWriter, TraceConfig};
@@ -51,9 +53,11 @@ pub(crate) struct RegistryConfig {
     /// closure the builder calls for every index and checks, so no spawn fails on a name).
     pub(crate) thread_names: Option<Vec<String>>,
     pub(crate) stack_size: Option<usize>,
-    pub(crate) panic_handler: Option<Box<PanicHandler>>,
-    pub(crate) start_handler: Option<Box<IndexHandler>>,
-    pub(crate) exit_handler: Option<Box<IndexHandler>>,
+    /// The handlers are shared (`std`'s `Arc`, never a model's): a `fork()`ed child's global pool
+    /// reuses its parent's (`crate::runtime::registry::entry`).
+    pub(crate) panic_handler: Option<std::sync::Arc<PanicHandler>>,
+    pub(crate) start_handler: Option<std::sync::Arc<IndexHandler>>,
+    pub(crate) exit_handler: Option<std::sync::Arc<IndexHandler>>,
     /// With `ThreadPoolBuilder::pin_threads`: the CPUs to pin the workers to (never empty), worker `i`
     /// on `cpus[i % cpus.len()]`. For the starter (`crate::runtime::registry::thread_builder::start_pool`).
     pub(crate) pin_cpus: Option<Vec<usize>>,
@@ -280,9 +284,14 @@ pub(crate) struct Registry {
     regions: Regions,
     injector: Injector,
     terminate_count: AtomicUsize,
-    panic_handler: Option<Box<PanicHandler>>,
-    start_handler: Option<Box<IndexHandler>>,
-    exit_handler: Option<Box<IndexHandler>>,
+    panic_handler: Option<std::sync::Arc<PanicHandler>>,
+    start_handler: Option<std::sync::Arc<IndexHandler>>,
+    exit_handler: Option<std::sync::Arc<IndexHandler>>,
+    /// The stack size the builder gave the workers, if any (for a `fork()`ed child's global pool).
+    stack_size: Option<usize>,
+    /// The fork generation (`crate::platform::fork`) the threads were started in: in a child made
+    /// by `fork()` after that, they do not exist.
+    fork_generation: u64,
     handles: Mutex<Vec<thread::JoinHandle<()>>>,
     /// Workers that have not finished starting (TLS set, start handler run) yet.
     starting: AtomicUsize,
@@ -373,6 +382,7 @@ impl Registry {
     pub(crate) fn new(mut config: RegistryConfig) -> (Arc<Registry>, Vec<WorkerQueues>) {
         let threads = config.num_threads;
         crate::platform::sync::init_asymmetric_barriers();
+        crate::platform::fork::watch();
         assert!(
             (1..=MAX_THREADS).contains(&threads),
             "thread count checked by the builder"
@@ -426,6 +436,8 @@ impl Registry {
             panic_handler: config.panic_handler.take(),
             start_handler: config.start_handler.take(),
             exit_handler: config.exit_handler.take(),
+            stack_size: config.stack_size,
+            fork_generation: crate::platform::fork::generation(),
             handles: Mutex::new(Vec::with_capacity(threads)),
             starting: AtomicUsize::new(threads),
             started: Arc::new(LockLatch::new()),
@@ -468,8 +480,14 @@ impl Registry {
     }
 
     /// Waits for every worker thread to exit (after termination). Must not run on a worker of this pool.
+    /// In a `fork()`ed child the threads were left behind in the parent: joining one would wait
+    /// forever, so their handles are forgotten instead.
     pub(crate) fn join_threads(&self) {
         let handles = std::mem::take(&mut *self.lock_handles());
+        if self.lost_to_fork() {
+            std::mem::forget(handles);
+            return;
+        }
         for h in handles {
             let _ = h.join();
         }
@@ -482,6 +500,37 @@ impl Registry {
             if let Some(h) = handle {
                 let _ = h.join();
             }
+        }
+    }
+
+    /// True in a child process made by `fork()` after this pool started its threads: none of them
+    /// exists here.
+    #[inline]
+    pub(crate) fn lost_to_fork(&self) -> bool {
+        self.fork_generation != crate::platform::fork::generation()
+    }
+
+    /// Panics, with a message that says why, if this pool's threads were lost to a `fork()`: work
+    /// sent to it would wait forever.
+    #[inline]
+    fn check_not_lost_to_fork(&self) {
+        if self.lost_to_fork() {
+            lost_to_fork_panic()
+        }
+    }
+
+    /// What a `fork()`ed child needs to build its own global pool like this one: the thread count,
+    /// stack size, handlers and `breadth_first` (not the thread names, pinning, spawn handler or
+    /// trace).
+    pub(crate) fn config_for_fork_child(&self) -> RegistryConfig {
+        RegistryConfig {
+            num_threads: self.num_threads(),
+            stack_size: self.stack_size,
+            panic_handler: self.panic_handler.clone(),
+            start_handler: self.start_handler.clone(),
+            exit_handler: self.exit_handler.clone(),
+            breadth_first: self.breadth_first,
+            ..RegistryConfig::default()
         }
     }
 
@@ -547,6 +596,7 @@ impl Registry {
     /// (a waiting worker's own-deque job it may not run, a scope's job spawned from a plain thread)
     /// wakes the waiting workers too, since only the one it belongs to may take it.
     pub(crate) fn inject(&self, job: JobRef) {
+        self.check_not_lost_to_fork();
         let tagged = job.tag() != RegionTag::ROOT;
         self.injector.push(job);
         // A deliberately broken variant for the simulation's self-check (docs/testing.md).
@@ -585,6 +635,7 @@ impl Registry {
     /// passes the check to `Sleep::no_work_found`). Of two such store–fence–load sequences at least
     /// one load sees the other's store: the sleeper finds the job, or the wake finds it asleep.
     pub(crate) fn push_broadcast(&self, index: usize, job: JobRef) {
+        self.check_not_lost_to_fork();
         self.thread_infos[index].broadcasts.push(job);
         // SeqCst fence: pairs with the sleeper's fence before its last check (see above).
         fence(Ordering::SeqCst);
@@ -649,14 +700,7 @@ impl Registry {
     /// Routes a panic from spawned work to the user's handler, or prints it.
     pub(crate) fn handle_panic(&self, payload: Payload) {
         match &self.panic_handler {
-            Some(handler) => {
-                if let Err(p) = unwind::halt_unwinding(|| handler(payload)) {
-                    unwind::report(format_args!(
-                        "the panic handler itself panicked ({}); ignoring",
-                        unwind::payload_message(&p)
-                    ));
-                }
-            }
+            Some(handler) => call_panic_handler(&**handler, payload),
             None => unwind::report(format_args!(
                 "a spawned job panicked ({}); the worker keeps running",
                 unwind::payload_message(&payload)
@@ -664,10 +708,26 @@ impl Registry {
         }
     }
 
+    /// Routes a panic of worker `index`'s start or exit handler to the user's panic handler, as a
+    /// [`HandlerPanic`] that names the handler, or prints it: never as if a spawned job had panicked.
+    fn handle_worker_handler_panic(&self, handler: WorkerHandler, index: usize, payload: Payload) {
+        let panic = HandlerPanic::new(handler, index, payload);
+        match &self.panic_handler {
+            Some(panic_handler) => call_panic_handler(&**panic_handler, Box::new(panic)),
+            None => unwind::report(format_args!(
+                "{panic}; {}",
+                match handler {
+                    WorkerHandler::Start => "the worker starts anyway",
+                    WorkerHandler::Exit => "the worker exits anyway",
+                }
+            )),
+        }
+    }
+
     pub(crate) fn run_start_handler(&self, index: usize) {
         if let Some(h) = &self.start_handler {
             if let Err(p) = unwind::halt_unwinding(|| h(index)) {
-                self.handle_panic(p);
+                self.handle_worker_handler_panic(WorkerHandler::Start, index, p);
             }
         }
     }
@@ -675,7 +735,7 @@ impl Registry {
     pub(crate) fn run_exit_handler(&self, index: usize) {
         if let Some(h) = &self.exit_handler {
             if let Err(p) = unwind::halt_unwinding(|| h(index)) {
-                self.handle_panic(p);
+                self.handle_worker_handler_panic(WorkerHandler::Exit, index, p);
             }
         }
     }
@@ -726,6 +786,27 @@ impl Registry {
     #[inline]
     pub(crate) fn trace(&self) -> Option<&Arc<PoolTrace>> {
         self.trace.as_ref()
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn lost_to_fork_panic() -> ! {
+    panic!(
+        "forkjoin: this thread pool was started before the process forked, and its threads do not \
+         exist in the child process (fork() copies only the calling thread); build a new pool in \
+         the child (the global pool is rebuilt there by itself)"
+    )
+}
+
+/// Gives `payload` to the user's panic handler; a panic of the handler itself is printed and
+/// dropped (it must not unwind into a worker loop).
+fn call_panic_handler(handler: &PanicHandler, payload: Payload) {
+    if let Err(p) = unwind::halt_unwinding(|| handler(payload)) {
+        unwind::report(format_args!(
+            "the panic handler itself panicked ({}); ignoring",
+            unwind::payload_message(&p)
+        ));
     }
 }
 

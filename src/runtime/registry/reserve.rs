@@ -37,7 +37,9 @@
 //! waits, one small `/proc` file per thread. An idle process wakes the monitor once a second; a
 //! pool with work waiting, 100 times a second. The monitor exits when no watched pool is left.
 //! Linux only (elsewhere the kernel's view of a thread is not read and no reserve is kept); not
-//! built under loom and shuttle, whose models are of the pool's own threads.
+//! built under loom and shuttle, whose models are of the pool's own threads. A child made by
+//! `fork()` starts its own monitor with its first pool (a fork while the monitor holds its lock,
+//! a window of microseconds per tick, would leave that lock held in the child).
 
 use std::sync::Weak;
 use std::time::Duration;
@@ -52,10 +54,12 @@ const TICK: Duration = Duration::from_millis(10);
 /// The longest tick, reached by doubling while no watched pool has work waiting.
 const LONGEST_TICK: Duration = Duration::from_secs(1);
 
-/// The pools the monitor watches, and whether it runs.
+/// The pools the monitor watches, whether it runs, and in which fork generation
+/// (`platform::fork`): a child made by `fork()` has neither the monitor nor its parent's pools.
 struct Watched {
     pools: Vec<Pool>,
     monitor_running: bool,
+    generation: u64,
 }
 
 /// One watched pool: a weak reference (the monitor keeps no pool alive) and whether it was seen
@@ -68,6 +72,7 @@ struct Pool {
 static WATCHED: Mutex<Watched> = Mutex::new(Watched {
     pools: Vec::new(),
     monitor_running: false,
+    generation: 0,
 });
 
 fn watched() -> crate::platform::sync::MutexGuard<'static, Watched> {
@@ -86,6 +91,13 @@ pub(crate) fn wanted(owns_threads: bool) -> bool {
 pub(crate) fn watch(registry: &Arc<Registry>) {
     debug_assert!(registry.reserve().is_some());
     let mut watched = watched();
+    let generation = crate::platform::fork::generation();
+    if watched.generation != generation {
+        // A forked child: its parent's monitor thread and pools were left behind.
+        watched.pools.clear();
+        watched.monitor_running = false;
+        watched.generation = generation;
+    }
     watched.pools.push(Pool {
         registry: Arc::downgrade(registry),
         stalled_at_last_tick: false,
@@ -163,7 +175,7 @@ fn look_at(registry: &Registry) -> Seen {
     let Some(reserve) = registry.reserve() else {
         return Seen::Quiet;
     };
-    if registry.is_terminated() || !registry.may_hold_jobs() {
+    if registry.is_terminated() || registry.lost_to_fork() || !registry.may_hold_jobs() {
         return Seen::Quiet;
     }
     // Acquire: pairs with the reserve thread's Release as it stops.

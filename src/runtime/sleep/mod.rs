@@ -185,6 +185,13 @@ pub enum Idled {
 }
 
 impl IdleState {
+    /// Skips this idle period's spinning and yielding rounds: the next failed search announces
+    /// sleepiness, and the one after it sleeps (for a worker that just started, with nothing to
+    /// wait for yet). The protocol is unchanged: only how long the worker looks before it sleeps.
+    pub(crate) fn skip_spinning(&mut self) {
+        self.rounds = self.rounds.max(idle_rounds().1);
+    }
+
     /// True if at least one search failed in this idle period.
     #[inline]
     pub(crate) fn has_idled(&self) -> bool {

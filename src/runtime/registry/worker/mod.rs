@@ -530,7 +530,7 @@ pub(crate) fn main_loop(
     );
     registry.run_start_handler(index);
     registry.worker_started();
-    worker.wait_until(&registry.thread_info(index).terminate);
+    worker.run_until_terminated(&registry.thread_info(index).terminate);
     debug_assert!(worker.deque.is_empty(), "work left behind at termination");
     registry.run_exit_handler(index);
     leave();

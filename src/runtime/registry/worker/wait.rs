@@ -111,12 +111,25 @@ impl WorkerThread {
         self.wait_for(latch, WaitFor::Anything);
     }
 
+    /// The main loop's wait, right after the worker started: runs jobs until `terminate` is set.
+    ///
+    /// Its first idle period skips the spinning and yielding rounds and goes to sleep at once: a
+    /// worker that just started has found no work, and until `build` returns nobody but a start
+    /// handler can give it any, which the sleep protocol's wake-ups deliver. Spinning then only takes
+    /// the CPU from the workers that have yet to start, and `build` waits for the last of them (on
+    /// a machine with few cores, for the spinner's time slice to end).
+    pub(crate) fn run_until_terminated(&self, terminate: &CoreLatch) {
+        if !terminate.probe() {
+            self.wait_until_cold(terminate, WaitFor::Anything, true);
+        }
+    }
+
     /// Waits until `latch` is set, executing meanwhile only jobs that belong to what it waits for
     /// (`want`, see `crate::runtime::jobs::region`).
     #[inline]
     pub(crate) fn wait_for(&self, latch: &CoreLatch, want: WaitFor) {
         if !latch.probe() {
-            self.wait_until_cold(latch, want);
+            self.wait_until_cold(latch, want, false);
         }
     }
 
@@ -163,7 +176,9 @@ impl WorkerThread {
 
     #[cold]
     #[inline(never)]
-    fn wait_until_cold(&self, latch: &CoreLatch, want: WaitFor) {
+    /// The wait of [`wait_for`](Self::wait_for); with `sleep_at_once`, its first idle period skips
+    /// the spinning and yielding rounds ([`run_until_terminated`](Self::run_until_terminated)).
+    fn wait_until_cold(&self, latch: &CoreLatch, want: WaitFor, sleep_at_once: bool) {
         self.publish_all_private();
         let registry = &*self.registry;
         let sleep = registry.sleep();
@@ -176,6 +191,9 @@ impl WorkerThread {
             _ => SleepMode::Waiting,
         };
         let mut idle = sleep.start_looking_as(self.index, mode);
+        if sleep_at_once {
+            idle.skip_spinning();
+        }
         let mut waiting = Waiting {
             counted: false,
             cancelled_rounds: 0,
