@@ -21,7 +21,9 @@ pub(crate) fn current_tid() -> usize {
 }
 
 /// True if thread `tid` of this process is running or runnable, false if it is blocked or
-/// stopped, `None` if unknown (no such thread, no `/proc`, or not Linux).
+/// stopped, `None` if unknown (no such thread, no `/proc`, or not Linux). Not built under loom and
+/// shuttle, where no reserve worker is kept.
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 pub(crate) fn is_running(tid: usize) -> Option<bool> {
     if tid == 0 || !cfg!(target_os = "linux") {
         return None;
@@ -32,12 +34,13 @@ pub(crate) fn is_running(tid: usize) -> Option<bool> {
 
 /// The state letter of a `stat` line: the first field after the command name, which is in
 /// parentheses and may itself hold spaces and parentheses (hence the last `)`).
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 fn state_of(stat: &str) -> Option<char> {
     let after_name = &stat[stat.rfind(')')? + 1..];
     after_name.trim_start().chars().next()
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(any(forkjoin_loom, forkjoin_shuttle))))]
 mod tests {
     use super::*;
 

@@ -311,6 +311,7 @@ pub(crate) struct Registry {
 /// What the pool keeps for its reserve worker (`crate::runtime::registry::reserve`): the extra
 /// worker index past the pool's threads that a temporary thread runs while every thread is blocked
 /// in user code and work waits.
+#[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
 pub(crate) struct ReserveSlot {
     /// The reserve worker's queues while no thread runs it; its thread takes them when it starts
     /// and gives them back when it stops.
@@ -542,12 +543,14 @@ impl Registry {
 
     /// The reserve worker's state, if the pool keeps one.
     #[inline]
+    #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
     pub(crate) fn reserve(&self) -> Option<&ReserveSlot> {
         self.reserve.as_ref()
     }
 
     /// True if a job may be waiting in one of the pool's queues (the injector, a public deque or a
     /// private stack): a racy hint, for the stall check.
+    #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
     pub(crate) fn may_hold_jobs(&self) -> bool {
         self.injector.has_jobs()
             || self
