@@ -491,15 +491,6 @@ impl Default for JobStackOwner {
 }
 
 impl JobStackThief {
-    /// True if the stack may hold a job: a racy hint (Relaxed loads), for the stall check of the
-    /// pool's reserve worker, which acts on it only through a heavy steal.
-    #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
-    pub fn may_hold_jobs(&self) -> bool {
-        // Relaxed: a hint; a job it misses is seen at the next check.
-        let top = self.stack.top.load(Ordering::Relaxed).index();
-        top < self.stack.owner.bottom.load(Ordering::Relaxed)
-    }
-
     /// Jobs the owner has popped back so far (statistics; a snapshot).
     pub fn popped(&self) -> u64 {
         // Relaxed: a statistic.

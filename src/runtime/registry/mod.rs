@@ -320,10 +320,16 @@ pub(crate) struct ReserveSlot {
     pub(crate) thread: Mutex<Option<thread::JoinHandle<()>>>,
     /// A thread runs the reserve worker now (set by the starter, cleared by the thread as it stops).
     pub(crate) running: AtomicBool,
-    /// The stack size of the pool's threads, for the reserve's.
-    pub(crate) stack_size: Option<usize>,
     /// Times a reserve thread started (statistics, tests).
     pub(crate) starts: AtomicU64,
+}
+
+/// The stack size of a worker thread when the builder sets none: `RUST_MIN_STACK`, else 2 MiB.
+pub(crate) fn default_stack_size() -> usize {
+    std::env::var("RUST_MIN_STACK")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(2 << 20)
 }
 
 /// Name of the environment variable that sets the default thread count.
@@ -425,7 +431,6 @@ impl Registry {
                 queues: Mutex::new(None),
                 thread: Mutex::new(None),
                 running: AtomicBool::new(false),
-                stack_size: config.stack_size,
                 starts: AtomicU64::new(0),
             }),
             sleep: Arc::new(Sleep::with_reserve(threads, n - threads)),
@@ -541,6 +546,12 @@ impl Registry {
         self.num_threads
     }
 
+    /// The stack size of the pool's threads: the builder's, else [`default_stack_size`].
+    #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
+    pub(crate) fn thread_stack_size(&self) -> usize {
+        self.stack_size.unwrap_or_else(default_stack_size)
+    }
+
     /// The reserve worker's state, if the pool keeps one.
     #[inline]
     #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
@@ -548,15 +559,17 @@ impl Registry {
         self.reserve.as_ref()
     }
 
-    /// True if a job may be waiting in one of the pool's queues (the injector, a public deque or a
-    /// private stack): a racy hint, for the stall check.
+    /// True if a job may be waiting in the injector or a public deque: a racy hint, for the stall
+    /// check of the reserve worker. (Private stacks are the patrols' to empty: any worker that
+    /// waits or idles patrols, and a pool whose threads are all blocked in user code with only
+    /// private jobs left would hang on rayon too.)
     #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
     pub(crate) fn may_hold_jobs(&self) -> bool {
         self.injector.has_jobs()
             || self
                 .thread_infos
                 .iter()
-                .any(|info| !info.stealer.is_empty() || info.jobs.may_hold_jobs())
+                .any(|info| !info.stealer.is_empty())
     }
 
     #[inline]

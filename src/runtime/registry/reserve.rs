@@ -15,9 +15,10 @@
 //! has one extra worker slot past its threads: a deque, a private stack, a sleep slot, region
 //! entries, but no thread. A process-wide *monitor* thread checks the watched pools on a slow tick
 //! (10 ms while some pool had work waiting, doubling to 1 s while none had). A pool is *stalled*
-//! when, at two ticks in a row, a job waits in one of its queues (the injector, a public deque or a
-//! private stack) and the kernel reports every one of its threads blocked (not `R` in
-//! `/proc/self/task/TID/stat`, `platform::thread_state`). Then the monitor starts a thread that
+//! when, at two ticks in a row, a job waits in its injector or a public deque and the kernel
+//! reports every one of its threads blocked (not `R` in `/proc/self/task/TID/stat`,
+//! `platform::thread_state`); private stacks are left to the patrols of waiting and idle workers
+//! (with every thread blocked in user code and only private jobs left, rayon hangs too). Then the monitor starts a thread that
 //! runs the reserve slot (`worker::reserve_loop`): it takes jobs as an idle worker does, from any
 //! queue, heavy-stealing private jobs, until 16 searches in a row find nothing, and exits. At most
 //! one reserve thread runs per pool at a time, so compensation is bounded by the number of pools.
@@ -220,9 +221,7 @@ fn start(registry: &Arc<Registry>) {
     reserve.running.store(true, Ordering::Relaxed);
     reserve.starts.fetch_add(1, Ordering::Relaxed);
     registry.sleep().reserve_started(true);
-    let stack_size = reserve
-        .stack_size
-        .unwrap_or_else(super::thread_builder::default_stack_size);
+    let stack_size = registry.thread_stack_size();
     let pool = registry.clone();
     // Handed over through a shared cell, so that a failed spawn leaves them here.
     let handoff = Arc::new(Mutex::new(Some(queues)));

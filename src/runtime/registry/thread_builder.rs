@@ -8,7 +8,7 @@ use std::io;
 use crate::platform::sync::{thread, Arc, Mutex};
 use crate::runtime::error::ThreadPoolBuildError;
 use crate::runtime::registry::worker;
-use crate::runtime::registry::{Registry, RegistryConfig, WorkerQueues};
+use crate::runtime::registry::{default_stack_size, Registry, RegistryConfig, WorkerQueues};
 
 /// One worker of a pool being built, handed to a
 /// [`spawn_handler`](crate::ThreadPoolBuilder::spawn_handler), which must call [`run`](Self::run)
@@ -173,14 +173,6 @@ where
 }
 
 /// The stack size std gives spawned threads by default.
-/// The stack size of a worker thread when the builder sets none: `RUST_MIN_STACK`, else 2 MiB.
-pub(crate) fn default_stack_size() -> usize {
-    std::env::var("RUST_MIN_STACK")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(2 << 20)
-}
-
 /// Why [`start_pool`] could not start a pool. No thread of that pool is left running.
 #[derive(Debug)]
 pub(crate) enum StartError {
