@@ -63,11 +63,13 @@ struct Watched {
     generation: u64,
 }
 
-/// One watched pool: a weak reference (the monitor keeps no pool alive) and whether it was seen
-/// stalled at the last tick.
+/// One watched pool: a weak reference (the monitor keeps no pool alive), whether it was seen
+/// stalled at the last tick, and the thread to ask about first (the one last seen running: in a
+/// busy pool one read of `/proc` a tick).
 struct Pool {
     registry: Weak<Registry>,
     stalled_at_last_tick: bool,
+    first: usize,
 }
 
 static WATCHED: Mutex<Watched> = Mutex::new(Watched {
@@ -102,6 +104,7 @@ pub(crate) fn watch(registry: &Arc<Registry>) {
     watched.pools.push(Pool {
         registry: Arc::downgrade(registry),
         stalled_at_last_tick: false,
+        first: 0,
     });
     if !watched.monitor_running {
         let spawned = thread::Builder::new()
@@ -128,7 +131,7 @@ fn monitor() {
     let mut tick = TICK;
     loop {
         thread::sleep(tick);
-        let pools: Vec<Arc<Registry>> = {
+        let pools: Vec<(Arc<Registry>, usize)> = {
             let mut watched = watched();
             watched.pools.retain(|p| p.registry.strong_count() > 0);
             if watched.pools.is_empty() {
@@ -138,20 +141,26 @@ fn monitor() {
             watched
                 .pools
                 .iter()
-                .filter_map(|p| p.registry.upgrade())
+                .filter_map(|p| Some((p.registry.upgrade()?, p.first)))
                 .collect()
         };
         // Looked at without the lock: reading `/proc` takes microseconds per thread.
-        let seen: Vec<(*const Registry, Seen)> =
-            pools.iter().map(|r| (Arc::as_ptr(r), look_at(r))).collect();
+        let seen: Vec<(*const Registry, Seen, usize)> = pools
+            .iter()
+            .map(|(r, first)| {
+                let (seen, first) = look_at(r, *first);
+                (Arc::as_ptr(r), seen, first)
+            })
+            .collect();
         let mut to_start = Vec::new();
         {
             let mut watched = watched();
             for pool in watched.pools.iter_mut() {
-                let now = seen
+                let (now, first) = seen
                     .iter()
-                    .find(|(r, _)| std::ptr::eq(*r, pool.registry.as_ptr()))
-                    .map_or(Seen::Quiet, |&(_, s)| s);
+                    .find(|(r, _, _)| std::ptr::eq(*r, pool.registry.as_ptr()))
+                    .map_or((Seen::Quiet, 0), |&(_, s, first)| (s, first));
+                pool.first = first;
                 if now == Seen::Stalled && pool.stalled_at_last_tick {
                     to_start.push(pool.registry.clone());
                     pool.stalled_at_last_tick = false;
@@ -163,7 +172,7 @@ fn monitor() {
         for registry in to_start.iter().filter_map(Weak::upgrade) {
             start(&registry);
         }
-        tick = if seen.iter().any(|&(_, s)| s != Seen::Quiet) {
+        tick = if seen.iter().any(|&(_, s, _)| s != Seen::Quiet) {
             TICK
         } else {
             (tick * 2).min(LONGEST_TICK)
@@ -171,28 +180,30 @@ fn monitor() {
     }
 }
 
-/// One tick's look at a pool.
-fn look_at(registry: &Registry) -> Seen {
+/// One tick's look at a pool, asking about its threads from index `first` on; returns what it
+/// saw and where to start next time.
+fn look_at(registry: &Registry, first: usize) -> (Seen, usize) {
     let Some(reserve) = registry.reserve() else {
-        return Seen::Quiet;
+        return (Seen::Quiet, first);
     };
     if registry.is_terminated() || registry.lost_to_fork() || !registry.may_hold_jobs() {
-        return Seen::Quiet;
+        return (Seen::Quiet, first);
     }
     // Acquire: pairs with the reserve thread's Release as it stops.
     if reserve.running.load(Ordering::Acquire) {
-        return Seen::Working;
+        return (Seen::Working, first);
     }
     let threads = &registry.thread_infos()[..registry.num_threads()];
-    for info in threads {
+    for k in 0..threads.len() {
+        let index = (first + k) % threads.len();
         // Relaxed: an id stored once at the thread's start; 0 (not started) reads as unknown.
-        let tid = info.tid.load(Ordering::Relaxed);
+        let tid = threads[index].tid.load(Ordering::Relaxed);
         // A thread we cannot see is taken to run: the reserve acts only on certain stalls.
         if thread_state::is_running(tid) != Some(false) {
-            return Seen::Working;
+            return (Seen::Working, index);
         }
     }
-    Seen::Stalled
+    (Seen::Stalled, first)
 }
 
 /// Starts a thread running `registry`'s reserve worker, unless one runs or the pool has ended.
