@@ -2,11 +2,13 @@
 //! sequential model) on the usual lengths, in and out of pools; cut at every position
 //! (`with_max_len(1)`) and through `zip`/`enumerate`; owned items dropped exactly once; panics.
 
+mod common;
 mod iter_common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use forkjoin::prelude::*;
 use iter_common::{everywhere, Rng, LENGTHS};
@@ -385,4 +387,61 @@ fn rev_drops_owned_items_exactly_once() {
             assert_dropped_once(&drops, total, "rev+find_first");
         }
     });
+}
+
+/// `step_by` over adaptors of a huge range costs what it yields: a large step cuts the base
+/// producer at each item instead of walking the base's iterator, whose `nth` goes one item at a time
+/// for `map`, `enumerate`, `zip` and `chain` (each of these used to run for 2^64 items). A skipped
+/// item is never produced, so `map` is called only on the items yielded.
+#[test]
+fn step_by_over_adaptors_of_huge_ranges_costs_what_it_yields() {
+    common::watchdog(
+        "step_by over huge adaptors",
+        Duration::from_secs(120),
+        || {
+            everywhere(|| {
+                const STEP: usize = 1 << 60;
+                let n = usize::MAX;
+                let seq: Vec<usize> = (0..n).step_by(STEP).collect();
+                let calls = AtomicUsize::new(0);
+                let mapped: Vec<usize> = (0..n)
+                    .into_par_iter()
+                    .map(|x| {
+                        calls.fetch_add(1, Ordering::Relaxed);
+                        x / 2
+                    })
+                    .step_by(STEP)
+                    .collect();
+                assert_eq!(mapped, seq.iter().map(|x| x / 2).collect::<Vec<_>>());
+                assert_eq!(calls.load(Ordering::Relaxed), seq.len());
+                let numbered: Vec<(usize, usize)> =
+                    (0..n).into_par_iter().enumerate().step_by(STEP).collect();
+                assert_eq!(numbered, seq.iter().map(|&x| (x, x)).collect::<Vec<_>>());
+                let zipped: Vec<(usize, u64)> = (0..n)
+                    .into_par_iter()
+                    .zip(0..u64::MAX)
+                    .step_by(STEP)
+                    .rev()
+                    .collect();
+                let expected: Vec<(usize, u64)> =
+                    seq.iter().rev().map(|&x| (x, x as u64)).collect();
+                assert_eq!(zipped, expected);
+                // A chain whose halves are each longer than the step.
+                let half = n / 2;
+                let chained: Vec<usize> = (0..half)
+                    .into_par_iter()
+                    .chain(half..n)
+                    .step_by(STEP)
+                    .collect();
+                assert_eq!(chained, seq);
+                let back: Vec<usize> = (0..n).into_par_iter().rev().step_by(STEP).collect();
+                assert_eq!(back, (0..n).rev().step_by(STEP).collect::<Vec<_>>());
+                // Owned items: the skipped ones are still dropped, each once.
+                let (items, drops) = iter_common::tracked(10_000);
+                let kept: Vec<usize> = items.into_par_iter().step_by(999).map(|t| t.id).collect();
+                assert_eq!(kept, (0..10_000).step_by(999).collect::<Vec<_>>());
+                iter_common::assert_dropped_once(&drops, "step_by(999) of owned items");
+            })
+        },
+    );
 }

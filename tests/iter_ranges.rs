@@ -2,7 +2,10 @@
 //! item, prime lengths and lengths around the split points, the ends of each type's domain, and
 //! untyped integer literals (which must fall back to `i32`, as with rayon).
 
+mod common;
 mod iter_common;
+
+use std::time::Duration;
 
 use forkjoin::prelude::*;
 use iter_common::{everywhere, LENGTHS};
@@ -227,5 +230,95 @@ fn char_ranges_match_std() {
             assert_eq!(('b'..'a').into_par_iter().count(), 0);
             assert_eq!(('b'..='a').into_par_iter().count(), 0);
         }
+    });
+}
+
+/// `step_by` on a range costs what it yields, not the range's length: the leaf skips with
+/// `nth`, in constant time on a range. (Walking every skipped item, `(0..usize::MAX)` with a step of
+/// 2^60 never finished; a 2^32 range took seconds.) Every indexed range type, at the ends of its
+/// domain, against std's `step_by`, forwards and backwards, collected, cut into pieces of one item,
+/// counted and enumerated. The watchdog turns a regression into a failure instead of a hang.
+macro_rules! check_step_by_ends {
+    ($t:ty) => {{
+        let ranges: [(std::ops::RangeInclusive<$t>, &str); 4] = [
+            (<$t>::MIN..=<$t>::MAX - 1, "MIN..MAX"),
+            (<$t>::MIN + 1..=<$t>::MAX, "MIN+1..=MAX"),
+            (<$t>::MAX / 2..=<$t>::MAX, "MAX/2..=MAX"),
+            (<$t>::MIN..=<$t>::MIN / 2 + 3, "MIN..=MIN/2+3"),
+        ];
+        for (range, what) in ranges {
+            let len = range.clone().into_par_iter().len();
+            // Steps that yield from one item to about a thousand.
+            for step in [
+                len / 1000 + 1,
+                len / 7 + 3,
+                len / 2,
+                len - 1,
+                len,
+                usize::MAX,
+                1 << 60,
+            ] {
+                let step = step.max(1);
+                let seq: Vec<$t> = range.clone().step_by(step).collect();
+                let ctx = format!("{}: ({what}).step_by({step})", stringify!($t));
+                let it = || range.clone().into_par_iter().step_by(step);
+                assert_eq!(it().len(), seq.len(), "{ctx}");
+                assert_eq!(it().count(), seq.len(), "{ctx}");
+                assert_eq!(it().collect::<Vec<_>>(), seq, "{ctx}");
+                let pieces: Vec<$t> = it().with_max_len(1).collect();
+                assert_eq!(pieces, seq, "{ctx}, pieces of one");
+                let rev: Vec<$t> = it().rev().collect();
+                assert!(rev.iter().eq(seq.iter().rev()), "{ctx}, rev");
+                let numbered: Vec<(usize, $t)> = it().enumerate().collect();
+                assert!(
+                    numbered.into_iter().eq(seq.iter().copied().enumerate()),
+                    "{ctx}"
+                );
+                // The half-open form of the same range.
+                let (lo, hi) = (*range.start(), *range.end());
+                let half: Vec<$t> = (lo..hi).into_par_iter().step_by(step).collect();
+                let seq: Vec<$t> = (lo..hi).step_by(step).collect();
+                assert_eq!(half, seq, "{ctx}, half-open");
+            }
+        }
+    }};
+}
+
+#[test]
+fn step_by_costs_what_it_yields_on_every_range_type() {
+    common::watchdog("step_by on long ranges", Duration::from_secs(120), || {
+        everywhere(|| {
+            // The case of the report: rayon answers 16 at once.
+            assert_eq!((0..usize::MAX).into_par_iter().step_by(1 << 60).count(), 16);
+            assert_eq!(
+                (0..usize::MAX)
+                    .into_par_iter()
+                    .step_by(1 << 60)
+                    .collect::<Vec<_>>(),
+                (0..usize::MAX).step_by(1 << 60).collect::<Vec<_>>()
+            );
+            check_step_by_ends!(u8);
+            check_step_by_ends!(u16);
+            check_step_by_ends!(u32);
+            check_step_by_ends!(u64);
+            check_step_by_ends!(usize);
+            check_step_by_ends!(i8);
+            check_step_by_ends!(i16);
+            check_step_by_ends!(i32);
+            check_step_by_ends!(i64);
+            check_step_by_ends!(isize);
+            // `char`: across the surrogate gap, which the positions skip.
+            for step in [1, 17, 0x800, 0x1_0000, 0x10_0000, usize::MAX] {
+                let seq: Vec<char> = ('\0'..=char::MAX).step_by(step).collect();
+                let par: Vec<char> = ('\0'..=char::MAX).into_par_iter().step_by(step).collect();
+                assert_eq!(par, seq, "chars by {step}");
+                let rev: Vec<char> = ('\0'..=char::MAX)
+                    .into_par_iter()
+                    .step_by(step)
+                    .rev()
+                    .collect();
+                assert!(rev.iter().eq(seq.iter().rev()), "chars by {step}, rev");
+            }
+        })
     });
 }

@@ -424,6 +424,25 @@ impl<T: RangeInteger> Iterator for RangeSeq<T> {
         self.offsets.size_hint()
     }
 
+    /// Skips by moving the offset, as std's ranges do: `step_by`, `skip` and `nth` cost what they
+    /// yield, not what they pass over (the default walks every skipped item, which on
+    /// `(0..usize::MAX).into_par_iter().step_by(1 << 60)` never ends).
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<T> {
+        let i = self.offsets.nth(n)?;
+        Some(self.start.offset(i))
+    }
+
+    #[inline]
+    fn count(self) -> usize {
+        self.offsets.len()
+    }
+
+    #[inline]
+    fn last(mut self) -> Option<T> {
+        self.next_back()
+    }
+
     #[inline]
     fn fold<B, F: FnMut(B, T) -> B>(self, init: B, f: F) -> B {
         let start = self.start.offset(self.offsets.start);
@@ -437,6 +456,13 @@ impl<T: RangeInteger> DoubleEndedIterator for RangeSeq<T> {
     #[inline]
     fn next_back(&mut self) -> Option<T> {
         let i = self.offsets.next_back()?;
+        Some(self.start.offset(i))
+    }
+
+    /// Skips from the back in constant time, like [`Iterator::nth`] above.
+    #[inline]
+    fn nth_back(&mut self, n: usize) -> Option<T> {
+        let i = self.offsets.nth_back(n)?;
         Some(self.start.offset(i))
     }
 }
