@@ -1,7 +1,8 @@
 //! Work stays reachable while its owner blocks in user code (a channel, a barrier): each pattern
 //! completes on rayon, and runs [`RUNS`] times per pool size here under a watchdog that fails the
-//! test instead of hanging it. The patterns that still hang on forkjoin are README limitations
-//! ("Blocking inside parallel work"); the forms these tests run are the fixes it gives.
+//! test instead of hanging it: by a steal, a patrol, or the pool's reserve worker when every thread
+//! is blocked. The patterns that still hang on forkjoin are README limitations ("Blocking inside
+//! parallel work"); for those, these tests run the fixes it gives.
 
 mod common;
 
@@ -30,6 +31,25 @@ fn on_pools(what: &'static str, sizes: &[usize], pattern: fn(&ThreadPool, usize)
             }
         });
     }
+}
+
+/// Runs `b` as the b of a `join` whose a spins until b has started, so b runs on another worker
+/// (stolen) while this one waits for it; returns b's result.
+fn with_b_stolen<R: Send>(b: impl FnOnce() -> R + Send) -> R {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let b_started = AtomicBool::new(false);
+    forkjoin::join(
+        || {
+            while !b_started.load(Ordering::SeqCst) {
+                std::hint::spin_loop();
+            }
+        },
+        || {
+            b_started.store(true, Ordering::SeqCst);
+            b()
+        },
+    )
+    .1
 }
 
 /// `join(|| spawn(send), || recv())`: b blocks until the job a spawned has run. When b is
@@ -74,31 +94,21 @@ fn a_worker_blocked_on_the_job_it_spawned_inside_a_join_tree() {
 
 /// A stolen b that blocks until a job it made has run, the fix the README gives for it: the job
 /// is a scope's (`scope(|s| { s.spawn(send); recv() })`), so it belongs to b, and the worker
-/// waiting in the join for b takes it even when no other worker is free. (With `spawn` instead the
-/// job belongs to nobody's wait, and on two threads nobody takes it: a README limitation.)
+/// waiting in the join for b takes it at once, even when no other worker is free. (With `spawn`
+/// instead the job belongs to nobody's wait: on two threads only the reserve worker takes it,
+/// tested below.)
 #[test]
 fn a_stolen_b_that_waits_for_a_job_of_its_own_scope() {
     fn pattern(pool: &ThreadPool, _: usize) {
         let got = pool.install(|| {
-            let b_started = std::sync::atomic::AtomicBool::new(false);
-            forkjoin::join(
-                || {
-                    // Until b is taken by another worker, so that this one waits for it.
-                    while !b_started.load(std::sync::atomic::Ordering::SeqCst) {
-                        std::hint::spin_loop();
-                    }
-                },
-                || {
-                    b_started.store(true, std::sync::atomic::Ordering::SeqCst);
-                    let (tx, rx) = mpsc::channel();
-                    let rx = Mutex::new(rx);
-                    forkjoin::scope(|s| {
-                        s.spawn(move |_| tx.send(7u32).unwrap());
-                        rx.lock().unwrap().recv().unwrap()
-                    })
-                },
-            )
-            .1
+            with_b_stolen(|| {
+                let (tx, rx) = mpsc::channel();
+                let rx = Mutex::new(rx);
+                forkjoin::scope(|s| {
+                    s.spawn(move |_| tx.send(7u32).unwrap());
+                    rx.lock().unwrap().recv().unwrap()
+                })
+            })
         });
         assert_eq!(got, 7);
     }
@@ -170,22 +180,11 @@ fn a_receive_after_a_join_whose_a_spawned_the_sender() {
 fn a_stolen_b_that_waits_for_a_job_it_spawned() {
     fn pattern(pool: &ThreadPool, _: usize) {
         let got = pool.install(|| {
-            let b_started = std::sync::atomic::AtomicBool::new(false);
-            forkjoin::join(
-                || {
-                    // Until b is taken by another worker, so that this one waits for it.
-                    while !b_started.load(std::sync::atomic::Ordering::SeqCst) {
-                        std::hint::spin_loop();
-                    }
-                },
-                || {
-                    b_started.store(true, std::sync::atomic::Ordering::SeqCst);
-                    let (tx, rx) = mpsc::channel();
-                    forkjoin::spawn(move || tx.send(7u32).unwrap());
-                    rx.recv().unwrap()
-                },
-            )
-            .1
+            with_b_stolen(|| {
+                let (tx, rx) = mpsc::channel();
+                forkjoin::spawn(move || tx.send(7u32).unwrap());
+                rx.recv().unwrap()
+            })
         });
         assert_eq!(got, 7);
     }
