@@ -320,8 +320,6 @@ pub(crate) struct ReserveSlot {
     pub(crate) thread: Mutex<Option<thread::JoinHandle<()>>>,
     /// A thread runs the reserve worker now (set by the starter, cleared by the thread as it stops).
     pub(crate) running: AtomicBool,
-    /// Times a reserve thread started (statistics, tests).
-    pub(crate) starts: AtomicU64,
 }
 
 /// The stack size of a worker thread when the builder sets none: `RUST_MIN_STACK`, else 2 MiB.
@@ -330,6 +328,16 @@ pub(crate) fn default_stack_size() -> usize {
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(2 << 20)
+}
+
+impl ReserveSlot {
+    /// Waits for the thread of the reserve's last start to exit, if there was one.
+    pub(crate) fn join_thread(&self) {
+        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(h) = handle {
+            let _ = h.join();
+        }
+    }
 }
 
 /// Name of the environment variable that sets the default thread count.
@@ -431,7 +439,6 @@ impl Registry {
                 queues: Mutex::new(None),
                 thread: Mutex::new(None),
                 running: AtomicBool::new(false),
-                starts: AtomicU64::new(0),
             }),
             sleep: Arc::new(Sleep::with_reserve(threads, n - threads)),
             breadth_first: config.breadth_first,
@@ -498,14 +505,7 @@ impl Registry {
             let _ = h.join();
         }
         if let Some(reserve) = &self.reserve {
-            let handle = reserve
-                .thread
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
-            if let Some(h) = handle {
-                let _ = h.join();
-            }
+            reserve.join_thread();
         }
     }
 

@@ -18,9 +18,10 @@
 //! when, at two ticks in a row, a job waits in its injector or a public deque and the kernel
 //! reports every one of its threads blocked (not `R` in `/proc/self/task/TID/stat`,
 //! `platform::thread_state`); private stacks are left to the patrols of waiting and idle workers
-//! (with every thread blocked in user code and only private jobs left, rayon hangs too). Then the monitor starts a thread that
-//! runs the reserve slot (`worker::reserve_loop`): it takes jobs as an idle worker does, from any
-//! queue, heavy-stealing private jobs, until 16 searches in a row find nothing, and exits. At most
+//! (with every thread blocked in user code and only private jobs left, rayon hangs too). Then
+//! the monitor starts a thread that runs the reserve slot (`worker::reserve_loop`): it takes jobs
+//! as an idle worker does, from any queue, heavy-stealing private jobs, until 16 searches in a row
+//! find nothing, and exits. At most
 //! one reserve thread runs per pool at a time, so compensation is bounded by the number of pools.
 //!
 //! **Regions and locks.** The reserve thread holds no frames and no locks of its own, so it runs
@@ -219,18 +220,10 @@ fn start(registry: &Arc<Registry>) {
     let Some(queues) = slot.take() else {
         return;
     };
-    let last = reserve
-        .thread
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take();
-    if let Some(last) = last {
-        // It gave its queues back: it is at most a few instructions from its end.
-        let _ = last.join();
-    }
+    // The last reserve thread gave its queues back: it is at most a few instructions from its end.
+    reserve.join_thread();
     // Relaxed: the monitor is the only thread that sets it, under the queues' lock.
     reserve.running.store(true, Ordering::Relaxed);
-    reserve.starts.fetch_add(1, Ordering::Relaxed);
     registry.sleep().reserve_started(true);
     let stack_size = registry.thread_stack_size();
     let pool = registry.clone();
