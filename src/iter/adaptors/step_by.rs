@@ -98,7 +98,7 @@ impl<P: Producer> Producer for StepByProducer<P> {
         )
     }
     fn into_iter(self) -> Self::IntoIter {
-        if self.step <= WALK_MAX_STEP {
+        if self.step <= WALK_MAX_STEP || self.len <= WALK_MAX_LEN {
             StepBySeq::Walk(self.base.into_iter().step_by(self.step))
         } else {
             StepBySeq::Cut {
@@ -125,6 +125,11 @@ impl<P: Producer> Producer for StepByProducer<P> {
 /// end. Cutting costs one `split_at` per item yielded, whatever the step and the producer, and the
 /// skipped positions are dropped unread (as `skip` drops them), so a leaf costs what it yields.
 const WALK_MAX_STEP: usize = 16;
+
+/// A leaf over at most this many base positions walks whatever the step: walking costs at most
+/// this many `next`s, and it clones a `repeat_n` item once per item yielded, as rayon's (a cut
+/// clones it once more for every skipped piece).
+const WALK_MAX_LEN: usize = 1 << 12;
 
 /// Sequential iterator of a [`StepByProducer`].
 pub(crate) enum StepBySeq<P: Producer> {
