@@ -170,6 +170,17 @@ pub fn drop_and_check_joined(pool: forkjoin::ThreadPool, exits: &Counter) {
     );
 }
 
+/// Drops `pool`, whose spawned jobs may still be finishing (its drop then returns at once), and
+/// waits until every worker has run its exit handler (shuttle's step bound is the watchdog).
+pub fn drop_and_await_exits(pool: forkjoin::ThreadPool, exits: &Counter) {
+    let workers = pool.current_num_threads();
+    drop(pool);
+    while exits.get() < workers {
+        shuttle::thread::yield_now();
+    }
+    assert_eq!(exits.get(), workers, "every worker exits once");
+}
+
 /// The payload of the panics the tests raise on purpose.
 pub struct Intended;
 

@@ -276,6 +276,14 @@ pub mod sim_time {
     pub fn counts() -> Counts {
         super::sim::vtime::counts()
     }
+
+    /// Pools built from now on (in this process) keep a reserve worker, started by the monitor
+    /// (`runtime::registry::reserve`), which the simulation runs as a virtual thread; off by
+    /// default. The simulated kernel reports every thread blocked, so the monitor starts the
+    /// reserve whenever work waits at two looks: every start a machine could make, and more.
+    pub fn keep_reserve_workers(on: bool) {
+        super::sim::keep_reserve_workers(on);
+    }
 }
 
 /// Marks a pool worker's thread as running for as long as it is held (`main_loop` holds one). The
@@ -310,6 +318,37 @@ pub(crate) fn yield_now() {
     sim::vtime::yield_now();
     thread::yield_now();
 }
+
+/// Sleeps the calling thread for `duration`: std's sleep; under shuttle (which has no time), a
+/// timed wait on the virtual clock (`sim::Futex`), so a sleeper does not spin the scheduler.
+pub(crate) fn sleep(duration: std::time::Duration) {
+    #[cfg(not(forkjoin_shuttle))]
+    std::thread::sleep(duration);
+    #[cfg(forkjoin_shuttle)]
+    Futex::new(0).wait_timeout(0, duration);
+}
+
+/// A process-wide static holding a lock: a plain `static` in every build but shuttle's, where it
+/// is one per execution (`shuttle::lazy_static!`): an execution that ends while a thread holds the
+/// lock (shuttle stops detached threads when the main thread returns) must not leave it held for
+/// the next one. Use as `process_static! { static NAME: Mutex<T> = Mutex::new(INIT); }`.
+#[cfg(not(forkjoin_shuttle))]
+#[cfg_attr(forkjoin_loom, allow(unused_macros))] // the reserve, its only user, is not under loom
+macro_rules! process_static {
+    (static $name:ident: $t:ty = $init:expr;) => {
+        static $name: $t = $init;
+    };
+}
+#[cfg(forkjoin_shuttle)]
+macro_rules! process_static {
+    (static $name:ident: $t:ty = $init:expr;) => {
+        ::shuttle::lazy_static! {
+            static ref $name: $t = $init;
+        }
+    };
+}
+#[cfg_attr(forkjoin_loom, allow(unused_imports))]
+pub(crate) use process_static;
 
 /// Asymmetric barriers for the owner-private job stack (`crate::runtime::jobs::jobstack`): the owner's frequent side
 /// pays only a compiler fence ([`light_barrier`]), a thief's rare side pays a process-wide barrier

@@ -4,7 +4,8 @@
 //! apart from one whose threads compute.
 //!
 //! Linux only: the state letter of `/proc/self/task/TID/stat` (`R` running or runnable; `S`, `D`,
-//! `T`, ... not running). Elsewhere nothing is known and the reserve worker is not kept.
+//! `T`, ... not running). Elsewhere nothing is known and the reserve worker is not kept; under the
+//! simulation every thread reads as blocked.
 
 /// The kernel's id of the calling thread (0 where unknown).
 pub(crate) fn current_tid() -> usize {
@@ -20,9 +21,35 @@ pub(crate) fn current_tid() -> usize {
     }
 }
 
+/// Whether [`is_running`] can tell anything, and so whether a pool may keep a reserve worker: on
+/// Linux; never under loom; under the simulation, while a test asks for reserve workers
+/// (`__sim::keep_reserve_workers`).
+#[cfg_attr(forkjoin_loom, allow(dead_code))] // the reserve, its only user, is not under loom
+pub(crate) fn observable() -> bool {
+    #[cfg(forkjoin_loom)]
+    {
+        false
+    }
+    #[cfg(forkjoin_shuttle)]
+    {
+        super::sync::sim::reserve_workers()
+    }
+    #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+    {
+        cfg!(target_os = "linux")
+    }
+}
+
+/// Under the simulation every thread reads as blocked: the monitor then starts a reserve whenever
+/// work waits at two looks, which covers every start a machine could make.
+#[cfg(forkjoin_shuttle)]
+pub(crate) fn is_running(_tid: usize) -> Option<bool> {
+    Some(false)
+}
+
 /// True if thread `tid` of this process is running or runnable, false if it is blocked or
-/// stopped, `None` if unknown (no such thread, no `/proc`, or not Linux). Not built under loom and
-/// shuttle, where no reserve worker is kept.
+/// stopped, `None` if unknown (no such thread, no `/proc`, or not Linux). Not built under loom,
+/// where no reserve worker is kept.
 #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 pub(crate) fn is_running(tid: usize) -> Option<bool> {
     if tid == 0 || !cfg!(target_os = "linux") {

@@ -55,6 +55,21 @@ pub(crate) mod vtime;
 
 use atomic::{AtomicU32, Ordering};
 
+/// Whether pools built from now on keep a reserve worker (`sim_time::keep_reserve_workers`); off
+/// by default, so that the other simulations model the pool's own threads only (a reserve would
+/// hide the lost wake-ups they look for).
+static RESERVE_WORKERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// See [`RESERVE_WORKERS`].
+pub(crate) fn reserve_workers() -> bool {
+    RESERVE_WORKERS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// See [`RESERVE_WORKERS`].
+pub(crate) fn keep_reserve_workers(on: bool) {
+    RESERVE_WORKERS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Nanoseconds one scheduling step stands for on the virtual clock. A step is one atomic
 /// operation, lock, yield or park; counting it as a microsecond makes the 100 µs sharing heartbeat
 /// and the first patrol come every hundred steps, so small simulated problems reach them.

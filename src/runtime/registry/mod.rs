@@ -16,7 +16,7 @@
 
 pub(crate) mod entry;
 pub(crate) mod handler_panic;
-#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+#[cfg(not(forkjoin_loom))]
 pub(crate) mod reserve;
 pub(crate) mod thread_builder;
 pub(crate) mod worker;
@@ -311,7 +311,7 @@ pub(crate) struct Registry {
 /// What the pool keeps for its reserve worker (`crate::runtime::registry::reserve`): the extra
 /// worker index past the pool's threads that a temporary thread runs while every thread is blocked
 /// in user code and work waits.
-#[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
+#[cfg_attr(forkjoin_loom, allow(dead_code))] // no reserve under loom
 pub(crate) struct ReserveSlot {
     /// The reserve worker's queues while no thread runs it; its thread takes them when it starts
     /// and gives them back when it stops.
@@ -547,14 +547,14 @@ impl Registry {
     }
 
     /// The stack size of the pool's threads: the builder's, else [`default_stack_size`].
-    #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
+    #[cfg_attr(forkjoin_loom, allow(dead_code))] // no reserve under loom
     pub(crate) fn thread_stack_size(&self) -> usize {
         self.stack_size.unwrap_or_else(default_stack_size)
     }
 
     /// The reserve worker's state, if the pool keeps one.
     #[inline]
-    #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
+    #[cfg_attr(forkjoin_loom, allow(dead_code))] // no reserve under loom
     pub(crate) fn reserve(&self) -> Option<&ReserveSlot> {
         self.reserve.as_ref()
     }
@@ -563,7 +563,7 @@ impl Registry {
     /// check of the reserve worker. (Private stacks are the patrols' to empty: any worker that
     /// waits or idles patrols, and a pool whose threads are all blocked in user code with only
     /// private jobs left would hang on rayon too.)
-    #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
+    #[cfg_attr(forkjoin_loom, allow(dead_code))] // no reserve under loom
     pub(crate) fn may_hold_jobs(&self) -> bool {
         self.injector.has_jobs()
             || self

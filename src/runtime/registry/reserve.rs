@@ -39,14 +39,15 @@
 //! waits, one small `/proc` file per thread. An idle process wakes the monitor once a second; a
 //! pool with work waiting, 100 times a second. The monitor exits when no watched pool is left.
 //! Linux only (elsewhere the kernel's view of a thread is not read and no reserve is kept); not
-//! built under loom and shuttle, whose models are of the pool's own threads. A child made by
+//! under loom; under the simulation only where a test asks for it (`sim-tests/tests/reserve.rs`),
+//! with every thread reading as blocked. A child made by
 //! `fork()` starts its own monitor with its first pool (a fork while the monitor holds its lock,
 //! a window of microseconds per tick, would leave that lock held in the child).
 
 use std::sync::Weak;
 use std::time::Duration;
 
-use crate::platform::sync::{thread, Arc, Mutex, Ordering};
+use crate::platform::sync::{process_static, thread, Arc, Mutex, Ordering};
 use crate::platform::thread_state;
 use crate::runtime::registry::worker;
 use crate::runtime::registry::Registry;
@@ -73,11 +74,13 @@ struct Pool {
     first: usize,
 }
 
-static WATCHED: Mutex<Watched> = Mutex::new(Watched {
-    pools: Vec::new(),
-    monitor_running: false,
-    generation: 0,
-});
+process_static! {
+    static WATCHED: Mutex<Watched> = Mutex::new(Watched {
+        pools: Vec::new(),
+        monitor_running: false,
+        generation: 0,
+    });
+}
 
 fn watched() -> crate::platform::sync::MutexGuard<'static, Watched> {
     WATCHED.lock().unwrap_or_else(|e| e.into_inner())
@@ -87,7 +90,7 @@ fn watched() -> crate::platform::sync::MutexGuard<'static, Watched> {
 /// decides where and when its threads run, and `build_scoped`'s threads must not outlive their
 /// scope) and the kernel's view of a thread can be read.
 pub(crate) fn wanted(owns_threads: bool) -> bool {
-    owns_threads && cfg!(target_os = "linux")
+    owns_threads && thread_state::observable()
 }
 
 /// Starts watching `registry` (which keeps a reserve slot), starting the monitor thread if none
@@ -131,7 +134,7 @@ enum Seen {
 fn monitor() {
     let mut tick = TICK;
     loop {
-        thread::sleep(tick);
+        crate::platform::sync::sleep(tick);
         let pools: Vec<(Arc<Registry>, usize)> = {
             let mut watched = watched();
             watched.pools.retain(|p| p.registry.strong_count() > 0);
@@ -260,6 +263,8 @@ fn run(registry: &Arc<Registry>, queues: crate::runtime::registry::WorkerQueues,
     let reserve = registry.reserve().expect("a pool with a reserve");
     *reserve.queues.lock().unwrap_or_else(|e| e.into_inner()) = Some(queues);
     registry.sleep().reserve_started(false);
-    // Release: the next start (and the monitor's look) sees the queues given back.
+    // Release: the next start (and the monitor's look) sees the queues given back. (The
+    // simulation's self-check forgets it: the pool's next stall then never gets a reserve.)
+    #[cfg(not(forkjoin_sim_bug = "reserve_keeps_running"))]
     reserve.running.store(false, Ordering::Release);
 }

@@ -234,7 +234,7 @@ pub(crate) fn start_pool(
         return Err(StartError::CurrentThreadInPool);
     }
     let pin_failure: PinFailure = Arc::new(Mutex::new(None));
-    #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+    #[cfg(not(forkjoin_loom))]
     {
         config.reserve = super::reserve::wanted(spawn.owns_threads());
     }
@@ -269,7 +269,7 @@ pub(crate) fn start_pool(
         let adopted = worker::adopt_current_thread(&registry, 0, queues, stack_size);
         debug_assert!(adopted, "checked above");
     }
-    #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+    #[cfg(not(forkjoin_loom))]
     if registry.reserve().is_some() {
         super::reserve::watch(&registry);
     }

@@ -252,7 +252,7 @@ impl Sleep {
 
     /// A reserve worker starts running (or, with `false`, stops): it may hold private jobs, so
     /// sleepers keep patrolling while it is not idle.
-    #[cfg_attr(any(forkjoin_loom, forkjoin_shuttle), allow(dead_code))] // no reserve under the models
+    #[cfg_attr(forkjoin_loom, allow(dead_code))] // no reserve under loom
     pub(crate) fn reserve_started(&self, running: bool) {
         // Relaxed: only the choice between a patrol timeout and the one-second sleep reads it.
         if running {

@@ -473,7 +473,7 @@ impl WorkerThread {
 
     /// Gives back the owner handles of this worker's queues, for a reserve worker's next start
     /// (both queues are empty: the worker has left every frame that pushed on them).
-    #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+    #[cfg(not(forkjoin_loom))]
     fn into_queues(self) -> WorkerQueues {
         debug_assert!(self.deque.is_empty() && self.jobs.is_empty());
         let WorkerThread {
@@ -537,7 +537,7 @@ pub(crate) fn main_loop(
 }
 
 /// How many searches in a row a reserve worker makes without finding a job before it stops.
-#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+#[cfg(not(forkjoin_loom))]
 const RESERVE_EMPTY_SEARCHES: u32 = 16;
 
 /// Body of a pool's reserve worker thread (`crate::runtime::registry::reserve`): runs as worker
@@ -546,7 +546,7 @@ const RESERVE_EMPTY_SEARCHES: u32 = 16;
 /// heavy steal after every empty search since the blocked workers' private jobs are what it is
 /// for; then it gives its queues back. It never sleeps in the idle protocol: its wake-ups come from
 /// the stall check. Waits inside the jobs it runs are ordinary waits.
-#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+#[cfg(not(forkjoin_loom))]
 pub(crate) fn reserve_loop(
     registry: &Arc<Registry>,
     index: usize,
