@@ -3,7 +3,7 @@
 //!
 //! Every consumer and producer piece holds a [`Fuse`], which blows (sets a shared flag) when it is
 //! dropped during unwinding: a panic anywhere downstream or upstream of the adaptor unwinds through
-//! the piece that holds it. Every piece checks the flag before it pulls each item from the front.
+//! the piece that holds it. Every piece checks the flag before it pulls each item.
 
 use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
@@ -194,16 +194,15 @@ impl<I: Iterator> Iterator for PanicFuseIter<'_, I> {
     }
 }
 
-/// From the back a piece runs to its end, fuse or not: std's adaptors that walk from the back
-/// (`Zip::next_back` under `rev`, `Enumerate`, `Take`) trust `len()` and the other side's items to
-/// match, and `Zip` panics with "entered unreachable code" if one side ends early, a panic that
-/// could replace the user's. (So a reversed piece does not stop early.)
 impl<I: DoubleEndedIterator> DoubleEndedIterator for PanicFuseIter<'_, I> {
     fn next_back(&mut self) -> Option<I::Item> {
-        self.base.next_back()
+        if self.fuse.0.blown() {
+            None
+        } else {
+            self.base.next_back()
+        }
     }
 }
 
-/// The length of the base: exact from the back; from the front, exact unless the fuse blew, and
-/// then the items never reach a result (std's adaptors stop at the first `None` from the front).
+/// The length of the base: exact unless the fuse blew, and then the items never reach a result.
 impl<I: ExactSizeIterator> ExactSizeIterator for PanicFuseIter<'_, I> {}
