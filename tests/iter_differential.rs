@@ -18,6 +18,7 @@
 //! clock; `FORKJOIN_DIFF_SEED=<seed>` replays one case (printed on failure).
 
 mod common;
+mod iter_common;
 
 use std::cmp::Ordering as CmpOrdering;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -28,6 +29,7 @@ use std::time::Duration;
 use forkjoin::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use forkjoin::prelude::*;
 use forkjoin::{ThreadPool, ThreadPoolBuilder};
+use iter_common::{payload_message, quiet_expected_panics};
 use rand_xoshiro::rand_core::{Rng as _, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -409,7 +411,7 @@ fn to_u64(x: i128) -> u64 {
     x as u64
 }
 
-const INJECTED: &str = "injected panic (iter_differential)";
+const INJECTED: &str = "expected: injected panic (iter_differential)";
 
 /// What the parallel run needs besides the case: the ledger and the injected panic's flag.
 struct Cx {
@@ -426,19 +428,31 @@ impl Cx {
 // ---------------------------------------------------------------------------------------------
 // The model: the same chain on std's iterators over plain values
 
+/// Expands `$m!(T, args...)` for the integer type `T` that `$ty` names.
+macro_rules! for_ty {
+    ($ty:expr, $m:ident!($($arg:tt)*)) => {
+        match $ty {
+            Ty::U8 => $m!(u8, $($arg)*),
+            Ty::U16 => $m!(u16, $($arg)*),
+            Ty::U32 => $m!(u32, $($arg)*),
+            Ty::U64 => $m!(u64, $($arg)*),
+            Ty::Usize => $m!(usize, $($arg)*),
+            Ty::I8 => $m!(i8, $($arg)*),
+            Ty::I16 => $m!(i16, $($arg)*),
+            Ty::I32 => $m!(i32, $($arg)*),
+            Ty::I64 => $m!(i64, $($arg)*),
+            Ty::Isize => $m!(isize, $($arg)*),
+        }
+    };
+}
+
 fn ty_bounds(ty: Ty) -> (i128, i128) {
-    match ty {
-        Ty::U8 => (0, u8::MAX as i128),
-        Ty::U16 => (0, u16::MAX as i128),
-        Ty::U32 => (0, u32::MAX as i128),
-        Ty::U64 => (0, u64::MAX as i128),
-        Ty::Usize => (0, usize::MAX as i128),
-        Ty::I8 => (i8::MIN as i128, i8::MAX as i128),
-        Ty::I16 => (i16::MIN as i128, i16::MAX as i128),
-        Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
-        Ty::I64 => (i64::MIN as i128, i64::MAX as i128),
-        Ty::Isize => (isize::MIN as i128, isize::MAX as i128),
+    macro_rules! bounds {
+        ($t:ty,) => {
+            (<$t>::MIN as i128, <$t>::MAX as i128)
+        };
     }
+    for_ty!(ty, bounds!())
 }
 
 /// The std values of a source, through std's own ranges of the source's type.
@@ -462,18 +476,7 @@ fn model_src(src: &Src) -> Vec<u64> {
             start,
             len,
             inclusive,
-        } => match ty {
-            Ty::U8 => std_range!(u8, *start, *len, *inclusive),
-            Ty::U16 => std_range!(u16, *start, *len, *inclusive),
-            Ty::U32 => std_range!(u32, *start, *len, *inclusive),
-            Ty::U64 => std_range!(u64, *start, *len, *inclusive),
-            Ty::Usize => std_range!(usize, *start, *len, *inclusive),
-            Ty::I8 => std_range!(i8, *start, *len, *inclusive),
-            Ty::I16 => std_range!(i16, *start, *len, *inclusive),
-            Ty::I32 => std_range!(i32, *start, *len, *inclusive),
-            Ty::I64 => std_range!(i64, *start, *len, *inclusive),
-            Ty::Isize => std_range!(isize, *start, *len, *inclusive),
-        },
+        } => for_ty!(ty, std_range!(*start, *len, *inclusive)),
         Src::Chars { start, len } => (*start..=char::MAX).take(*len).map(|c| c as u64).collect(),
         Src::Vec(v) | Src::Slice(v) => v.clone(),
     }
@@ -637,18 +640,7 @@ where
             start,
             len,
             inclusive,
-        } => match ty {
-            Ty::U8 => par_range!(u8, *start, *len, *inclusive),
-            Ty::U16 => par_range!(u16, *start, *len, *inclusive),
-            Ty::U32 => par_range!(u32, *start, *len, *inclusive),
-            Ty::U64 => par_range!(u64, *start, *len, *inclusive),
-            Ty::Usize => par_range!(usize, *start, *len, *inclusive),
-            Ty::I8 => par_range!(i8, *start, *len, *inclusive),
-            Ty::I16 => par_range!(i16, *start, *len, *inclusive),
-            Ty::I32 => par_range!(i32, *start, *len, *inclusive),
-            Ty::I64 => par_range!(i64, *start, *len, *inclusive),
-            Ty::Isize => par_range!(isize, *start, *len, *inclusive),
-        },
+        } => for_ty!(ty, par_range!(*start, *len, *inclusive)),
         Src::Chars { start, len } => {
             let last = (*start..=char::MAX).nth(len - 1).expect("len fits");
             erase(
@@ -1136,29 +1128,8 @@ fn pools() -> &'static [ThreadPool] {
     })
 }
 
-/// Silences the injected panics (thousands of them); any other panic is reported as usual.
-fn quiet_injected_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let msg = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied());
-            if msg != Some(INJECTED) {
-                default(info);
-            }
-        }));
-    });
-}
-
 fn payload_str(p: &(dyn std::any::Any + Send)) -> &str {
-    p.downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| p.downcast_ref::<&str>().copied())
-        .unwrap_or("<non-string payload>")
+    payload_message(p).unwrap_or("<non-string payload>")
 }
 
 /// Runs the case of `seed` (with a panic injected if `panics`) and checks it against std.
@@ -1242,7 +1213,8 @@ fn adaptor_chains_match_std() {
 
 #[test]
 fn injected_panics_propagate_and_drop_every_item_once() {
-    quiet_injected_panics();
+    // The injected panics (thousands of them) are not printed.
+    quiet_expected_panics();
     watch("injected panics", || {
         for seed in seeds(2, 10_000) {
             check_case(seed, true);

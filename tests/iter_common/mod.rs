@@ -103,47 +103,45 @@ pub fn random_inputs(seed: u64, modulo: u64) -> Vec<Vec<u64>> {
     LENGTHS.iter().map(|&n| rng.vec(n, modulo)).collect()
 }
 
+/// The message of a panic's payload (a `&str` or a `String`), if it has one.
+pub fn payload_message(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+}
+
 /// Runs `f`, which must panic with the message `message`.
 pub fn assert_panics(f: impl FnOnce(), message: &str) {
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
         .expect_err("the panic must propagate");
-    let got = err
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| err.downcast_ref::<String>().map(String::as_str));
-    assert_eq!(got, Some(message));
+    assert_eq!(payload_message(&*err), Some(message));
 }
 
-/// The panic message of `f`, which must panic. Panics whose message starts with "expected:" are not
-/// printed.
-pub fn panic_message(f: impl FnOnce()) -> String {
+/// From now on, panics whose message starts with "expected:" are not printed; any other panic is
+/// reported as usual.
+pub fn quiet_expected_panics() {
     static QUIET: std::sync::Once = std::sync::Once::new();
     QUIET.call_once(|| {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let expected = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.starts_with("expected:"))
-                .or_else(|| {
-                    payload
-                        .downcast_ref::<String>()
-                        .map(|s| s.starts_with("expected:"))
-                });
+            let expected = payload_message(info.payload()).map(|s| s.starts_with("expected:"));
             if expected != Some(true) {
                 default(info);
             }
         }));
     });
+}
+
+/// The panic message of `f`, which must panic. Panics whose message starts with "expected:" are not
+/// printed.
+pub fn panic_message(f: impl FnOnce()) -> String {
+    quiet_expected_panics();
     let payload =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err("must panic");
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        String::from("<non-string payload>")
-    }
+    payload_message(&*payload)
+        .unwrap_or("<non-string payload>")
+        .to_string()
 }
 
 /// The failure positions to try on a length-`n` input: none, the first, a middle and the last.
