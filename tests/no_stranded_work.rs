@@ -116,9 +116,8 @@ fn a_stolen_b_that_waits_for_a_job_of_its_own_scope() {
 }
 
 /// `Barrier(n)` across the `n` items of a parallel loop on `n` threads, with `with_max_len(1)`:
-/// every split pushes, and an idle worker takes each item's job even while the worker that pushed
-/// it waits at the barrier. (At 64 threads the call's up-front splits nest deep enough to run
-/// inline: the README's fix is a scope, tested below.)
+/// every split that `with_max_len` demands pushes, however deep, and an idle worker takes each
+/// item's job even while the worker that pushed it waits at the barrier.
 #[test]
 fn a_barrier_across_the_items_of_a_loop_split_to_single_items() {
     fn pattern(pool: &ThreadPool, threads: usize) {
@@ -132,7 +131,7 @@ fn a_barrier_across_the_items_of_a_loop_split_to_single_items() {
         });
         assert_eq!(leaders, 1);
     }
-    on_pools("Barrier(n) over n single items", &[1, 2, 8], pattern);
+    on_pools("Barrier(n) over n single items", &[1, 2, 8, 64], pattern);
 }
 
 /// The README's fix for a blocking `a` in a deep `join`: order the halves so that `a` never waits

@@ -70,6 +70,16 @@ where
         let from_end = consumer.prefers_end();
         let (left_p, right_p) = producer.split_at(mid);
         let (left_c, right_c, reducer) = consumer.split_off(mid);
+        if too_long {
+            // A split `with_max_len` demands: the caller asked for pieces this small, as rayon's
+            // fix for items that wait for each other, so each half is a job at every depth (the
+            // depth rule would run the deep ones inline, out of every other worker's reach).
+            let (left, right) = (
+                (left_p, left_c, left_pieces),
+                (right_p, right_c, right_pieces),
+            );
+            return split_demanded(left, right, reducer, from_end);
+        }
         let (left, right) = if from_end {
             // The right half here, the left one offered (see `LazyConsumer::prefers_end`).
             let (right, left) = sharing::join_pieces_for_split(
@@ -87,6 +97,35 @@ where
     } else {
         run_leaf(producer, consumer, Pace::new())
     }
+}
+
+/// [`split_up_front`]'s join for a split that `with_max_len` demands: b is always pushed, as for an
+/// idle worker, however deep (see `sharing::join_pieces_for_idle_worker`). Out of line, so the
+/// common split's frame does not grow.
+#[inline(never)]
+fn split_demanded<P, C>(
+    (left_p, left_c, left_pieces): (P, C, usize),
+    (right_p, right_c, right_pieces): (P, C, usize),
+    reducer: C::Reducer,
+    from_end: bool,
+) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let (left, right) = if from_end {
+        let (right, left) = sharing::join_pieces_for_idle_worker(
+            move || split_up_front(right_p, right_c, right_pieces),
+            move || split_up_front(left_p, left_c, left_pieces),
+        );
+        (left, right)
+    } else {
+        sharing::join_pieces_for_idle_worker(
+            move || split_up_front(left_p, left_c, left_pieces),
+            move || split_up_front(right_p, right_c, right_pieces),
+        )
+    };
+    reducer.reduce(left, right)
 }
 
 /// Runs one piece sequentially in adaptive batches, splitting the remainder in half whenever an idle
