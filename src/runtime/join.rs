@@ -53,7 +53,7 @@
 
 use crate::platform::unwind;
 use crate::runtime::cancel;
-use crate::runtime::jobs::job::{JobRef, JobResult, StackJob};
+use crate::runtime::jobs::job::{ErasedStackJob, JobRef, StackJob};
 use crate::runtime::jobs::jobstack::Pushed;
 use crate::runtime::jobs::latch::SpinLatch;
 use crate::runtime::jobs::region::WaitFor;
@@ -415,21 +415,18 @@ where
 {
     #[inline(always)]
     fn drop(&mut self) {
-        finish_b_while_a_unwinds(self.job_b, self.pushed);
+        // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding;
+        // its erased reference is executed at most once (below), and only if b was popped back.
+        finish_b_while_a_unwinds(unsafe { (*self.job_b).erased() }, self.pushed);
     }
 }
 
 /// Only reached while `a` unwinds (the guard is forgotten otherwise), on the thread that pushed b.
+/// Type-erased, as every cold path of the join: compiled once, not once per pair of closures.
 #[cold]
 #[inline(never)]
-fn finish_b_while_a_unwinds<F, R>(job_b: *const StackJob<SpinLatch<'_>, F, R>, pushed: Pushed)
-where
-    F: FnOnce(bool) -> R,
-{
+fn finish_b_while_a_unwinds(job_b: ErasedStackJob<'_, SpinLatch<'_>>, pushed: Pushed) {
     unwind::unwinding_passes_here();
-    let job_b_id = job_b.cast::<()>();
-    // SAFETY: `job_b` lives in the join frame below us, which is still alive during unwinding.
-    let job_b = unsafe { &*job_b };
     // That thread is a worker, which outlives the join frame.
     WorkerThread::with_current(|wt| {
         if wt.pop_private(pushed) {
@@ -440,20 +437,28 @@ where
                 return;
             }
             // b's panic, if any, is dropped: a's panic wins.
-            // SAFETY: we popped b back, so its JobRef will never be executed; run once.
-            let _ = unwind::halt_unwinding(|| unsafe { job_b.run_inline(false) });
+            // SAFETY: we popped b back, so no other reference is executed; run once, and its
+            // result (set before the latch) taken once.
+            drop(unsafe {
+                job_b.run();
+                job_b.take_panic()
+            });
         } else {
             // Published: pop it back or wait for the thief. Its result is dropped, and its panic
             // too, unless a unwinds with a cancellation: then the panic wins (kept for the
             // `cancellable` call). a's spawns stay where they are (no mark). A panic of b
             // reaches us as a value, not raised and caught: each unwinding costs a microsecond
             // or more, and a cancelled chain of stolen b's pays it at every link.
-            let outcome = unwind::halt_unwinding(|| {
-                finish_published_outcome(wt, job_b, job_b_id, u64::MAX, true)
-            });
-            match outcome {
-                Ok(JobResult::Ok(_)) => {}
-                Ok(JobResult::Panic(payload)) | Err(payload) => wt.keep_panic_if_cancelled(payload),
+            let finished =
+                unwind::halt_unwinding(|| finish_published_erased(wt, &job_b, u64::MAX, true));
+            let panic = match finished {
+                // SAFETY: b ran and its latch is set; its result is taken once.
+                Ok(Finished::Ran) => unsafe { job_b.take_panic() },
+                Ok(Finished::Dropped) => Some(cancel::payload()),
+                Err(payload) => Some(payload),
+            };
+            if let Some(payload) = panic {
+                wt.keep_panic_if_cancelled(payload);
             }
         }
     })
@@ -500,7 +505,6 @@ where
     // SAFETY: `job_b` stays in this frame until it is popped back or its latch is set (steps 3 and the
     // guard guarantee one of the two before we return or unwind past it); A, B, RA, RB are Send.
     let job_b_ref: JobRef = unsafe { job_b.as_job_ref() }.tagged(wt.region());
-    let job_b_id = job_b_ref.id();
     let spawn_mark = wt.spawn_count();
     let pushed = wt.push_private(job_b_ref);
 
@@ -519,7 +523,7 @@ where
         let result_b = unsafe { job_b.run_inline(false) };
         return (result_a, result_b);
     }
-    let result_b = finish_published(wt, &job_b, job_b_id, spawn_mark, B_STOPS);
+    let result_b = finish_published(wt, &job_b, spawn_mark, B_STOPS);
     (result_a, result_b)
 }
 
@@ -540,7 +544,38 @@ where
     }
 }
 
-/// Step 3's slow path: b is on the public deque or was stolen. `spawn_mark`: the worker's
+/// Step 3's slow path: b is on the public deque or was stolen ([`finish_published_erased`]);
+/// returns b's result or raises its panic.
+#[cold]
+#[inline(never)]
+fn finish_published<F, R>(
+    wt: &WorkerThread,
+    job_b: &StackJob<SpinLatch<'_>, F, R>,
+    spawn_mark: u64,
+    b_stops: bool,
+) -> R
+where
+    F: FnOnce(bool) -> R,
+{
+    // SAFETY: b's other reference is on the public deque or was stolen; the erased one runs only
+    // if the deque hands the other back to us.
+    let erased = unsafe { job_b.erased() };
+    match finish_published_erased(wt, &erased, spawn_mark, b_stops) {
+        // SAFETY: b ran (here or on the thief) and its latch is set; its result is taken once.
+        Finished::Ran => unsafe { job_b.take_result() },
+        Finished::Dropped => unwind::resume_unwinding(cancel::payload()),
+    }
+}
+
+/// How [`finish_published_erased`] ended.
+enum Finished {
+    /// b ran (popped back here, or on its thief): its result is in its slot.
+    Ran,
+    /// b was popped back in cancelled work and dropped unrun (only if `b_stops`).
+    Dropped,
+}
+
+/// [`finish_published`] without b's types. `spawn_mark`: the worker's
 /// [`spawn_count`](WorkerThread::spawn_count) when the join began.
 ///
 /// A job that `a` spawned and that still sits on our deque runs here, before we wait: b may wait
@@ -550,33 +585,13 @@ where
 /// spawn runs at once) ran the job there.
 #[cold]
 #[inline(never)]
-fn finish_published<F, R>(
+fn finish_published_erased(
     wt: &WorkerThread,
-    job_b: &StackJob<SpinLatch<'_>, F, R>,
-    job_b_id: *const (),
+    job_b: &ErasedStackJob<'_, SpinLatch<'_>>,
     spawn_mark: u64,
     b_stops: bool,
-) -> R
-where
-    F: FnOnce(bool) -> R,
-{
-    finish_published_outcome(wt, job_b, job_b_id, spawn_mark, b_stops).into_return_value()
-}
-
-/// [`finish_published`], with b's panic (a cancellation's included) returned, not raised. A b
-/// popped back in cancelled work is dropped unrun and reported as `Cancelled` if `b_stops`
-/// (see [`join_pushing`]'s `B_STOPS`).
-#[inline(always)]
-fn finish_published_outcome<F, R>(
-    wt: &WorkerThread,
-    job_b: &StackJob<SpinLatch<'_>, F, R>,
-    job_b_id: *const (),
-    spawn_mark: u64,
-    b_stops: bool,
-) -> JobResult<R>
-where
-    F: FnOnce(bool) -> R,
-{
+) -> Finished {
+    let job_b_id = job_b.id();
     loop {
         if job_b.latch().probe() {
             break;
@@ -588,12 +603,11 @@ where
                     // SAFETY: the deque handed b's JobRef to us, so it will never be executed;
                     // dropped once, instead of running it.
                     unsafe { job_b.drop_unrun() };
-                    return JobResult::Panic(cancel::payload());
+                    return Finished::Dropped;
                 }
                 // SAFETY: the deque handed b's JobRef to us, so nobody else executes it; run once.
-                return JobResult::Ok(
-                    wt.run_popped_b(job_b_id, || unsafe { job_b.run_inline(false) }),
-                );
+                wt.run_popped_b(job_b_id, || unsafe { job.execute() });
+                return Finished::Ran;
             }
             // Pushed by `a` after b: ours to run if it belongs to b's wait (see below), else moved
             // out of the way.
@@ -609,9 +623,7 @@ where
     }
     // Counts held for scope jobs dropped in the loop above (see `WorkerThread::release_later`).
     wt.release_deferred();
-    // SAFETY: the latch is set (checked above or waited for), so the thief has written the result and
-    // will not touch the job again.
-    unsafe { job_b.take_job_result() }
+    Finished::Ran
 }
 
 #[cfg(all(test, not(forkjoin_loom)))]

@@ -301,6 +301,22 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
         self.result.with_mut(|r| unsafe { (*r).assume_init_read() })
     }
 
+    /// This job seen without its closure and result types (see [`ErasedStackJob`]).
+    ///
+    /// # Safety
+    /// As for [`as_job_ref`](Self::as_job_ref): the erased job's [`JobRef`] is executed at most
+    /// once, and only if the job's other references are not.
+    #[inline]
+    pub(crate) unsafe fn erased(&self) -> ErasedStackJob<'_, L> {
+        ErasedStackJob {
+            latch: &self.latch,
+            // SAFETY: forwarded to the caller.
+            job: unsafe { self.as_job_ref() },
+            drop_unrun: drop_unrun_erased::<L, F, R>,
+            take_panic: take_panic_erased::<L, F, R>,
+        }
+    }
+
     /// Like [`into_result`](Self::into_result) but returns the panic instead of raising it.
     ///
     /// # Safety
@@ -309,6 +325,85 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     pub(crate) unsafe fn into_job_result(self) -> JobResult<R> {
         // SAFETY: forwarded to the caller.
         unsafe { self.result.into_inner().assume_init() }
+    }
+}
+
+/// A [`StackJob`] without its closure and result types, for the cold paths of its creator (b of
+/// a `join` that was published, or that a panic of a leaves behind): compiled once, not once per
+/// closure as a generic function would be, with b's body inlined into each copy.
+///
+/// Its creator runs a job it took back through [`run`](Self::run), as a thief would: the result
+/// or panic goes to the job's slot and the latch is set.
+pub(crate) struct ErasedStackJob<'a, L> {
+    latch: &'a L,
+    job: JobRef,
+    drop_unrun: unsafe fn(*const ()),
+    take_panic: unsafe fn(*const ()) -> Option<Payload>,
+}
+
+impl<L> ErasedStackJob<'_, L> {
+    /// The job's latch, set once it ran through its [`JobRef`].
+    #[inline]
+    pub(crate) fn latch(&self) -> &L {
+        self.latch
+    }
+
+    /// The job's identity, as its [`JobRef`]s carry it ([`JobRef::id`]).
+    #[inline]
+    pub(crate) fn id(&self) -> *const () {
+        self.job.id()
+    }
+
+    /// Runs the job on the calling thread: the result goes to its slot, then the latch is set.
+    ///
+    /// # Safety
+    /// As for [`StackJob::run_inline`]: at most once, and only if no other reference to the job
+    /// was or will be executed.
+    #[inline]
+    pub(crate) unsafe fn run(&self) {
+        // SAFETY: forwarded to the caller; `job` was made from the live job by `StackJob::erased`.
+        unsafe { self.job.execute() }
+    }
+
+    /// [`StackJob::drop_unrun`].
+    ///
+    /// # Safety
+    /// As for [`StackJob::drop_unrun`].
+    #[inline]
+    pub(crate) unsafe fn drop_unrun(&self) {
+        // SAFETY: forwarded to the caller; the function was instantiated for the job's type.
+        unsafe { (self.drop_unrun)(self.job.id()) }
+    }
+
+    /// Takes the result out after the job ran and drops it, returning its panic if it panicked.
+    ///
+    /// # Safety
+    /// As for [`StackJob::take_job_result`].
+    #[inline]
+    pub(crate) unsafe fn take_panic(&self) -> Option<Payload> {
+        // SAFETY: forwarded to the caller; the function was instantiated for the job's type.
+        unsafe { (self.take_panic)(self.job.id()) }
+    }
+}
+
+/// [`ErasedStackJob::drop_unrun`] for jobs of one type.
+///
+/// # Safety
+/// `this` points to a live `StackJob<L, F, R>`; as for [`StackJob::drop_unrun`].
+unsafe fn drop_unrun_erased<L: Latch, F: FnOnce(bool) -> R, R>(this: *const ()) {
+    // SAFETY: forwarded to the caller.
+    unsafe { (*this.cast::<StackJob<L, F, R>>()).drop_unrun() }
+}
+
+/// [`ErasedStackJob::take_panic`] for jobs of one type.
+///
+/// # Safety
+/// `this` points to a live `StackJob<L, F, R>`; as for [`StackJob::take_job_result`].
+unsafe fn take_panic_erased<L: Latch, F: FnOnce(bool) -> R, R>(this: *const ()) -> Option<Payload> {
+    // SAFETY: forwarded to the caller.
+    match unsafe { (*this.cast::<StackJob<L, F, R>>()).take_job_result() } {
+        JobResult::Ok(_) => None,
+        JobResult::Panic(payload) => Some(payload),
     }
 }
 
