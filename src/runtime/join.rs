@@ -280,7 +280,7 @@ where
         return join_inline(oper_a, oper_b);
     }
     // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing::<false, B_STOPS, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<B_STOPS, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
 /// [`join_for_idle_worker`]: a join that pushes b whenever another worker could take it. Inline
@@ -302,7 +302,7 @@ where
         return join_inline(oper_a, oper_b);
     }
     // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing::<false, B_STOPS, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<B_STOPS, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
 /// The calling thread's worker, or `None` if it runs none now (outside every pool). `'w`: the
@@ -331,7 +331,7 @@ where
     RB: Send,
 {
     // SAFETY: forwarded.
-    unsafe { join_pushing::<false, true, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<true, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
 /// An inline join: `a` then `b` as plain calls, b pushed nowhere. On the only worker of a pool
@@ -385,14 +385,11 @@ where
     // runs this join as that worker.
     entry::with_current_registry(|registry| {
         entry::in_worker(registry, |wt, injected| {
+            // Injected, both halves run on another thread than the caller's: migrated.
+            let oper_a = move |ctx: FnContext| oper_a(FnContext::new(injected || ctx.migrated));
+            let oper_b = move |ctx: FnContext| oper_b(FnContext::new(injected || ctx.migrated));
             // SAFETY: `wt` is the current worker (in_worker runs us on it).
-            unsafe {
-                if injected {
-                    join_pushing::<true, true, _, _, _, _>(wt, oper_a, oper_b)
-                } else {
-                    join_pushing::<false, true, _, _, _, _>(wt, oper_a, oper_b)
-                }
-            }
+            unsafe { join_pushing::<true, _, _, _, _>(wt, oper_a, oper_b) }
         })
     })
 }
@@ -465,8 +462,7 @@ fn finish_b_while_a_unwinds(job_b: ErasedStackJob<'_, SpinLatch<'_>>, pushed: Pu
     .expect("b is finished on the worker that pushed it");
 }
 
-/// The join protocol on worker `wt`. `INJECTED`: the call was moved here from outside the pool (a
-/// constant, so the fast path carries no flag). `B_STOPS`: b is a boundary of cancellation (a
+/// The join protocol on worker `wt`. `B_STOPS`: b is a boundary of cancellation (a
 /// stolen b does not start, a popped-back b is dropped, and the join unwinds); false for the
 /// pieces of a loop whose leaves stop by themselves ([`join_pieces_for_split`]).
 ///
@@ -475,7 +471,7 @@ fn finish_b_while_a_unwinds(job_b: ErasedStackJob<'_, SpinLatch<'_>>, pushed: Pu
 /// # Safety
 /// `wt` must be the current thread's worker.
 #[inline(always)]
-unsafe fn join_pushing<const INJECTED: bool, const B_STOPS: bool, A, B, RA, RB>(
+unsafe fn join_pushing<const B_STOPS: bool, A, B, RA, RB>(
     wt: &WorkerThread,
     oper_a: A,
     oper_b: B,
@@ -496,9 +492,7 @@ where
                 // worker runs under the node of b's region, see `crate::runtime::cancel`).
                 WorkerThread::with_current(WorkerThread::stop_if_cancelled);
             }
-            oper_b(FnContext::new(
-                INJECTED || (stolen && WorkerThread::current() != origin),
-            ))
+            oper_b(FnContext::new(stolen && WorkerThread::current() != origin))
         },
         SpinLatch::waking(wt.sleep_slot()),
     );
@@ -512,7 +506,7 @@ where
         job_b: &job_b,
         pushed,
     };
-    let result_a = oper_a(FnContext::new(INJECTED));
+    let result_a = oper_a(FnContext::new(false));
     std::mem::forget(guard);
 
     if wt.pop_private(pushed) {

@@ -216,21 +216,44 @@ where
     R: Send,
 {
     WorkerThread::with_current_opt(|wt| match wt {
-        None => in_worker_cold(registry, op),
         Some(wt) if std::ptr::eq(&**wt.registry(), registry) => op(wt, false),
-        Some(wt) => in_worker_cross(registry, wt, op),
+        wt => in_worker_elsewhere(registry, wt, op),
     })
+}
+
+/// An operation of [`in_worker`] without its types: called once, it runs the operation and keeps
+/// the result where the caller reads it.
+type ErasedOp<'a> = dyn FnMut(&WorkerThread, bool) + Send + 'a;
+
+/// [`in_worker`] from a plain thread or a worker of another pool. The operation is type-erased
+/// here: the paths below (inject, wait, trace, cancellation) are compiled once, not once per
+/// operation with its body inlined into each (every parallel call from outside a pool comes
+/// through here).
+#[cold]
+#[inline(never)]
+fn in_worker_elsewhere<OP, R>(registry: &Registry, current: Option<&WorkerThread>, op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    let mut op = Some(op);
+    let mut result = None;
+    let mut erased = |wt: &WorkerThread, injected: bool| {
+        let op = op.take().expect("an injected operation runs once");
+        result = Some(op(wt, injected));
+    };
+    match current {
+        None => in_worker_cold(registry, &mut erased),
+        Some(current) => in_worker_cross(registry, current, &mut erased),
+    }
+    // A panic of the operation unwound out of the calls above, so here it returned.
+    result.expect("the injected operation ran")
 }
 
 /// From a plain thread: inject, yield briefly if no other caller is yielding, then block. Traced as
 /// an `install` span on this thread's track if the pool traces. A `use_current_thread` thread calls
 /// again as its worker instead (inline in its own pool, waiting as a worker for another).
-#[cold]
-fn in_worker_cold<OP, R>(registry: &Registry, op: OP) -> R
-where
-    OP: FnOnce(&WorkerThread, bool) -> R + Send,
-    R: Send,
-{
+fn in_worker_cold(registry: &Registry, op: &mut ErasedOp<'_>) {
     if let Some(adopted) = worker::adopted() {
         return adopted.run(|_| in_worker(registry, op));
     }
@@ -238,18 +261,13 @@ where
         None => inject_and_block(registry, op),
         Some(trace) => {
             let begin = crate::platform::clock::ticks();
-            let result = inject_and_block(registry, op);
+            inject_and_block(registry, op);
             trace.record_install(begin, crate::platform::clock::ticks());
-            result
         }
     }
 }
 
-fn inject_and_block<OP, R>(registry: &Registry, op: OP) -> R
-where
-    OP: FnOnce(&WorkerThread, bool) -> R + Send,
-    R: Send,
-{
+fn inject_and_block(registry: &Registry, op: &mut ErasedOp<'_>) {
     let latch = Arc::new(LockLatch::new());
     let job = StackJob::new(
         |_stolen| {
@@ -268,28 +286,18 @@ where
 
 /// From a worker of another pool: inject, and wait; meanwhile that worker runs only work injected into its own pool.
 /// Traced as an `install` span on this thread's caller track of the target pool, if it traces.
-#[cold]
-fn in_worker_cross<OP, R>(registry: &Registry, current: &WorkerThread, op: OP) -> R
-where
-    OP: FnOnce(&WorkerThread, bool) -> R + Send,
-    R: Send,
-{
+fn in_worker_cross(registry: &Registry, current: &WorkerThread, op: &mut ErasedOp<'_>) {
     match registry.trace() {
         None => inject_and_work(registry, current, op),
         Some(trace) => {
             let begin = crate::platform::clock::ticks();
-            let result = inject_and_work(registry, current, op);
+            inject_and_work(registry, current, op);
             trace.record_install(begin, crate::platform::clock::ticks());
-            result
         }
     }
 }
 
-fn inject_and_work<OP, R>(registry: &Registry, current: &WorkerThread, op: OP) -> R
-where
-    OP: FnOnce(&WorkerThread, bool) -> R + Send,
-    R: Send,
-{
+fn inject_and_work(registry: &Registry, current: &WorkerThread, op: &mut ErasedOp<'_>) {
     let latch = CrossPoolLatch::new(current.registry().sleep(), current.index());
     // Called under a cancellation node, the work runs under it in the other pool too (see
     // `crate::runtime::cancel`); its cancellation unwinds back here like a panic.
