@@ -373,7 +373,7 @@ where
 
 /// A join on a thread that runs no worker now: the whole call moves into the current pool and runs
 /// there as [`join_pushing`], while this thread waits.
-#[cold]
+#[inline]
 fn join_from_outside<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
@@ -383,14 +383,12 @@ where
 {
     // The current pool: the global one, or a `use_current_thread` worker's, whose thread then
     // runs this join as that worker.
-    entry::with_current_registry(|registry| {
-        entry::in_worker(registry, |wt, injected| {
-            // Injected, both halves run on another thread than the caller's: migrated.
-            let oper_a = move |ctx: FnContext| oper_a(FnContext::new(injected || ctx.migrated));
-            let oper_b = move |ctx: FnContext| oper_b(FnContext::new(injected || ctx.migrated));
-            // SAFETY: `wt` is the current worker (in_worker runs us on it).
-            unsafe { join_pushing::<true, _, _, _, _>(wt, oper_a, oper_b) }
-        })
+    entry::in_current_pool_from_outside(|wt, injected| {
+        // Injected, both halves run on another thread than the caller's: migrated.
+        let oper_a = move |ctx: FnContext| oper_a(FnContext::new(injected || ctx.migrated));
+        let oper_b = move |ctx: FnContext| oper_b(FnContext::new(injected || ctx.migrated));
+        // SAFETY: `wt` is the current worker (in_worker runs us on it).
+        unsafe { join_pushing::<true, _, _, _, _>(wt, oper_a, oper_b) }
     })
 }
 

@@ -167,11 +167,9 @@ where
     OP: FnOnce(&S) -> R + Send,
     R: Send,
 {
-    entry::with_current_registry(|registry| {
-        entry::in_worker(registry, |owner, _injected| {
-            let scope = S::make(owner.registry().clone(), Some(owner));
-            scope.base().complete(Some(owner), || op(&scope))
-        })
+    entry::in_current_pool(|owner, _injected| {
+        let scope = S::make(owner.registry().clone(), Some(owner));
+        scope.base().complete(Some(owner), || op(&scope))
     })
 }
 

@@ -236,17 +236,54 @@ where
     OP: FnOnce(&WorkerThread, bool) -> R + Send,
     R: Send,
 {
+    with_erased(op, |op| match current {
+        None => in_worker_cold(registry, op),
+        Some(current) => in_worker_cross(registry, current, op),
+    })
+}
+
+/// [`in_worker`] in the current pool ([`with_current_registry`]): on the calling worker, or
+/// moved into the pool from outside every pool (then with `op` type-erased, see
+/// [`in_worker_elsewhere`]).
+#[inline]
+pub(crate) fn in_current_pool<OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    WorkerThread::with_current_opt(|wt| match wt {
+        Some(wt) => op(wt, false),
+        None => in_current_pool_from_outside(op),
+    })
+}
+
+/// [`in_current_pool`] from a thread that runs no worker now.
+#[cold]
+#[inline(never)]
+pub(crate) fn in_current_pool_from_outside<OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    with_erased(op, |op| {
+        with_current_registry(|registry| in_worker(registry, op));
+    })
+}
+
+/// Calls `run` with `op` type-erased, and returns what `op` returned once `run` called it.
+#[inline(always)]
+fn with_erased<OP, R>(op: OP, run: impl FnOnce(&mut ErasedOp<'_>)) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
     let mut op = Some(op);
     let mut result = None;
-    let mut erased = |wt: &WorkerThread, injected: bool| {
+    run(&mut |wt: &WorkerThread, injected: bool| {
         let op = op.take().expect("an injected operation runs once");
         result = Some(op(wt, injected));
-    };
-    match current {
-        None => in_worker_cold(registry, &mut erased),
-        Some(current) => in_worker_cross(registry, current, &mut erased),
-    }
-    // A panic of the operation unwound out of the calls above, so here it returned.
+    });
+    // A panic of the operation unwound out of `run`, so here it returned.
     result.expect("the injected operation ran")
 }
 
