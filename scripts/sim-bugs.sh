@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The simulation's self-check: builds sim-tests once per deliberately broken variant of the runtime
-# (`--cfg forkjoin_sim_bug="..."`, see docs/testing.md) and requires the named simulation to fail
-# with a schedule shuttle can replay. Exits non-zero if a variant passes (the simulation would have
-# missed a real bug) or does not build.
+# The simulation's self-check: runs the simulation once per deliberately broken variant of the
+# runtime (the environment variable FORKJOIN_SIM_BUG names it, read by `sync::sim_bug` in the
+# shuttle build only, see docs/testing.md) and requires the named simulation to fail with a
+# schedule shuttle can replay. Every variant runs on the one simulation build (the same as CI's
+# `sim` stage). Exits non-zero if a variant passes (the simulation would have missed a real bug)
+# or fails for another reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,19 +19,22 @@ cases=(
   "reserve_keeps_running reserve reserve_join_spawn_recv_1"  # a later stall gets no reserve: step bound
 )
 
-export CARGO_TARGET_DIR=target/shuttle-bugs
+export CARGO_TARGET_DIR=target/shuttle
+export RUSTFLAGS="--cfg forkjoin_shuttle"
+build_log=$(mktemp)
+cargo test --release -p sim-tests --no-run 2>"$build_log" ||
+  { echo "sim-bugs: the simulation does not build:"; tail -30 "$build_log"; exit 1; }
+rm -f "$build_log"
 failed=0
 for case in "${cases[@]}"; do
   read -r bug target name <<<"$case"
-  export RUSTFLAGS="--cfg forkjoin_shuttle --cfg forkjoin_sim_bug=\"$bug\""
-  build_log=$(mktemp)
-  cargo test --release -p sim-tests --test "$target" --no-run 2>"$build_log" ||
-    { echo "sim-bugs: $bug does not build:"; tail -30 "$build_log"; df -h . || true; exit 1; }
-  rm -f "$build_log"
   log=$(mktemp)
   start=$SECONDS
-  if cargo test --release -p sim-tests --test "$target" -- --exact "$name" >"$log" 2>&1; then
+  if FORKJOIN_SIM_BUG="$bug" cargo test --release -p sim-tests --test "$target" -- --exact "$name" >"$log" 2>&1; then
     echo "sim-bugs: $bug: $name PASSED, the simulation missed the bug"
+    failed=1
+  elif grep -q "no such broken variant" "$log"; then
+    echo "sim-bugs: $bug is no broken variant of the runtime (see SIM_BUGS in src/platform/sync/sim.rs)"
     failed=1
   elif grep -q "failing schedule" "$log"; then
     # The reason, before the location of the panic (shuttle's own file for a deadlock or the step bound).

@@ -241,6 +241,19 @@ impl Futex {
 #[cfg(forkjoin_shuttle)]
 pub(crate) use sim::Futex;
 
+/// A deliberately broken variant of the runtime, for the simulation's self-check
+/// (`scripts/sim-bugs.sh`, docs/testing.md): under shuttle, true when the environment variable
+/// `FORKJOIN_SIM_BUG` names `bug`. Elsewhere a constant false: the broken branch compiles away.
+/// Chosen at run time, not by a `cfg`, so every variant runs on the one simulation build.
+#[cfg(not(forkjoin_shuttle))]
+#[inline(always)]
+pub(crate) const fn sim_bug(_bug: &str) -> bool {
+    false
+}
+
+#[cfg(forkjoin_shuttle)]
+pub(crate) use sim::sim_bug;
+
 /// True while the simulation runs in its timing mode (`sim::vtime`), where the runtime idles as in
 /// production; only the shuttle build has one.
 #[cfg(forkjoin_shuttle)]

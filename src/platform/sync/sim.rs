@@ -398,3 +398,33 @@ impl Futex {
         }
     }
 }
+
+/// The broken variants the self-check knows (`scripts/sim-bugs.sh`): one site each.
+const SIM_BUGS: [&str; 7] = [
+    "no_wake_on_inject",
+    "no_wake_on_latch",
+    "steal_without_cas",
+    "bounded_regions",
+    "cancel_not_inherited",
+    "release_held_while_idle",
+    "reserve_keeps_running",
+];
+
+/// `sync::sim_bug` under shuttle: `FORKJOIN_SIM_BUG`, read once per process (a std `OnceLock`:
+/// configuration, not a modeled operation, so no scheduling point). A name that is not one of
+/// [`SIM_BUGS`] panics with that message, which the self-check refuses as a failure.
+pub(crate) fn sim_bug(bug: &str) -> bool {
+    static CHOSEN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    debug_assert!(SIM_BUGS.contains(&bug), "an unlisted sim bug site: {bug}");
+    let chosen = CHOSEN.get_or_init(|| {
+        let name = std::env::var("FORKJOIN_SIM_BUG")
+            .ok()
+            .filter(|v| !v.is_empty())?;
+        assert!(
+            SIM_BUGS.contains(&name.as_str()),
+            "FORKJOIN_SIM_BUG={name}: no such broken variant (known: {SIM_BUGS:?})"
+        );
+        Some(name)
+    });
+    chosen.as_deref() == Some(bug)
+}

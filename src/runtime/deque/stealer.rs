@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::inner::Inner;
-use crate::platform::sync::{fence, Arc, Ordering};
+use crate::platform::sync::{fence, sim_bug, Arc, Ordering};
 
 /// A thief's handle on a [`Worker`](super::Worker)'s deque: takes the oldest item, FIFO.
 ///
@@ -100,8 +100,11 @@ impl<T> Stealer<T> {
         }
         // A deliberately broken variant for the simulation's self-check (docs/testing.md): the CAS
         // compares against a fresh `top`, so it no longer decides who took the item read above.
-        #[cfg(forkjoin_sim_bug = "steal_without_cas")]
-        let t = inner.top.load(Ordering::SeqCst);
+        let t = if sim_bug("steal_without_cas") {
+            inner.top.load(Ordering::SeqCst)
+        } else {
+            t
+        };
         // SeqCst CAS (loom models it as AcqRel; the fence above carries the SeqCst argument). Its
         // Release half pairs with the owner's Acquire loads of `top`: our read of the slot happens
         // before the owner reuses it.

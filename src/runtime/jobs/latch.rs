@@ -16,7 +16,7 @@
 //! holds its pool's registry; a [`CrossPoolLatch`]'s setter clones the waiter's `Arc<Sleep>`; an outside waiter's
 //! `LockLatch` is shared through an `Arc`).
 
-use crate::platform::sync::{Arc, AtomicU32, AtomicUsize, Futex, Ordering};
+use crate::platform::sync::{self, Arc, AtomicU32, AtomicUsize, Futex, Ordering};
 use crate::runtime::sleep::{Sleep, Slot};
 use crate::runtime::trace::JobKind;
 
@@ -391,7 +391,7 @@ impl Latch for Arc<LockLatch> {
         // Release: pairs with the Acquire load in `wait`.
         latch.futex.word().store(1, Ordering::Release);
         // A deliberately broken variant for the simulation's self-check (docs/testing.md).
-        if !cfg!(forkjoin_sim_bug = "no_wake_on_latch") {
+        if !sync::sim_bug("no_wake_on_latch") {
             latch.futex.wake(i32::MAX);
         }
     }

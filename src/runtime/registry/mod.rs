@@ -24,7 +24,7 @@ pub(crate) mod worker;
 use std::collections::VecDeque;
 
 use crate::platform::sync::{
-    fence, thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering,
+    fence, sim_bug, thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering,
 };
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::deque::{Stealer, Worker};
@@ -616,7 +616,7 @@ impl Registry {
         let tagged = job.tag() != RegionTag::ROOT;
         self.injector.push(job);
         // A deliberately broken variant for the simulation's self-check (docs/testing.md).
-        if !cfg!(forkjoin_sim_bug = "no_wake_on_inject") {
+        if !sim_bug("no_wake_on_inject") {
             if tagged {
                 self.sleep.new_injected_jobs_for_waiters();
             } else {

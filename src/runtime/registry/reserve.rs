@@ -47,7 +47,7 @@
 use std::sync::Weak;
 use std::time::Duration;
 
-use crate::platform::sync::{process_static, thread, Arc, Mutex, Ordering};
+use crate::platform::sync::{process_static, sim_bug, thread, Arc, Mutex, Ordering};
 use crate::platform::thread_state;
 use crate::runtime::registry::worker;
 use crate::runtime::registry::Registry;
@@ -265,6 +265,7 @@ fn run(registry: &Arc<Registry>, queues: crate::runtime::registry::WorkerQueues,
     registry.sleep().reserve_started(false);
     // Release: the next start (and the monitor's look) sees the queues given back. (The
     // simulation's self-check forgets it: the pool's next stall then never gets a reserve.)
-    #[cfg(not(forkjoin_sim_bug = "reserve_keeps_running"))]
-    reserve.running.store(false, Ordering::Release);
+    if !sim_bug("reserve_keeps_running") {
+        reserve.running.store(false, Ordering::Release);
+    }
 }

@@ -51,7 +51,7 @@ impl WorkerThread {
     pub(crate) fn release_deferred_before_search(&self) {
         // The simulation's self-check (scripts/sim-bugs.sh): counts held while the worker searches
         // and sleeps; a scope owner waiting for them is never released.
-        if cfg!(forkjoin_sim_bug = "release_held_while_idle") {
+        if crate::platform::sync::sim_bug("release_held_while_idle") {
             return;
         }
         self.release_deferred();

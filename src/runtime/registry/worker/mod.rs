@@ -47,7 +47,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use self::heartbeat::{ShareClock, SHARE_INTERVAL};
 use self::queues::SPAWN_IDS;
-use crate::platform::sync::{thread_local, Arc, AtomicUsize};
+use crate::platform::sync::{sim_bug, thread_local, Arc, AtomicUsize};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::deque::Worker;
@@ -327,7 +327,7 @@ impl WorkerThread {
         };
         // The simulation's self-check (scripts/sim-bugs.sh): a table of 64 levels whose deeper
         // regions stay in the deepest one, as before entries were allocated at any depth.
-        if !(cfg!(forkjoin_sim_bug = "bounded_regions") && level >= 64) {
+        if !(sim_bug("bounded_regions") && level >= 64) {
             let regions = self.registry.regions();
             let tag = regions.tag(self.index, level);
             let cancel = match own {
@@ -395,8 +395,7 @@ impl WorkerThread {
         let _region = self.open_region(job.id() as usize, job.tag());
         // The simulation's self-check (scripts/sim-bugs.sh): the region of a job taken from a queue
         // does not inherit its parent's cancellation node, so a stolen job runs on after a cancel.
-        #[cfg(forkjoin_sim_bug = "cancel_not_inherited")]
-        {
+        if sim_bug("cancel_not_inherited") {
             let regions = self.registry.regions();
             regions.open_cancellable(self.region(), job.id() as usize, job.tag(), 0);
             self.cancel.set(ptr::null());
