@@ -5,9 +5,12 @@
 //! dropped during unwinding: a panic anywhere downstream or upstream of the adaptor unwinds through
 //! the piece that holds it. Every piece checks the flag before it pulls each item.
 
+use std::cell::Cell;
+
 use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
+
 use crate::platform::sync::{thread, AtomicBool, Ordering};
 
 /// Parallel iterator returned by [`ParallelIterator::panic_fuse`].
@@ -160,6 +163,7 @@ impl<'f, P: Producer> Producer for PanicFuseProducer<'f, P> {
         PanicFuseIter {
             base: self.base.into_iter(),
             fuse: self.fuse,
+            promised: Cell::new(0),
         }
     }
 
@@ -173,9 +177,19 @@ impl<'f, P: Producer> Producer for PanicFuseProducer<'f, P> {
 
 /// Sequential iterator of a [`PanicFuseProducer`] piece; blows the fuse if dropped while unwinding
 /// (a closure downstream panicked on one of its items).
+///
+/// It stops early once the fuse blew, yet it is an `ExactSizeIterator`, and std's adaptors that
+/// read the length before they pull from the back (`Zip::next_back`, `Enumerate::next_back`,
+/// `StepBy`) rely on getting that many items: a zip whose other side still yields would reach
+/// `unreachable!()`. So the length it reports is a promise: the items a `len()` (or `size_hint`)
+/// counted come from the back even if the fuse blows before they are pulled, until the length is
+/// asked again; once the fuse blew, the length is 0. Pulled from the back without asking the
+/// length first (`rev`), or from the front, it stops at once.
 struct PanicFuseIter<'f, I> {
     base: I,
     fuse: FuseGuard<'f>,
+    /// Items the last reported length promised from the back, not yet pulled.
+    promised: Cell<usize>,
 }
 
 impl<I: Iterator> Iterator for PanicFuseIter<'_, I> {
@@ -185,17 +199,30 @@ impl<I: Iterator> Iterator for PanicFuseIter<'_, I> {
         if self.fuse.0.blown() {
             None
         } else {
+            self.promised.set(self.promised.get().saturating_sub(1));
             self.base.next()
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.base.size_hint()
+        if self.fuse.0.blown() {
+            // Nothing more: a promise made before the fuse blew ends with this answer.
+            self.promised.set(0);
+            return (0, Some(0));
+        }
+        let hint = self.base.size_hint();
+        self.promised.set(hint.0);
+        hint
     }
 }
 
 impl<I: DoubleEndedIterator> DoubleEndedIterator for PanicFuseIter<'_, I> {
     fn next_back(&mut self) -> Option<I::Item> {
+        let promised = self.promised.get();
+        if promised > 0 {
+            self.promised.set(promised - 1);
+            return self.base.next_back();
+        }
         if self.fuse.0.blown() {
             None
         } else {
@@ -204,5 +231,65 @@ impl<I: DoubleEndedIterator> DoubleEndedIterator for PanicFuseIter<'_, I> {
     }
 }
 
-/// The length of the base: exact unless the fuse blew, and then the items never reach a result.
+/// The length of the base, as promised above: exact unless the fuse blew, and then the items never
+/// reach a result.
 impl<I: ExactSizeIterator> ExactSizeIterator for PanicFuseIter<'_, I> {}
+
+#[cfg(all(test, not(forkjoin_loom)))]
+mod tests {
+    use super::{Fuse, FuseGuard, PanicFuseIter};
+    use crate::platform::sync::{AtomicBool, Ordering};
+    use std::cell::Cell;
+
+    fn piece(blown: &AtomicBool, len: u32) -> PanicFuseIter<'_, std::ops::Range<u32>> {
+        PanicFuseIter {
+            base: 0..len,
+            fuse: FuseGuard(Fuse(blown)),
+            promised: Cell::new(0),
+        }
+    }
+
+    /// A blown fuse reports length 0, so std's `Zip::next_back` trims the other side and ends
+    /// instead of reaching `unreachable!()` (the other side longer or as long).
+    #[test]
+    fn a_zip_from_the_back_ends_once_the_fuse_blew() {
+        for other in [10, 12] {
+            let blown = AtomicBool::new(false);
+            let mut zip = piece(&blown, 10).zip(0..other);
+            assert_eq!(zip.next_back(), Some((9, 9)));
+            blown.store(true, Ordering::Relaxed);
+            assert_eq!(zip.next_back(), None);
+            assert_eq!(zip.next(), None);
+        }
+        let blown = AtomicBool::new(false);
+        let mut zip = (0..12u32).zip(piece(&blown, 10));
+        blown.store(true, Ordering::Relaxed);
+        assert_eq!(zip.next_back(), None);
+    }
+
+    /// The items a length counted come from the back even if the fuse blows right after it was
+    /// read (as between `Zip::next_back`'s `len()` and its pulls); then the fuse stops it.
+    #[test]
+    fn a_reported_length_is_kept_from_the_back() {
+        let blown = AtomicBool::new(false);
+        let mut it = piece(&blown, 4);
+        assert_eq!(it.len(), 4);
+        blown.store(true, Ordering::Relaxed);
+        assert_eq!(it.next(), None, "from the front it stops at once");
+        assert_eq!(it.next_back(), Some(3));
+        assert_eq!(it.nth_back(1), Some(1));
+        assert_eq!(it.next_back(), Some(0));
+        assert_eq!(it.next_back(), None);
+        assert_eq!(it.len(), 0);
+    }
+
+    /// Pulled from the back without asking the length (`rev`), a blown fuse stops at once.
+    #[test]
+    fn rev_stops_at_once() {
+        let blown = AtomicBool::new(false);
+        let mut it = piece(&blown, 5).rev();
+        assert_eq!(it.next(), Some(4));
+        blown.store(true, Ordering::Relaxed);
+        assert_eq!(it.next(), None);
+    }
+}
