@@ -188,7 +188,8 @@ impl<'f, P: Producer> Producer for PanicFuseProducer<'f, P> {
 struct PanicFuseIter<'f, I> {
     base: I,
     fuse: FuseGuard<'f>,
-    /// Items the last reported length promised from the back, not yet pulled.
+    /// Items the last reported length promised from the back, not yet pulled from there (a pull
+    /// from the front leaves it: the base then just ends sooner).
     promised: Cell<usize>,
 }
 
@@ -199,7 +200,6 @@ impl<I: Iterator> Iterator for PanicFuseIter<'_, I> {
         if self.fuse.0.blown() {
             None
         } else {
-            self.promised.set(self.promised.get().saturating_sub(1));
             self.base.next()
         }
     }

@@ -70,25 +70,17 @@ where
         let from_end = consumer.prefers_end();
         let (left_p, right_p) = producer.split_at(mid);
         let (left_c, right_c, reducer) = consumer.split_off(mid);
-        if too_long {
-            // A split `with_max_len` demands: the caller asked for pieces this small, as rayon's
-            // fix for items that wait for each other, so each half is a job at every depth (the
-            // depth rule would run the deep ones inline, out of every other worker's reach).
-            let (left, right) = (
-                (left_p, left_c, left_pieces),
-                (right_p, right_c, right_pieces),
-            );
-            return split_demanded(left, right, reducer, from_end);
-        }
         let (left, right) = if from_end {
             // The right half here, the left one offered (see `LazyConsumer::prefers_end`).
-            let (right, left) = sharing::join_pieces_for_split(
+            let (right, left) = join_pieces(
+                too_long,
                 move || split_up_front(right_p, right_c, right_pieces),
                 move || split_up_front(left_p, left_c, left_pieces),
             );
             (left, right)
         } else {
-            sharing::join_pieces_for_split(
+            join_pieces(
+                too_long,
                 move || split_up_front(left_p, left_c, left_pieces),
                 move || split_up_front(right_p, right_c, right_pieces),
             )
@@ -99,33 +91,35 @@ where
     }
 }
 
-/// [`split_up_front`]'s join for a split that `with_max_len` demands: b is always pushed, as for an
-/// idle worker, however deep (see `sharing::join_pieces_for_idle_worker`). Out of line, so the
-/// common split's frame does not grow.
-#[inline(never)]
-fn split_demanded<P, C>(
-    (left_p, left_c, left_pieces): (P, C, usize),
-    (right_p, right_c, right_pieces): (P, C, usize),
-    reducer: C::Reducer,
-    from_end: bool,
-) -> C::Result
+/// [`split_up_front`]'s join. A split that `with_max_len` demands (`demanded`) pushes b however
+/// deep, as for an idle worker ([`join_demanded`]): the caller asked for pieces this small, as
+/// rayon's fix for items that wait for each other, and the depth rule would run the deep halves
+/// inline, out of every other worker's reach. Other splits follow the depth rule.
+#[inline(always)]
+fn join_pieces<A, B, RA, RB>(demanded: bool, oper_a: A, oper_b: B) -> (RA, RB)
 where
-    P: Piece,
-    C: LazyConsumer<P::Item>,
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
 {
-    let (left, right) = if from_end {
-        let (right, left) = sharing::join_pieces_for_idle_worker(
-            move || split_up_front(right_p, right_c, right_pieces),
-            move || split_up_front(left_p, left_c, left_pieces),
-        );
-        (left, right)
+    if demanded {
+        join_demanded(oper_a, oper_b)
     } else {
-        sharing::join_pieces_for_idle_worker(
-            move || split_up_front(left_p, left_c, left_pieces),
-            move || split_up_front(right_p, right_c, right_pieces),
-        )
-    };
-    reducer.reduce(left, right)
+        sharing::join_pieces_for_split(oper_a, oper_b)
+    }
+}
+
+/// [`join_pieces`] for a demanded split, out of line so the common split's frame does not grow.
+#[inline(never)]
+fn join_demanded<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    sharing::join_pieces_for_idle_worker(oper_a, oper_b)
 }
 
 /// Runs one piece sequentially in adaptive batches, splitting the remainder in half whenever an idle
