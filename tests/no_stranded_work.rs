@@ -2,7 +2,9 @@
 //! completes on rayon, and runs [`RUNS`] times per pool size here under a watchdog that fails the
 //! test instead of hanging it: by a steal, a patrol, or the pool's reserve worker when every thread
 //! is blocked. The patterns that still hang on forkjoin are README limitations ("Blocking inside
-//! parallel work"); for those, these tests run the fixes it gives.
+//! parallel work"); for those, these tests run the fixes it gives, and the patterns themselves on
+//! pools built with `siblings_may_wait(true)`, where they complete as on rayon (at 2 threads and
+//! more: on one thread they hang on rayon too).
 
 mod common;
 
@@ -10,7 +12,7 @@ use std::sync::{mpsc, Barrier, Mutex};
 use std::time::Duration;
 
 use forkjoin::prelude::*;
-use forkjoin::ThreadPool;
+use forkjoin::{ThreadPool, ThreadPoolBuilder};
 
 /// Runs per pattern and pool size.
 const RUNS: usize = 200;
@@ -22,10 +24,35 @@ const LIMIT: Duration = Duration::from_secs(240);
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn on_pools(what: &'static str, sizes: &[usize], pattern: fn(&ThreadPool, usize)) {
+    on_built_pools(what, sizes, common::pool, pattern);
+}
+
+/// [`on_pools`] on pools built with `siblings_may_wait(true)`.
+fn on_pools_where_siblings_may_wait(
+    what: &'static str,
+    sizes: &[usize],
+    pattern: fn(&ThreadPool, usize),
+) {
+    fn build(threads: usize) -> ThreadPool {
+        ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .siblings_may_wait(true)
+            .build()
+            .expect("pool builds")
+    }
+    on_built_pools(what, sizes, build, pattern);
+}
+
+fn on_built_pools(
+    what: &'static str,
+    sizes: &[usize],
+    build: fn(usize) -> ThreadPool,
+    pattern: fn(&ThreadPool, usize),
+) {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     for &threads in sizes {
         common::watchdog(&format!("{what} on {threads} threads"), LIMIT, move || {
-            let pool = common::pool(threads);
+            let pool = build(threads);
             for _ in 0..RUNS {
                 pattern(&pool, threads);
             }
@@ -285,4 +312,98 @@ fn a_deep_join_whose_a_waits_for_a_job_of_its_scope() {
         &[1, 2, 8, 64],
         pattern,
     );
+}
+
+/// The sizes at which rayon completes the patterns below (on one thread they wait for work that
+/// only the blocked thread could run, on rayon too).
+const SHARED_SIZES: &[usize] = &[2, 8, 64];
+
+/// A `join` eight deep whose halves meet at a `Barrier(2)`: without `siblings_may_wait`, the
+/// deep join runs b after a, which waits for b at the barrier forever.
+#[test]
+fn siblings_may_wait_a_barrier_across_the_halves_of_a_deep_join() {
+    fn deep(depth: usize, blocking: bool) -> u64 {
+        if depth == 0 {
+            if blocking {
+                let barrier = Barrier::new(2);
+                forkjoin::join(|| barrier.wait(), || barrier.wait());
+            }
+            return common::fib(10);
+        }
+        let (a, b) = forkjoin::join(|| deep(depth - 1, blocking), || deep(depth - 1, false));
+        a + b
+    }
+    fn pattern(pool: &ThreadPool, _: usize) {
+        assert_eq!(pool.install(|| deep(8, true)), 55 << 8);
+    }
+    on_pools_where_siblings_may_wait("Barrier(2) across a deep join", SHARED_SIZES, pattern);
+}
+
+/// A `join` eight deep whose a receives what b sends (rayon's one-thread-blocked case: the other
+/// subtrees compute, so the blocked worker's b is the oldest job left to steal).
+#[test]
+fn siblings_may_wait_a_deep_join_whose_a_receives_from_b() {
+    fn deep(depth: usize, blocking: bool) -> u64 {
+        if depth == 0 {
+            if blocking {
+                let (tx, rx) = mpsc::channel();
+                let got = forkjoin::join(move || rx.recv().unwrap(), move || tx.send(5).unwrap());
+                assert_eq!(got.0, 5);
+            }
+            return common::fib(10);
+        }
+        let (a, b) = forkjoin::join(|| deep(depth - 1, blocking), || deep(depth - 1, false));
+        a + b
+    }
+    fn pattern(pool: &ThreadPool, _: usize) {
+        assert_eq!(pool.install(|| deep(8, true)), 55 << 8);
+    }
+    on_pools_where_siblings_may_wait("a deep join whose a receives", SHARED_SIZES, pattern);
+}
+
+/// `Barrier(n)` across the `n` items of a plain parallel loop on `n` threads (no `with_max_len`):
+/// without `siblings_may_wait`, a call made while the other workers sleep runs as one leaf,
+/// whose first item waits at the barrier with the others in its rest.
+#[test]
+fn siblings_may_wait_a_barrier_across_the_items_of_a_loop() {
+    fn pattern(pool: &ThreadPool, threads: usize) {
+        let barrier = Barrier::new(threads);
+        let leaders: usize = pool.install(|| {
+            (0..threads)
+                .into_par_iter()
+                .map(|_| usize::from(barrier.wait().is_leader()))
+                .sum()
+        });
+        assert_eq!(leaders, 1);
+    }
+    on_pools_where_siblings_may_wait("Barrier(n) over n items", SHARED_SIZES, pattern);
+}
+
+/// Item 0 of a parallel loop waits on a `Condvar` until the last item has run.
+#[test]
+fn siblings_may_wait_the_first_item_waits_for_the_last() {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        const ITEMS: usize = 100;
+        let done = Mutex::new(false);
+        let signal = std::sync::Condvar::new();
+        let sum: usize = pool.install(|| {
+            (0..ITEMS)
+                .into_par_iter()
+                .map(|i| {
+                    if i == 0 {
+                        let mut done = done.lock().unwrap();
+                        while !*done {
+                            done = signal.wait(done).unwrap();
+                        }
+                    } else if i == ITEMS - 1 {
+                        *done.lock().unwrap() = true;
+                        signal.notify_all();
+                    }
+                    i
+                })
+                .sum()
+        });
+        assert_eq!(sum, ITEMS * (ITEMS - 1) / 2);
+    }
+    on_pools_where_siblings_may_wait("item 0 waits for the last", SHARED_SIZES, pattern);
 }

@@ -176,3 +176,84 @@ fn probe_valid_value_is_used() {
     assert_eq!(forkjoin::current_num_threads(), 3, "the global pool too");
     assert_eq!(forkjoin::join(forkjoin::current_num_threads, || 0).0, 3);
 }
+
+/// `FORKJOIN_SIBLINGS_MAY_WAIT`: runs probe `name` in a child with it set to `value` (and a
+/// global pool of 4 threads).
+fn run_siblings_probe(name: &str, value: &str) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            name,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(PROBE, "1")
+        .env(SIBLINGS_VAR, value)
+        .env(VAR, "4")
+        .env_remove(RAYON_VAR)
+        .output()
+        .expect("the test binary re-executes");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "probe {name} with {SIBLINGS_VAR}={value:?} failed:\n--- stdout\n{stdout}\n--- stderr\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const SIBLINGS_VAR: &str = "FORKJOIN_SIBLINGS_MAY_WAIT";
+
+#[test]
+fn siblings_may_wait_from_the_environment_reaches_the_global_pool() {
+    for value in ["1", "true"] {
+        run_siblings_probe("probe_siblings_may_wait_on", value);
+    }
+}
+
+#[test]
+fn an_invalid_siblings_may_wait_is_a_build_error_naming_it() {
+    for value in ["yes", "2"] {
+        run_siblings_probe("probe_siblings_may_wait_rejects", value);
+    }
+}
+
+#[test]
+#[ignore = "probe: run in a child process by the tests above"]
+fn probe_siblings_may_wait_on() {
+    if !probing() {
+        return;
+    }
+    // Eight joins deep on the implicit global pool, a waits at a barrier only b can pass: this
+    // completes only if the deep join pushed b.
+    fn deep(depth: usize) -> u32 {
+        if depth == 0 {
+            let barrier = std::sync::Barrier::new(2);
+            forkjoin::join(|| barrier.wait(), || barrier.wait());
+            return 1;
+        }
+        forkjoin::join(|| deep(depth - 1), || 0).0
+    }
+    let ran = common::watchdog("a barrier eight joins deep", TIMEOUT, || {
+        (0..50).map(|_| deep(8)).sum::<u32>()
+    });
+    assert_eq!(ran, 50);
+}
+
+#[test]
+#[ignore = "probe: run in a child process by the tests above"]
+fn probe_siblings_may_wait_rejects() {
+    if !probing() {
+        return;
+    }
+    let err = forkjoin::ThreadPoolBuilder::new()
+        .build()
+        .expect_err("an invalid value must fail build");
+    assert!(err.to_string().contains(SIBLINGS_VAR), "{err}");
+    // The builder's own option does not read the variable.
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .siblings_may_wait(false)
+        .build()
+        .expect("explicit option");
+    assert_eq!(pool.install(|| forkjoin::join(|| 1, || 2)), (1, 2));
+}

@@ -41,6 +41,8 @@ pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     pin_threads: bool,
     trace_file: Option<PathBuf>,
     trace_capacity: Option<usize>,
+    /// Set by [`siblings_may_wait`](Self::siblings_may_wait); else `FORKJOIN_SIBLINGS_MAY_WAIT`.
+    siblings_may_wait: Option<bool>,
     spawn_handler: S,
 }
 
@@ -52,6 +54,7 @@ impl Default for ThreadPoolBuilder {
             pin_threads: false,
             trace_file: None,
             trace_capacity: None,
+            siblings_may_wait: None,
             spawn_handler: DefaultSpawn,
         }
     }
@@ -71,6 +74,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("pin_threads", &self.pin_threads)
             .field("trace_file", &self.trace_file)
             .field("trace_capacity", &self.trace_capacity)
+            .field("siblings_may_wait", &self.siblings_may_wait)
             .finish_non_exhaustive()
     }
 }
@@ -164,6 +168,7 @@ impl<S> ThreadPoolBuilder<S> {
             pin_threads: self.pin_threads,
             trace_file: self.trace_file,
             trace_capacity: self.trace_capacity,
+            siblings_may_wait: self.siblings_may_wait,
             spawn_handler: CustomSpawn::new(spawn),
         }
     }
@@ -472,6 +477,57 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
+    /// Lets a closure of a `join`, or an item of a parallel loop, wait for another one (its
+    /// sibling) to run, as rayon does: a `Barrier` across the two halves of a `join`, a channel
+    /// from one item to another, a `Condvar` that an item waits on until a later item signals.
+    /// Off by default; `FORKJOIN_SIBLINGS_MAY_WAIT=1` turns it on for every pool built without
+    /// this option, the global pool included (a dependency tree switched from rayon needs no code
+    /// change).
+    ///
+    /// forkjoin is cheap because it keeps work private: below three pending jobs of its worker,
+    /// most `join`s run b after a without making it a job, and a parallel call made while no
+    /// worker can take a piece runs as one leaf, whose items run one after another. A closure
+    /// blocked until such private work runs waits forever: nobody else can see that work. With
+    /// this option every `join` pushes b and every parallel call splits up front into one piece
+    /// per thread, as rayon's do; a blocked worker's pushed jobs are taken by the others (a
+    /// patrol's steal, or the pool's reserve worker when every thread is blocked). Every pattern of
+    /// this kind that completes on rayon then completes here, at rayon's cost per `join`
+    /// (`docs/benchmarks.md` measures it). Items of one piece still run one after another, in
+    /// rayon too: for items that must each be able to wait for any other, add
+    /// `.with_max_len(1)`.
+    ///
+    /// Without the option, order the halves so that a never waits for b, or use `scope` and
+    /// `s.spawn`, or `.with_max_len(1)` on the loop: those complete on every pool.
+    ///
+    /// # Errors
+    ///
+    /// `build` fails for a `FORKJOIN_SIBLINGS_MAY_WAIT` other than `1`, `true`, `0`, `false`
+    /// or empty when this option is not given (the global pool warns and leaves it off).
+    ///
+    /// ```
+    /// use std::sync::Barrier;
+    ///
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(4)
+    ///     .siblings_may_wait(true)
+    ///     .build()
+    ///     .unwrap();
+    /// // Ten joins deep, a waits at a barrier that only b can pass.
+    /// fn deep(depth: u32) -> u32 {
+    ///     if depth == 0 {
+    ///         let barrier = Barrier::new(2);
+    ///         forkjoin::join(|| barrier.wait(), || barrier.wait());
+    ///         return 1;
+    ///     }
+    ///     forkjoin::join(|| deep(depth - 1), || 0).0
+    /// }
+    /// assert_eq!(pool.install(|| deep(10)), 1);
+    /// ```
+    pub fn siblings_may_wait(mut self, yes: bool) -> Self {
+        self.siblings_may_wait = Some(yes);
+        self
+    }
+
     fn resolve(mut self) -> Result<(RegistryConfig, S), ThreadPoolBuildError> {
         self.config.num_threads = match self.config.num_threads {
             0 => registry::default_num_threads()?,
@@ -503,6 +559,16 @@ impl<S> ThreadPoolBuilder<S> {
             }
             self.config.pin_cpus = Some(cpus);
         }
+        self.config.siblings_may_wait = match self.siblings_may_wait {
+            Some(yes) => yes,
+            None => registry::siblings_may_wait_from_env().map_err(|raw| {
+                ThreadPoolBuildError::invalid_env(
+                    registry::SIBLINGS_MAY_WAIT_ENV,
+                    raw,
+                    "1, true, 0 or false",
+                )
+            })?,
+        };
         if self.trace_capacity == Some(0) {
             return Err(ThreadPoolBuildError::zero_trace_capacity());
         }
@@ -592,6 +658,7 @@ mod tests {
             pin_threads: false,
             trace_file: None,
             trace_capacity: None,
+            siblings_may_wait: None,
             spawn_handler: DefaultSpawn,
         }
         .exit_handler(move |_| {

@@ -127,13 +127,22 @@ pub(crate) enum StartAs {
 /// for a loop of calls while the other workers sleep: their split's job would stay private and
 /// come back, and each call would pay for two leaves. And answering `Whole` in the same read spares
 /// a 1-thread pool's nested calls the leaf machinery.
+///
+/// In a pool built with `ThreadPoolBuilder::siblings_may_wait` every call of a pool of 2 or more
+/// splits up front, as rayon's do, whatever the other workers are doing: a leaf runs its items one
+/// after another, and an item that waits for another item must not hold that one in its rest.
 #[inline]
 pub(crate) fn start_as() -> StartAs {
     WorkerThread::with_current(|wt| {
         if wt.runs_whole() {
             StartAs::Whole
-        } else if wt.is_alone()
-            || !wt.some_worker_idle()
+        } else if wt.is_alone() {
+            StartAs::OneLeaf
+        } else if wt.siblings_may_wait() {
+            // Pieces that rayon would make, pushed, so that items waiting for each other are
+            // in other workers' reach (`ThreadPoolBuilder::siblings_may_wait`).
+            StartAs::SplitUpFront
+        } else if !wt.some_worker_idle()
             || wt.would_keep_split_private()
             || !(wt.push_would_publish() || (wt.searching_workers() >= 2 && !wt.has_private_jobs()))
         {

@@ -114,9 +114,17 @@ fn init_global_default() -> &'static Arc<Registry> {
             .unwrap_or(trace::DEFAULT_CAPACITY),
         global: true,
     });
+    let siblings_may_wait = registry::siblings_may_wait_from_env().unwrap_or_else(|raw| {
+        unwind::report(format_args!(
+            "invalid value {raw:?} for {}: expected 1, true, 0 or false; using false",
+            registry::SIBLINGS_MAY_WAIT_ENV
+        ));
+        false
+    });
     let config = RegistryConfig {
         num_threads,
         trace,
+        siblings_may_wait,
         ..RegistryConfig::default()
     };
     let registry = thread_builder::start_pool(config, &mut DefaultSpawn).unwrap_or_else(|e| {

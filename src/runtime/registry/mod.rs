@@ -69,6 +69,9 @@ pub(crate) struct RegistryConfig {
     pub(crate) breadth_first: bool,
     /// Keep a reserve worker (`reserve.rs`): the starter sets it for pools whose threads are ours.
     pub(crate) reserve: bool,
+    /// Every `join` pushes b and every parallel call splits up front, as in rayon
+    /// (`ThreadPoolBuilder::siblings_may_wait`).
+    pub(crate) siblings_may_wait: bool,
 }
 
 /// Per-worker event counters and busy/idle clock. Written only by their worker (load + store, no
@@ -303,6 +306,9 @@ pub(crate) struct Registry {
     caller_yielding: AtomicBool,
     /// Workers take their own public deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).
     breadth_first: bool,
+    /// Every `join` pushes b and every parallel call splits up front
+    /// (`ThreadPoolBuilder::siblings_may_wait`).
+    siblings_may_wait: bool,
     /// What the pool records for its trace file, if it traces; the file is written when the
     /// registry is dropped (its threads have exited).
     trace: Option<Arc<PoolTrace>>,
@@ -379,6 +385,25 @@ pub(crate) fn default_num_threads() -> Result<usize, ThreadPoolBuildError> {
     }
 }
 
+/// The environment variable that sets [`RegistryConfig::siblings_may_wait`] for pools built without
+/// `ThreadPoolBuilder::siblings_may_wait` (the global pool included), so that a dependency tree
+/// switched from rayon through `[patch]` can have it without a code change.
+pub(crate) const SIBLINGS_MAY_WAIT_ENV: &str = "FORKJOIN_SIBLINGS_MAY_WAIT";
+
+/// [`SIBLINGS_MAY_WAIT_ENV`]: false if unset or empty, true for `1` or `true`, false for `0` or
+/// `false`; `Err(raw value)` otherwise.
+pub(crate) fn siblings_may_wait_from_env() -> Result<bool, String> {
+    let Some(raw) = std::env::var_os(SIBLINGS_MAY_WAIT_ENV) else {
+        return Ok(false);
+    };
+    let text = raw.to_string_lossy();
+    match text.trim() {
+        "" | "0" | "false" => Ok(false),
+        "1" | "true" => Ok(true),
+        _ => Err(text.into_owned()),
+    }
+}
+
 /// The owner handles of one worker's two queues (its public deque and its private job stack) and
 /// of its trace ring, if the pool traces. [`Registry::new`] keeps the thief (reader) side of each and
 /// returns these, to be moved into the thread that will own them.
@@ -442,6 +467,7 @@ impl Registry {
             }),
             sleep: Arc::new(Sleep::with_reserve(threads, n - threads)),
             breadth_first: config.breadth_first,
+            siblings_may_wait: config.siblings_may_wait,
             work_map: WorkMap::new(n),
             regions: Regions::new(n),
             injector: Injector::new(),
@@ -526,7 +552,7 @@ impl Registry {
     }
 
     /// What a `fork()`ed child needs to build its own global pool like this one: the thread count,
-    /// stack size, handlers and `breadth_first` (not the thread names, pinning, spawn handler or
+    /// stack size, handlers, `breadth_first` and `siblings_may_wait` (not the thread names, pinning, spawn handler or
     /// trace).
     pub(crate) fn config_for_fork_child(&self) -> RegistryConfig {
         RegistryConfig {
@@ -536,6 +562,7 @@ impl Registry {
             start_handler: self.start_handler.clone(),
             exit_handler: self.exit_handler.clone(),
             breadth_first: self.breadth_first,
+            siblings_may_wait: self.siblings_may_wait,
             ..RegistryConfig::default()
         }
     }
@@ -585,6 +612,12 @@ impl Registry {
     #[inline]
     pub(crate) fn sleep(&self) -> &Arc<Sleep> {
         &self.sleep
+    }
+
+    /// True if every `join` pushes b and every parallel call splits up front
+    /// (`ThreadPoolBuilder::siblings_may_wait`).
+    pub(crate) fn siblings_may_wait(&self) -> bool {
+        self.siblings_may_wait
     }
 
     /// True if workers take their own deque's jobs oldest first (`ThreadPoolBuilder::breadth_first`).

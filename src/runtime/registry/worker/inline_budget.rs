@@ -15,6 +15,9 @@
 //! within `DEEP_JOIN_PERIOD` joins, and its pushes run the heartbeat check. A worker alone in its
 //! pool has a budget that never runs out (it is refilled in [`join`](crate::join())'s slow path).
 //!
+//! A pool built with `ThreadPoolBuilder::siblings_may_wait` never arms the budget: every join
+//! pushes b, as in rayon, so a closure that waits for its sibling finds it in a queue.
+//!
 //! The budget is a thread-local ([`INLINE_JOINS`]), so an inline join reads and writes one word
 //! and loads no worker pointer. This file is the only one that touches it.
 
@@ -57,10 +60,11 @@ pub(crate) fn take_inline_join() -> bool {
 }
 
 /// A push left the job at `depth` on the private stack: at least [`OFFERED_DEPTH`] older jobs
-/// are pending below it, so the next joins run inline.
+/// are pending below it, so the next joins run inline, unless the pool lets siblings wait for
+/// each other (`ThreadPoolBuilder::siblings_may_wait`): then every join pushes.
 #[inline(always)]
-pub(super) fn on_push(depth: usize) {
-    if depth > OFFERED_DEPTH {
+pub(super) fn on_push(depth: usize, siblings_may_wait: bool) {
+    if depth > OFFERED_DEPTH && !siblings_may_wait {
         // At least OFFERED_DEPTH older jobs are pending: run the next joins inline.
         INLINE_JOINS.set(DEEP_JOIN_PERIOD);
     }

@@ -125,6 +125,10 @@ pub(crate) struct WorkerThread {
     offers_rest: bool,
     /// Take this worker's own public jobs oldest first (`ThreadPoolBuilder::breadth_first`).
     breadth_first: bool,
+    /// Keep no join or split private to this worker, so that work waiting for its siblings
+    /// completes as on rayon (`ThreadPoolBuilder::siblings_may_wait`): no inline-join budget
+    /// (`inline_budget.rs`), every parallel call splits up front (`sharing::start_as`).
+    siblings_may_wait: bool,
     rng: RefCell<Xoshiro256PlusPlus>,
     /// Below this stack address a waiting worker stops stealing (stack guard).
     stack_limit: usize,
@@ -213,6 +217,12 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn runs_whole(&self) -> bool {
         self.runs_whole.get()
+    }
+
+    /// True if this worker keeps no join or split private (see the field).
+    #[inline(always)]
+    pub(crate) fn siblings_may_wait(&self) -> bool {
+        self.siblings_may_wait
     }
 
     /// True if the pool has 3 workers or more (see the field).
@@ -452,6 +462,7 @@ impl WorkerThread {
             runs_whole: Cell::new(registry.num_threads() == 1),
             offers_rest: registry.num_threads() >= 3,
             breadth_first: registry.breadth_first(),
+            siblings_may_wait: registry.siblings_may_wait(),
             last_share: Cell::new(0),
             share_clock: ShareClock::new(),
             share_interval: crate::platform::clock::ticks_in(SHARE_INTERVAL),

@@ -36,7 +36,7 @@ impl WorkerThread {
             self.push_public(job);
             return Pushed::NOWHERE;
         };
-        inline_budget::on_push(pushed.depth());
+        inline_budget::on_push(pushed.depth(), self.siblings_may_wait);
         // The skip count first: in a loop of small joins beside an idle worker most pushes come
         // between two heartbeat reads and cost one thread-local decrement, not a call.
         if self.some_worker_idle() && !self.share_clock.skip() {
