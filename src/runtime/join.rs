@@ -34,7 +34,7 @@
 //! walk) its push and pop are pure overhead, and skipping them saves most of what a `join` costs.
 //! The price is rayon's own caveat: a closure that blocks until its sibling runs may deadlock, unless
 //! its `join` is one of the few that push (the patrol of idle workers takes pushed jobs even from a
-//! blocked owner). A split that the iterators make for an idle worker always pushes
+//! blocked owner), or its pool was built with `siblings_may_wait`, whose joins all push. A split that the iterators make for an idle worker always pushes
 //! ([`join_for_idle_worker`]).
 //!
 //! **The path of a call.** [`join`] is [`join_context`], which is [`join_by_depth_rule`]: it runs
@@ -108,7 +108,9 @@ impl FnContext {
 /// As in rayon, the closures are meant to compute, not to wait for each other: if `oper_a` blocks
 /// until `oper_b` has run (a channel, a barrier), the call may deadlock. Nested below other pending
 /// joins of the same worker, most calls run `oper_b` only after `oper_a` returns, to save the cost of
-/// offering it (`docs/architecture.md`, "Why most deep joins push nothing").
+/// offering it (`docs/architecture.md`, "Why most deep joins push nothing"). On a pool built with
+/// [`siblings_may_wait`](crate::ThreadPoolBuilder::siblings_may_wait) every call offers `oper_b`,
+/// as rayon's does, so such a wait completes as it does on rayon.
 ///
 /// ```
 /// fn sum(v: &[u64]) -> u64 {

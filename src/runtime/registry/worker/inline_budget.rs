@@ -24,7 +24,7 @@
 use std::cell::Cell;
 
 use super::WorkerThread;
-use crate::platform::sync::thread_local;
+use crate::platform::sync::{sim_bug, thread_local};
 
 /// A `join` nested below this many pending jobs of its worker may run inline (see
 /// [`take_inline_join`]).
@@ -64,7 +64,8 @@ pub(crate) fn take_inline_join() -> bool {
 /// each other (`ThreadPoolBuilder::siblings_may_wait`): then every join pushes.
 #[inline(always)]
 pub(super) fn on_push(depth: usize, siblings_may_wait: bool) {
-    if depth > OFFERED_DEPTH && !siblings_may_wait {
+    // The broken variant arms the budget regardless: deep joins run inline again.
+    if depth > OFFERED_DEPTH && (!siblings_may_wait || sim_bug("siblings_inline_joins")) {
         // At least OFFERED_DEPTH older jobs are pending: run the next joins inline.
         INLINE_JOINS.set(DEEP_JOIN_PERIOD);
     }
