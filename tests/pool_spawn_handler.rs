@@ -82,6 +82,47 @@ fn a_spawn_handler_error_fails_build_and_stops_the_started_threads() {
     assert_eq!(exits.load(Ordering::SeqCst), 2);
 }
 
+/// A spawn that fails at the first, a middle and the last thread: `build` returns an error that
+/// names the failing thread and how many had started, and every started thread has exited.
+#[test]
+fn a_failed_spawn_at_any_thread_says_which_and_how_many_had_started() {
+    const THREADS: usize = 6;
+    for failing in [0, THREADS / 2, THREADS - 1] {
+        let started = Arc::new(Mutex::new(Vec::<JoinHandle<()>>::new()));
+        let exits = Arc::new(AtomicUsize::new(0));
+        let (s, e) = (started.clone(), exits.clone());
+        let err = forkjoin::ThreadPoolBuilder::new()
+            .num_threads(THREADS)
+            .exit_handler(move |_| {
+                e.fetch_add(1, Ordering::SeqCst);
+            })
+            .spawn_handler(move |thread| {
+                if thread.index() == failing {
+                    return Err(std::io::Error::from(std::io::ErrorKind::WouldBlock));
+                }
+                s.lock().unwrap().push(std::thread::spawn(|| thread.run()));
+                Ok(())
+            })
+            .build()
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains(&format!("worker thread {failing} of {THREADS}"))
+                && msg.contains(&format!("({failing} had started"))
+                && std::error::Error::source(&err).is_some(),
+            "{msg}"
+        );
+        for handle in std::mem::take(&mut *started.lock().unwrap()) {
+            handle.join().unwrap();
+        }
+        assert_eq!(
+            exits.load(Ordering::SeqCst),
+            failing,
+            "every started thread exited"
+        );
+    }
+}
+
 #[test]
 fn a_spawn_handler_may_start_its_threads_after_build() {
     // build does not wait for a user's threads (rayon does not either).

@@ -25,12 +25,12 @@ fn drop_idle_2() {
 
 #[test]
 fn drop_idle_64() {
-    idle_on(64, 1000);
+    idle_on(64, 500);
 }
 
 #[test]
 fn drop_idle_256() {
-    idle_on(256, 1000);
+    idle_on(256, 250);
 }
 
 fn busy_on(workers: usize, default_schedules: usize) {
@@ -71,5 +71,5 @@ fn drop_busy_8() {
 
 #[test]
 fn drop_busy_64() {
-    busy_on(64, 1000);
+    busy_on(64, 500);
 }

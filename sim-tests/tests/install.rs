@@ -52,7 +52,7 @@ fn install_outside_8() {
 
 #[test]
 fn install_outside_64() {
-    outside_threads_on(64, 1000);
+    outside_threads_on(64, 500);
 }
 
 fn two_pools_on(workers: usize, default_schedules: usize) {
@@ -87,7 +87,7 @@ fn install_two_pools_8() {
 
 #[test]
 fn install_two_pools_64() {
-    two_pools_on(64, 1000);
+    two_pools_on(64, 500);
 }
 
 /// Two installs with a pause between them, so the second one usually finds every worker asleep
@@ -125,7 +125,7 @@ fn install_asleep_8() {
 
 #[test]
 fn install_asleep_64() {
-    sleeping_pool_on(64, 1000);
+    sleeping_pool_on(64, 500);
 }
 
 /// `join(a, b)` where `a` blocks (in user code, on a shuttle condition variable) until `b` ran: `b`
@@ -167,5 +167,5 @@ fn blocked_owner_8() {
 
 #[test]
 fn blocked_owner_64() {
-    blocked_owner_on(64, 1000);
+    blocked_owner_on(64, 500);
 }

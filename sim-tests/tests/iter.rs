@@ -39,12 +39,12 @@ fn skynet_8() {
 
 #[test]
 fn skynet_64() {
-    skynet_on(64, 3, 3, 1000);
+    skynet_on(64, 3, 3, 500);
 }
 
 #[test]
 fn skynet_256() {
-    skynet_on(256, 2, 4, 1000);
+    skynet_on(256, 2, 4, 250);
 }
 
 #[test]
@@ -96,5 +96,5 @@ fn sort_8() {
 
 #[test]
 fn sort_64() {
-    sorts_on(64, 1000);
+    sorts_on(64, 500);
 }

@@ -37,12 +37,12 @@ fn fib_8() {
 
 #[test]
 fn fib_64() {
-    fib_on(64, 8, 1000);
+    fib_on(64, 8, 500);
 }
 
 #[test]
 fn fib_256() {
-    fib_on(256, 6, 1000);
+    fib_on(256, 6, 250);
 }
 
 fn tree_on(workers: usize, depth: u32, default_schedules: usize) {
@@ -79,5 +79,5 @@ fn tree_8() {
 
 #[test]
 fn tree_64() {
-    tree_on(64, 5, 1000);
+    tree_on(64, 5, 500);
 }

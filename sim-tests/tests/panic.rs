@@ -71,7 +71,7 @@ fn panic_join_8() {
 
 #[test]
 fn panic_join_64() {
-    join_panic_on(64, 1000);
+    join_panic_on(64, 500);
 }
 
 fn scope_panic_on(workers: usize, default_schedules: usize) {
@@ -130,5 +130,5 @@ fn panic_scope_8() {
 
 #[test]
 fn panic_scope_64() {
-    scope_panic_on(64, 1000);
+    scope_panic_on(64, 500);
 }

@@ -55,12 +55,12 @@ fn matmul_8() {
 
 #[test]
 fn matmul_64() {
-    matmul_on(64, 8, 1000);
+    matmul_on(64, 8, 500);
 }
 
 #[test]
 fn matmul_256() {
-    matmul_on(256, 4, 1000);
+    matmul_on(256, 4, 250);
 }
 
 /// A worker hoards a burst of scope spawns in its own deque while the others may sleep; then a burst
@@ -110,5 +110,5 @@ fn bursts_8() {
 
 #[test]
 fn bursts_64() {
-    bursts_on(64, 16, 1000);
+    bursts_on(64, 16, 500);
 }

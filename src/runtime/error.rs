@@ -39,7 +39,14 @@ enum ErrorKind {
         /// The environment variable the count came from, if it did.
         var: Option<&'static str>,
     },
-    Io(io::Error),
+    /// Worker `worker` of `threads` could not be spawned; `started` threads had been and were
+    /// stopped.
+    Spawn {
+        worker: usize,
+        threads: usize,
+        started: usize,
+        err: io::Error,
+    },
     /// `pin_threads(true)` on a platform without thread affinity.
     PinUnsupported,
     /// `pin_threads(true)`, but the process's allowed CPU set could not be read.
@@ -125,9 +132,20 @@ impl ThreadPoolBuildError {
     }
 
     /// A worker thread could not be spawned (or the spawn handler failed).
-    pub(crate) fn spawn_failed(err: io::Error) -> Self {
+    /// Worker `worker` of `threads` could not be spawned, after `started` others were.
+    pub(crate) fn spawn_failed(
+        worker: usize,
+        threads: usize,
+        started: usize,
+        err: io::Error,
+    ) -> Self {
         ThreadPoolBuildError {
-            kind: ErrorKind::Io(err),
+            kind: ErrorKind::Spawn {
+                worker,
+                threads,
+                started,
+                err,
+            },
         }
     }
 
@@ -188,7 +206,16 @@ impl fmt::Display for ThreadPoolBuildError {
                 "environment variable {var} requests {requested} threads, but a pool supports \
                  at most {max}"
             ),
-            ErrorKind::Io(e) => write!(f, "could not spawn a worker thread: {e}"),
+            ErrorKind::Spawn {
+                worker,
+                threads,
+                started,
+                err,
+            } => write!(
+                f,
+                "could not spawn worker thread {worker} of {threads} ({started} had started and \
+                 were stopped): {err}"
+            ),
             ErrorKind::PinUnsupported => f.write_str(
                 "pin_threads(true): pinning worker threads to CPUs is supported on Linux only",
             ),
@@ -220,9 +247,9 @@ impl fmt::Display for ThreadPoolBuildError {
 impl Error for ThreadPoolBuildError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match &self.kind {
-            ErrorKind::Io(e) | ErrorKind::AffinityQuery(e) | ErrorKind::Pin { err: e, .. } => {
-                Some(e)
-            }
+            ErrorKind::Spawn { err: e, .. }
+            | ErrorKind::AffinityQuery(e)
+            | ErrorKind::Pin { err: e, .. } => Some(e),
             _ => None,
         }
     }
@@ -252,9 +279,13 @@ mod tests {
         assert!(ThreadPoolBuildError::too_many_threads(70000, 65535)
             .to_string()
             .contains("70000"));
-        let io = ThreadPoolBuildError::spawn_failed(io::Error::other("nope"));
+        let io = ThreadPoolBuildError::spawn_failed(5, 8, 4, io::Error::other("nope"));
         assert!(io.source().is_some());
-        assert!(io.to_string().contains("nope"));
+        let s = io.to_string();
+        assert!(
+            s.contains("nope") && s.contains("worker thread 5 of 8") && s.contains("4 had started"),
+            "{s}"
+        );
         let pin = ThreadPoolBuildError::pin_failed(3, 7, io::Error::other("refused"));
         let s = pin.to_string();
         assert!(

@@ -22,7 +22,7 @@ use crate::runtime::error::ThreadPoolBuildError;
 use crate::runtime::jobs::job::{HeapJob, JobRef, StackJob};
 use crate::runtime::jobs::latch::{CrossPoolLatch, LockLatch};
 use crate::runtime::jobs::region::WaitFor;
-use crate::runtime::registry::thread_builder::{self, DefaultSpawn, ThreadSpawn};
+use crate::runtime::registry::thread_builder::{self, DefaultSpawn, StartError, ThreadSpawn};
 use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::registry::{self, Registry, RegistryConfig};
 use crate::runtime::trace::{self, TraceConfig};
@@ -121,19 +121,51 @@ fn init_global_default() -> &'static Arc<Registry> {
         ));
         false
     });
-    let config = RegistryConfig {
+    let config = |num_threads| RegistryConfig {
         num_threads,
-        trace,
+        trace: trace.clone(),
         siblings_may_wait,
         ..RegistryConfig::default()
     };
-    let registry = thread_builder::start_pool(config, &mut DefaultSpawn).unwrap_or_else(|e| {
-        panic!(
-            "forkjoin: could not start the global thread pool: {}",
-            ThreadPoolBuildError::from(e)
-        )
-    });
+    let registry =
+        start_with_what_spawns(num_threads, config, &mut DefaultSpawn).unwrap_or_else(|e| {
+            panic!(
+                "forkjoin: could not start the global thread pool: {}",
+                ThreadPoolBuildError::from(e)
+            )
+        });
     publish_global(registry)
+}
+
+/// Starts the implicit global pool with `num_threads` threads or, when only some of them could
+/// be spawned (a process or container thread limit: on a 208-CPU server under `ulimit -u 512`,
+/// helix #12625), with as many as had started, after one warning on stderr: a program that
+/// never asked for a thread count runs on fewer threads rather than not at all. An error only
+/// if not even one thread could start. (A pool the program builds itself fails instead: it
+/// asked for that many.)
+fn start_with_what_spawns(
+    num_threads: usize,
+    config: impl Fn(usize) -> RegistryConfig,
+    spawn: &mut dyn ThreadSpawn,
+) -> Result<Arc<Registry>, StartError> {
+    let mut threads = num_threads;
+    let mut warned = false;
+    loop {
+        match thread_builder::start_pool(config(threads), spawn) {
+            // `started < threads`: each try asks for fewer, so this ends.
+            Err(StartError::Spawn { started, err, .. }) if started > 0 => {
+                if !warned {
+                    warned = true;
+                    unwind::report(format_args!(
+                        "forkjoin: the global pool could start only {started} of its \
+                         {num_threads} threads ({err}); it runs with the threads it can start"
+                    ));
+                }
+                threads = started;
+            }
+            result => return result,
+        }
+    }
 }
 
 /// Installs `config` as the global pool; an error if it already exists.
@@ -418,4 +450,73 @@ where
     // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); the caller has it
     // executed once.
     unsafe { job.into_job_ref() }
+}
+
+#[cfg(all(test, not(any(forkjoin_loom, forkjoin_shuttle))))]
+mod tests {
+    use std::io;
+    use std::sync::Mutex;
+    use std::thread::JoinHandle;
+
+    use super::*;
+    use crate::runtime::registry::thread_builder::{CustomSpawn, ThreadBuilder};
+
+    /// [`start_with_what_spawns`] with a spawn handler that can start only `limits[k]` threads on
+    /// its `k`-th pool (no limit past the list); returns the pool's size or the error's count of
+    /// started threads, and how many pools were tried. Every thread started is stopped and joined.
+    fn start_under_limits(threads: usize, limits: &[usize]) -> (Result<usize, usize>, usize) {
+        let handles = Mutex::new(Vec::<JoinHandle<()>>::new());
+        let tries = std::cell::Cell::new(0);
+        let mut spawned_in_try = 0;
+        let mut spawn = CustomSpawn::new(|thread: ThreadBuilder| {
+            if thread.index() == 0 {
+                tries.set(tries.get() + 1);
+                spawned_in_try = 0;
+            }
+            if limits
+                .get(tries.get() - 1)
+                .is_some_and(|&limit| spawned_in_try >= limit)
+            {
+                return Err(io::Error::from(io::ErrorKind::WouldBlock));
+            }
+            spawned_in_try += 1;
+            handles
+                .lock()
+                .unwrap()
+                .push(std::thread::spawn(move || thread.run()));
+            Ok(())
+        });
+        let config = |num_threads| RegistryConfig {
+            num_threads,
+            ..RegistryConfig::default()
+        };
+        let result = match start_with_what_spawns(threads, config, &mut spawn) {
+            Ok(registry) => {
+                let size = registry.num_threads();
+                registry.terminate();
+                Ok(size)
+            }
+            Err(StartError::Spawn { started, .. }) => Err(started),
+            Err(other) => panic!("not a spawn failure: {other:?}"),
+        };
+        for handle in handles.into_inner().unwrap() {
+            handle.join().unwrap();
+        }
+        (result, tries.get())
+    }
+
+    #[test]
+    fn the_global_pool_starts_with_the_threads_it_could_spawn() {
+        // The first try stops at 3 of 8 threads: the second asks for 3 and gets them.
+        assert_eq!(start_under_limits(8, &[3]), (Ok(3), 2));
+        // A limit that shrinks between tries: 5, then 2 of those 5.
+        assert_eq!(start_under_limits(8, &[5, 2]), (Ok(2), 3));
+        // The last thread fails: one fewer.
+        assert_eq!(start_under_limits(4, &[3]), (Ok(3), 2));
+    }
+
+    #[test]
+    fn no_thread_at_all_is_an_error() {
+        assert_eq!(start_under_limits(4, &[0]), (Err(0), 1));
+    }
 }

@@ -176,8 +176,14 @@ where
 /// Why [`start_pool`] could not start a pool. No thread of that pool is left running.
 #[derive(Debug)]
 pub(crate) enum StartError {
-    /// A worker thread could not be spawned.
-    Spawn(io::Error),
+    /// Worker `worker` of `threads` could not be spawned; `started` others had been, and were
+    /// stopped.
+    Spawn {
+        worker: usize,
+        threads: usize,
+        started: usize,
+        err: io::Error,
+    },
     /// Worker `worker` could not pin itself to CPU `cpu` (`RegistryConfig::pin_cpus`).
     Pin {
         worker: usize,
@@ -191,7 +197,12 @@ pub(crate) enum StartError {
 impl From<StartError> for ThreadPoolBuildError {
     fn from(err: StartError) -> Self {
         match err {
-            StartError::Spawn(err) => ThreadPoolBuildError::spawn_failed(err),
+            StartError::Spawn {
+                worker,
+                threads,
+                started,
+                err,
+            } => ThreadPoolBuildError::spawn_failed(worker, threads, started, err),
             StartError::Pin { worker, cpu, err } => {
                 ThreadPoolBuildError::pin_failed(worker, cpu, err)
             }
@@ -257,11 +268,17 @@ pub(crate) fn start_pool(
                 .as_ref()
                 .map(|cpus| (cpus[index % cpus.len()], pin_failure.clone())),
         };
-        if let Err(e) = spawn.spawn(thread) {
+        if let Err(err) = spawn.spawn(thread) {
             // Stop the threads already started, and wait for those we own: no leak on error.
             registry.terminate();
             registry.join_threads();
-            return Err(StartError::Spawn(e));
+            return Err(StartError::Spawn {
+                worker: index,
+                threads: registry.num_threads(),
+                // The workers before this one, less the current thread's slot (not spawned).
+                started: index - usize::from(use_current_thread),
+                err,
+            });
         }
     }
     if let Some(queues) = current {
