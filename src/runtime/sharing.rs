@@ -9,7 +9,7 @@
 //! * [`some_worker_idle`]: some worker of this pool is idle, so splitting now pays, unless
 //!   [`offer_waiting`]: an earlier offer of ours still waits for it; [`some_worker_searching`]: one
 //!   of the idle workers is awake, not asleep;
-//! * [`share_on_heartbeat`]: before a long step that pushes no job, publish one pending job on the
+//! * [`publish_on_heartbeat`]: before a long step that pushes no job, publish one pending job on the
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
 //!   once; [`join_for_split`]: an up-front split; [`join_pieces_for_idle_worker`] and
 //!   [`join_pieces_for_split`]: the same for the pieces of a loop whose leaves stop by themselves
@@ -36,7 +36,7 @@ pub(crate) use crate::runtime::join::{join_for_split, join_pieces_for_split};
 pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
 pub(crate) use crate::runtime::registry::worker::{
-    back_off_idle_polls, offer_waiting, share_on_heartbeat, some_worker_idle, some_worker_idle_in,
+    back_off_idle_polls, offer_waiting, publish_on_heartbeat, some_worker_idle, some_worker_idle_in,
 };
 
 /// True when the calling thread is a pool worker and some idle worker of its pool is awake
@@ -63,7 +63,7 @@ where
 {
     crate::runtime::join::join_for_idle_worker(
         move || {
-            crate::runtime::registry::worker::share_now();
+            crate::runtime::registry::worker::publish_now();
             oper_a()
         },
         oper_b,
@@ -83,7 +83,7 @@ where
 {
     crate::runtime::join::join_pieces_for_idle_worker(
         move || {
-            crate::runtime::registry::worker::share_now();
+            crate::runtime::registry::worker::publish_now();
             oper_a()
         },
         oper_b,
@@ -115,7 +115,7 @@ pub(crate) enum StartAs {
 ///
 /// While several idle workers are awake and this worker has no private job to give them, a nested
 /// call splits up front although its half stays private for now: the half is then the oldest job
-/// this worker holds, which the next request (a leaf's [`share_on_heartbeat`]) or heartbeat
+/// this worker holds, which the next request (a leaf's [`publish_on_heartbeat`]) or heartbeat
 /// publishes. Without it, only the innermost leaf that polls answers a request, and with many
 /// workers asking at once the work breaks up into the smallest pieces worth a hand-off, each one a
 /// steal. One asker is served well enough by the innermost leaf, and splitting every call for it
@@ -280,7 +280,7 @@ pub(crate) fn offer_older_work() -> bool {
     // Forks are registered only on a worker.
     latent::any()
         && WorkerThread::with_current(|wt| {
-            latent::offer_oldest(|mark| wt.holds_private_older_than(mark).then(|| wt.share_now()))
+            latent::offer_oldest(|mark| wt.holds_private_older_than(mark).then(|| wt.publish_now()))
         })
         .unwrap_or(false)
 }

@@ -19,7 +19,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use super::{join_catch, parallel_threads};
-use crate::runtime::sharing::share_on_heartbeat;
+use crate::runtime::sharing::publish_on_heartbeat;
 
 /// Below this many elements the sort is sequential (std's stable sort).
 const SEQ_LEN: usize = 1 << 14;
@@ -100,7 +100,7 @@ fn sort_rec<T, F>(
     if depth == 0 || len < 2 {
         // SAFETY: by this function's precondition `v` owns all its elements, so it is initialised.
         let s = unsafe { assume_init_mut(v) };
-        share_on_heartbeat();
+        publish_on_heartbeat();
         // If `compare` panics, std's sort leaves `s` a permutation: the unwind contract holds.
         s.sort_by(compare);
         if into_buf {

@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use std::mem;
 
 use super::parallel_threads;
-use crate::runtime::sharing::share_on_heartbeat;
+use crate::runtime::sharing::publish_on_heartbeat;
 
 /// Below this many elements the whole sort is sequential (std's `sort_unstable_by`).
 const SEQ_LEN: usize = 1 << 14;
@@ -64,7 +64,7 @@ fn recurse<'a, T, F>(
     let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
     loop {
         let len = v.len();
-        share_on_heartbeat();
+        publish_on_heartbeat();
         if len <= leaf_len || len < 8 || budget == 0 {
             v.sort_unstable_by(compare);
             return;

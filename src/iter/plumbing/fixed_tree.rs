@@ -156,7 +156,7 @@ where
         if right_blocks < MIN_OFFER_BLOCKS && sharing::some_worker_idle() {
             // Too small to offer, but older halves of this tree may wait on this worker's
             // private job stack: publish the oldest.
-            sharing::share_on_heartbeat();
+            sharing::publish_on_heartbeat();
         }
         let left = node(left_p, left_c, block, 0);
         let right = node(right_p, right_c, block, 0);

@@ -262,7 +262,7 @@ where
     // Too short to split (`with_min_len`, one item left, or too little work left to be worth a
     // hand-off), but older pieces of this loop (the up-front halves) may still sit on this
     // worker's private job stack: share one.
-    sharing::share_on_heartbeat();
+    sharing::publish_on_heartbeat();
     if !answerable_later {
         sharing::back_off_idle_polls(asked.loops.unwrap_or(0));
     }

@@ -25,32 +25,32 @@ use crate::runtime::registry::bump;
 use crate::runtime::trace::Event;
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
-/// worker is idle (see [`WorkerThread::share_on_heartbeat`]).
+/// worker is idle (see [`WorkerThread::publish_on_heartbeat`]).
 pub(super) const SHARE_INTERVAL: Duration = Duration::from_micros(100);
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
 /// piece of a loop): if the calling thread is a worker and some worker of its pool is idle,
 /// publish this worker's oldest private job on the sharing heartbeat, as a push would (see
-/// [`WorkerThread::share_on_heartbeat`]). Does nothing outside a pool or when nobody is idle.
+/// [`WorkerThread::publish_on_heartbeat`]). Does nothing outside a pool or when nobody is idle.
 #[inline]
-pub(crate) fn share_on_heartbeat() {
+pub(crate) fn publish_on_heartbeat() {
     // Owner operations: the current worker is this thread's.
     WorkerThread::with_current(|wt| {
         if wt.some_worker_idle() {
-            wt.share_on_heartbeat();
+            wt.publish_on_heartbeat();
         }
     });
 }
 
 /// For a piece just split off for an idle worker: if the calling thread is a worker and some
 /// worker of its pool is idle, publish this worker's oldest private job at once, not on the
-/// heartbeat (see [`WorkerThread::share_now`]). Does nothing outside a pool or when nobody is idle.
+/// heartbeat (see [`WorkerThread::publish_now`]). Does nothing outside a pool or when nobody is idle.
 #[inline]
-pub(crate) fn share_now() {
+pub(crate) fn publish_now() {
     // Owner operations: the current worker is this thread's.
     WorkerThread::with_current(|wt| {
         if wt.some_worker_idle() {
-            wt.share_now();
+            wt.publish_now();
         }
     });
 }
@@ -134,7 +134,7 @@ impl WorkerThread {
     /// the oldest private job of every worker with a heavy steal (`crate::runtime::sleep`, `crate::runtime::jobs::jobstack`).
     #[cold]
     #[inline(never)]
-    pub(super) fn share_on_heartbeat(&self) {
+    pub(super) fn publish_on_heartbeat(&self) {
         // Nothing to publish, or (in `share_due`) an earlier publication still waits for a thief:
         // no clock read (a leaf polling for an idle worker calls this once per batch).
         if self.jobs.is_empty() {
@@ -145,7 +145,7 @@ impl WorkerThread {
         };
         // A call that publishes nothing (an earlier publication still waits in the deque, or no
         // private job) leaves the heartbeat due: the first publication after idling must happen.
-        if self.share_now() {
+        if self.publish_now() {
             self.last_share.set(now);
         }
     }
@@ -187,7 +187,7 @@ impl WorkerThread {
     /// Publishes the oldest private job, unless an earlier publication is still waiting in our public
     /// deque (then thieves have something to take; publishing more would only cost fences until they
     /// do). True if it published (and announced) one.
-    pub(crate) fn share_now(&self) -> bool {
+    pub(crate) fn publish_now(&self) -> bool {
         if self.deque.is_empty() && self.publish(1) > 0 {
             self.announce_public();
             return true;
@@ -249,7 +249,7 @@ mod tests {
                     // a runs on the same worker (it is never stolen).
                     WorkerThread::with_current(|wt| {
                         // b sits on the private stack; publish it as a due heartbeat would.
-                        assert!(wt.share_now());
+                        assert!(wt.publish_now());
                         assert!(
                             !wt.push_would_publish(),
                             "an earlier publication still waits for a thief"

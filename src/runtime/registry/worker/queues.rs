@@ -40,7 +40,7 @@ impl WorkerThread {
         // The skip count first: in a loop of small joins beside an idle worker most pushes come
         // between two heartbeat reads and cost one thread-local decrement, not a call.
         if self.some_worker_idle() && !self.share_clock.skip() {
-            self.share_on_heartbeat();
+            self.publish_on_heartbeat();
         }
         pushed
     }
