@@ -7,7 +7,6 @@
 //! stand-ins of `sync/sim.rs` for what shuttle does not model (futex waits, timeouts, time). Nothing
 //! else in the crate may name `std::sync::atomic`, `std::cell::UnsafeCell`, `std::thread` or
 //! `thread_local!` directly.
-#![allow(dead_code, unused_imports)] // a facade: not every build configuration uses every item
 #[cfg(all(forkjoin_loom, forkjoin_shuttle))]
 compile_error!("`--cfg forkjoin_loom` and `--cfg forkjoin_shuttle` exclude each other");
 
@@ -17,7 +16,10 @@ mod imp {
     pub(crate) use std::sync::atomic::{
         fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
     };
-    pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+    pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
+    // The futex stand-in's (off Linux only).
+    #[cfg_attr(target_os = "linux", allow(unused_imports))]
+    pub(crate) use std::sync::Condvar;
     pub(crate) use std::thread;
     pub(crate) use std::thread_local;
 
@@ -70,7 +72,7 @@ mod imp {
         fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
     };
     pub(crate) use super::StdUnsafeCell as UnsafeCell;
-    pub(crate) use shuttle::sync::{Condvar, Mutex, MutexGuard};
+    pub(crate) use shuttle::sync::{Mutex, MutexGuard};
     pub(crate) use shuttle::thread;
     pub(crate) use std::sync::Arc;
 
@@ -334,6 +336,7 @@ pub(crate) fn yield_now() {
 
 /// Sleeps the calling thread for `duration`: std's sleep; under shuttle (which has no time), a
 /// timed wait on the virtual clock (`sim::Futex`), so a sleeper does not spin the scheduler.
+#[cfg_attr(forkjoin_loom, allow(dead_code))] // the reserve's monitor, its only user, is not under loom
 pub(crate) fn sleep(duration: std::time::Duration) {
     #[cfg(not(forkjoin_shuttle))]
     std::thread::sleep(duration);
@@ -447,6 +450,7 @@ mod asym {
 
 #[cfg(not(all(target_os = "linux", not(forkjoin_loom), not(forkjoin_shuttle))))]
 mod asym {
+    #[cfg_attr(forkjoin_shuttle, allow(unused_imports))] // shuttle's barriers take no fence
     use super::{fence, Ordering};
 
     pub(crate) fn init_asymmetric_barriers() {}

@@ -17,6 +17,9 @@ pub(crate) fn fence(order: Ordering) {
 /// Defines the common operations of a wrapped atomic holding `$t`.
 macro_rules! common {
     ($name:ident, $t:ty) => {
+        // std's whole atomic API, as the types this stands in for: not every type uses every
+        // operation.
+        #[allow(dead_code)]
         impl $name {
             #[inline]
             fn addr(&self) -> usize {
@@ -101,6 +104,9 @@ macro_rules! common {
 /// Defines a read-modify-write operation of a wrapped atomic.
 macro_rules! rmw {
     ($name:ident, $t:ty, $($op:ident),*) => {
+        // std's whole atomic API, as the types this stands in for: not every type uses every
+        // operation.
+        #[allow(dead_code)]
         impl $name {
             $(
                 #[inline]
@@ -160,6 +166,8 @@ impl<T> Default for AtomicPtr<T> {
     }
 }
 
+// std's whole `AtomicPtr` API, as the type this stands in for: not every operation is used.
+#[allow(dead_code)]
 impl<T> AtomicPtr<T> {
     #[inline]
     pub(crate) const fn new(v: *mut T) -> Self {

@@ -328,11 +328,6 @@ pub(crate) fn now() -> Option<u64> {
     with_model(|m| m.now() / 1000)
 }
 
-/// The task running now (outside the timing mode: none).
-pub(crate) fn current_task() -> Option<usize> {
-    with_model(|m| m.current)
-}
-
 /// The calling virtual thread raises an unwinding at stack address `sp`: charges the raise, and
 /// records where it began and the frames it may pass, for [`unwind_caught`].
 pub(crate) fn unwind_raised(sp: usize) {
