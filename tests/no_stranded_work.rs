@@ -60,6 +60,37 @@ fn on_built_pools(
     }
 }
 
+/// A tree of `join`s `depth` deep whose leftmost leaf runs `wait` (a pattern that blocks until
+/// other work runs) and whose every leaf then computes fib(10): the sum is `55 << depth`. The
+/// other subtrees compute, so the blocked worker's pending work is what idle workers find.
+fn deep_with_a_waiting_leaf(depth: usize, wait: fn()) -> u64 {
+    fn deep(depth: usize, wait: Option<fn()>) -> u64 {
+        if depth == 0 {
+            if let Some(wait) = wait {
+                wait();
+            }
+            return common::fib(10);
+        }
+        let (a, b) = forkjoin::join(|| deep(depth - 1, wait), || deep(depth - 1, None));
+        a + b
+    }
+    deep(depth, Some(wait))
+}
+
+/// `Barrier(threads)` across the `threads` items of a parallel loop whose pieces are at most
+/// `max_len` long: exactly one item is the barrier's leader.
+fn barrier_across_the_items(pool: &ThreadPool, threads: usize, max_len: usize) {
+    let barrier = Barrier::new(threads);
+    let leaders: usize = pool.install(|| {
+        (0..threads)
+            .into_par_iter()
+            .with_max_len(max_len)
+            .map(|_| usize::from(barrier.wait().is_leader()))
+            .sum()
+    });
+    assert_eq!(leaders, 1);
+}
+
 /// Runs `b` as the b of a `join` whose a spins until b has started, so b runs on another worker
 /// (stolen) while this one waits for it; returns b's result.
 fn with_b_stolen<R: Send>(b: impl FnOnce() -> R + Send) -> R {
@@ -148,15 +179,7 @@ fn a_stolen_b_that_waits_for_a_job_of_its_own_scope() {
 #[test]
 fn a_barrier_across_the_items_of_a_loop_split_to_single_items() {
     fn pattern(pool: &ThreadPool, threads: usize) {
-        let barrier = Barrier::new(threads);
-        let leaders: usize = pool.install(|| {
-            (0..threads)
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|_| usize::from(barrier.wait().is_leader()))
-                .sum()
-        });
-        assert_eq!(leaders, 1);
+        barrier_across_the_items(pool, threads, 1);
     }
     on_pools("Barrier(n) over n single items", &[1, 2, 8, 64], pattern);
 }
@@ -288,9 +311,9 @@ fn a_barrier_across_the_jobs_of_a_scope() {
 /// two workers each blocked at a leaf, each with its job on its own deque, hang rayon too.)
 #[test]
 fn a_deep_join_whose_a_waits_for_a_job_of_its_scope() {
-    fn deep(depth: usize, blocking: bool) -> u64 {
-        if depth == 0 {
-            if blocking {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        let leaves = pool.install(|| {
+            deep_with_a_waiting_leaf(8, || {
                 let barrier = Barrier::new(2);
                 forkjoin::scope(|s| {
                     s.spawn(|_| {
@@ -298,14 +321,9 @@ fn a_deep_join_whose_a_waits_for_a_job_of_its_scope() {
                     });
                     barrier.wait();
                 });
-            }
-            return common::fib(10);
-        }
-        let (a, b) = forkjoin::join(|| deep(depth - 1, blocking), || deep(depth - 1, false));
-        a + b
-    }
-    fn pattern(pool: &ThreadPool, _: usize) {
-        assert_eq!(pool.install(|| deep(8, true)), 55 << 8);
+            })
+        });
+        assert_eq!(leaves, 55 << 8);
     }
     on_pools(
         "a deep join whose a waits for its scope's job",
@@ -322,19 +340,14 @@ const SHARED_SIZES: &[usize] = &[2, 8, 64];
 /// deep join runs b after a, which waits for b at the barrier forever.
 #[test]
 fn siblings_may_wait_a_barrier_across_the_halves_of_a_deep_join() {
-    fn deep(depth: usize, blocking: bool) -> u64 {
-        if depth == 0 {
-            if blocking {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        let leaves = pool.install(|| {
+            deep_with_a_waiting_leaf(8, || {
                 let barrier = Barrier::new(2);
                 forkjoin::join(|| barrier.wait(), || barrier.wait());
-            }
-            return common::fib(10);
-        }
-        let (a, b) = forkjoin::join(|| deep(depth - 1, blocking), || deep(depth - 1, false));
-        a + b
-    }
-    fn pattern(pool: &ThreadPool, _: usize) {
-        assert_eq!(pool.install(|| deep(8, true)), 55 << 8);
+            })
+        });
+        assert_eq!(leaves, 55 << 8);
     }
     on_pools_where_siblings_may_wait("Barrier(2) across a deep join", SHARED_SIZES, pattern);
 }
@@ -343,20 +356,15 @@ fn siblings_may_wait_a_barrier_across_the_halves_of_a_deep_join() {
 /// subtrees compute, so the blocked worker's b is the oldest job left to steal).
 #[test]
 fn siblings_may_wait_a_deep_join_whose_a_receives_from_b() {
-    fn deep(depth: usize, blocking: bool) -> u64 {
-        if depth == 0 {
-            if blocking {
+    fn pattern(pool: &ThreadPool, _: usize) {
+        let leaves = pool.install(|| {
+            deep_with_a_waiting_leaf(8, || {
                 let (tx, rx) = mpsc::channel();
                 let got = forkjoin::join(move || rx.recv().unwrap(), move || tx.send(5).unwrap());
                 assert_eq!(got.0, 5);
-            }
-            return common::fib(10);
-        }
-        let (a, b) = forkjoin::join(|| deep(depth - 1, blocking), || deep(depth - 1, false));
-        a + b
-    }
-    fn pattern(pool: &ThreadPool, _: usize) {
-        assert_eq!(pool.install(|| deep(8, true)), 55 << 8);
+            })
+        });
+        assert_eq!(leaves, 55 << 8);
     }
     on_pools_where_siblings_may_wait("a deep join whose a receives", SHARED_SIZES, pattern);
 }
@@ -367,14 +375,8 @@ fn siblings_may_wait_a_deep_join_whose_a_receives_from_b() {
 #[test]
 fn siblings_may_wait_a_barrier_across_the_items_of_a_loop() {
     fn pattern(pool: &ThreadPool, threads: usize) {
-        let barrier = Barrier::new(threads);
-        let leaders: usize = pool.install(|| {
-            (0..threads)
-                .into_par_iter()
-                .map(|_| usize::from(barrier.wait().is_leader()))
-                .sum()
-        });
-        assert_eq!(leaders, 1);
+        // `usize::MAX`: pieces as long as the loop chooses, as without `with_max_len`.
+        barrier_across_the_items(pool, threads, usize::MAX);
     }
     on_pools_where_siblings_may_wait("Barrier(n) over n items", SHARED_SIZES, pattern);
 }

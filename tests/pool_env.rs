@@ -20,8 +20,8 @@ fn run_probe(name: &str, value: &str) -> String {
     run_probe_with(name, Some(value), None)
 }
 
-/// Runs probe test `name` in a child with the two variables set to these values (`None`: unset).
-fn run_probe_with(name: &str, forkjoin: Option<&str>, rayon: Option<&str>) -> String {
+/// This test binary, set to run the one ignored probe test `name` as a child.
+fn probe_command(name: &str) -> Command {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([
         name,
@@ -30,8 +30,14 @@ fn run_probe_with(name: &str, forkjoin: Option<&str>, rayon: Option<&str>) -> St
         "--nocapture",
         "--test-threads=1",
     ])
-    .env(PROBE, "1")
-    .env(EXPECT_VAR, if forkjoin.is_some() { VAR } else { RAYON_VAR });
+    .env(PROBE, "1");
+    cmd
+}
+
+/// Runs probe test `name` in a child with the two variables set to these values (`None`: unset).
+fn run_probe_with(name: &str, forkjoin: Option<&str>, rayon: Option<&str>) -> String {
+    let mut cmd = probe_command(name);
+    cmd.env(EXPECT_VAR, if forkjoin.is_some() { VAR } else { RAYON_VAR });
     for (var, value) in [(VAR, forkjoin), (RAYON_VAR, rayon)] {
         match value {
             Some(v) => cmd.env(var, v),
@@ -180,15 +186,7 @@ fn probe_valid_value_is_used() {
 /// `FORKJOIN_SIBLINGS_MAY_WAIT`: runs probe `name` in a child with it set to `value` (and a
 /// global pool of 4 threads).
 fn run_siblings_probe(name: &str, value: &str) {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            name,
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(PROBE, "1")
+    let out = probe_command(name)
         .env(SIBLINGS_VAR, value)
         .env(VAR, "4")
         .env_remove(RAYON_VAR)
