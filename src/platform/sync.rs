@@ -336,7 +336,8 @@ pub(crate) fn yield_now() {
 
 /// Sleeps the calling thread for `duration`: std's sleep; under shuttle (which has no time), a
 /// timed wait on the virtual clock (`sim::Futex`), so a sleeper does not spin the scheduler.
-#[cfg_attr(forkjoin_loom, allow(dead_code))] // the reserve's monitor, its only user, is not under loom
+// The reserve's monitor, its only user, is not under loom.
+#[cfg_attr(forkjoin_loom, allow(dead_code))]
 pub(crate) fn sleep(duration: std::time::Duration) {
     #[cfg(not(forkjoin_shuttle))]
     std::thread::sleep(duration);

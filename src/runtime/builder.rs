@@ -493,9 +493,8 @@ impl<S> ThreadPoolBuilder<S> {
     /// patrol's steal, or the pool's reserve worker when every thread is blocked). Every pattern of
     /// this kind that completes on rayon then completes here, at 2–4 times the default's cost on
     /// fine-grained recursion, still below rayon's (`docs/benchmarks.md`, "Siblings that wait").
-    /// Items of one piece still run one after another, in
-    /// rayon too: for items that must each be able to wait for any other, add
-    /// `.with_max_len(1)`.
+    /// Items of one piece still run one after another, in rayon too: for items that must each be
+    /// able to wait for any other, add `.with_max_len(1)`.
     ///
     /// Without the option, order the halves so that a never waits for b, or use `scope` and
     /// `s.spawn`, or `.with_max_len(1)` on the loop: those complete on pools of every size.

@@ -131,8 +131,8 @@ impl ThreadPoolBuildError {
         }
     }
 
-    /// A worker thread could not be spawned (or the spawn handler failed).
-    /// Worker `worker` of `threads` could not be spawned, after `started` others were.
+    /// Worker `worker` of `threads` could not be spawned (or the spawn handler failed), after
+    /// `started` others were.
     pub(crate) fn spawn_failed(
         worker: usize,
         threads: usize,

@@ -34,8 +34,8 @@
 //! walk) its push and pop are pure overhead, and skipping them saves most of what a `join` costs.
 //! The price is rayon's own caveat: a closure that blocks until its sibling runs may deadlock, unless
 //! its `join` is one of the few that push (the patrol of idle workers takes pushed jobs even from a
-//! blocked owner), or its pool was built with `siblings_may_wait`, whose joins all push. A split that the iterators make for an idle worker always pushes
-//! ([`join_for_idle_worker`]).
+//! blocked owner), or its pool was built with `siblings_may_wait`, whose joins all push. A split
+//! that the iterators make for an idle worker always pushes ([`join_for_idle_worker`]).
 //!
 //! **The path of a call.** [`join`] is [`join_context`], which is [`join_by_depth_rule`]: it runs
 //! the join as [`join_inline`] (the depth rule, or a pool of one thread), as [`join_from_outside`]

@@ -10,7 +10,6 @@ use std::cell::Cell;
 use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
-
 use crate::platform::sync::{thread, AtomicBool, Ordering};
 
 /// Parallel iterator returned by [`ParallelIterator::panic_fuse`].

@@ -552,8 +552,8 @@ impl Registry {
     }
 
     /// What a `fork()`ed child needs to build its own global pool like this one: the thread count,
-    /// stack size, handlers, `breadth_first` and `siblings_may_wait` (not the thread names, pinning, spawn handler or
-    /// trace).
+    /// stack size, handlers, `breadth_first` and `siblings_may_wait` (not the thread names,
+    /// pinning, spawn handler or trace).
     pub(crate) fn config_for_fork_child(&self) -> RegistryConfig {
         RegistryConfig {
             num_threads: self.num_threads(),

@@ -31,7 +31,8 @@
 //!    be free ([`FREE_BATCH`](pace::FREE_BATCH)): while no idle worker is awake, it folds its rest in one go.
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
-//!    [`publish_on_heartbeat`](crate::runtime::sharing::publish_on_heartbeat) publishes the oldest one now.
+//!    [`publish_on_heartbeat`](crate::runtime::sharing::publish_on_heartbeat) publishes the oldest
+//!    one now.
 //!    A leaf that can answer nothing stops looking for a few polls
 //!    ([`back_off_idle_polls`](crate::runtime::sharing::back_off_idle_polls)).
 //! 6. **Older work first.** A loop around the leaf may hold more: before splitting its own rest, a

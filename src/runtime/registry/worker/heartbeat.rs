@@ -44,7 +44,8 @@ pub(crate) fn publish_on_heartbeat() {
 
 /// For a piece just split off for an idle worker: if the calling thread is a worker and some
 /// worker of its pool is idle, publish this worker's oldest private job at once, not on the
-/// heartbeat (see [`WorkerThread::publish_now`]). Does nothing outside a pool or when nobody is idle.
+/// heartbeat (see [`WorkerThread::publish_now`]). Does nothing outside a pool or when nobody is
+/// idle.
 #[inline]
 pub(crate) fn publish_now() {
     // Owner operations: the current worker is this thread's.
