@@ -6,9 +6,11 @@
 //! a destructor, of two sizes, and the frames of a recursion of forkjoin `join`s stopped by a
 //! cancellation). Real threads and `std` atomics; Linux only (futex, membarrier).
 //!
-//! Run: `cargo run --release --example calibrate` (about ten seconds). Each figure is the median of
-//! seven runs, so a preemption by other work on a shared machine skews one run, not the figure.
-//! The numbers it prints go into `src/platform/sync/sim/costs.rs`.
+//! Run: `cargo run --release --example calibrate [-- --out FILE]` (about ten seconds). Each figure is
+//! the median of seven runs, so a preemption by other work on a shared machine skews one run, not
+//! the figure. With `--out`, the same lines also go to FILE, the machine's costs file
+//! (`docs/data/costs-*.txt`) that `scripts/predict.sh --costs FILE` charges; the development VM's
+//! are the simulator's defaults in `src/platform/sync/sim/costs.rs`.
 
 #[cfg(target_os = "linux")]
 mod linux {
@@ -319,11 +321,25 @@ mod linux {
     }
 
     pub fn main() {
-        println!(
+        let out = match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
+            [] => None,
+            [flag, file] if flag == "--out" => Some(file.clone()),
+            _ => {
+                eprintln!("usage: calibrate [--out FILE]");
+                std::process::exit(2);
+            }
+        };
+        // Every line printed, for the costs file.
+        let lines = std::cell::RefCell::new(Vec::new());
+        let say = |line: String| {
+            println!("{line}");
+            lines.borrow_mut().push(line);
+        };
+        say(format!(
             "calibrate: {} CPUs",
             thread::available_parallelism().map_or(0, |n| n.get())
-        );
-        let row = |name: &str, ns: f64| println!("calibrate: {name:<28} {ns:>10.1} ns");
+        ));
+        let row = |name: &str, ns: f64| say(format!("calibrate: {name:<28} {ns:>10.1} ns"));
         row("load (own line)", median(load));
         row("store (own line)", median(store));
         row("rmw (own line)", median(rmw));
@@ -337,7 +353,7 @@ mod linux {
                 row("membarrier (caller)", caller);
                 row("membarrier (other thread)", lost);
             }
-            None => println!("calibrate: membarrier registration failed"),
+            None => say("calibrate: membarrier registration failed".to_string()),
         }
         let mut wake = Vec::new();
         let latency = median(|| {
@@ -362,6 +378,13 @@ mod linux {
         let shallow = median(|| join_unwinding(&pool, 0));
         let deep = median(|| join_unwinding(&pool, DEPTH));
         row("  a join's frame", (deep - shallow) / f64::from(DEPTH));
+        if let Some(file) = out {
+            let text = lines.into_inner().join("\n") + "\n";
+            if let Err(e) = std::fs::write(&file, text) {
+                eprintln!("calibrate: cannot write {file}: {e}");
+                std::process::exit(1);
+            }
+        }
     }
 }
 

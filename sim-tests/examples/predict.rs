@@ -4,15 +4,17 @@
 //! of a shape charges the sequential time of one leaf of the real suite on the development VM
 //! instead of computing, so a prediction costs scheduling steps, not the work itself.
 //!
-//! Run it through `scripts/predict.sh [CORES] [SHAPES] [SEEDS]`, which builds it with
-//! `--cfg forkjoin_shuttle`. Prints, per shape and core count,
-//! `predict: SHAPE cores=P time_us=T speedup=S steals=N`, where the speedup is the sequential charge
-//! (every leaf's cost, what the sequential program would take) over the predicted time, then the
-//! seed, shuttle's scheduling steps and the real seconds the prediction took.
+//! Run it through `scripts/predict.sh [CORES] [SHAPES] [SEEDS] [--costs FILE] [--measured CSV]`,
+//! which builds it with `--cfg forkjoin_shuttle`. Prints, per shape and core count,
+//! `predict: SHAPE cores=P time_us=T speedup=S self_speedup=U steals=N`, where the speedup is the
+//! sequential charge (every leaf's cost, what the sequential program would take) over the predicted
+//! time and the self-speedup forkjoin's 1-thread charge over it, then the seed, shuttle's scheduling
+//! steps and the real seconds the prediction took. With `--measured`, also the run's forkjoin time
+//! at that count and the ratio of the two.
 //!
-//! The shapes mirror `examples/common/suite.rs` at sizes the simulator can afford (each fork costs
-//! tens of scheduling steps): docs/testing.md, "Predicted scaling", has the sizes, the leaf costs
-//! and their work ÷ span.
+//! The shapes mirror `examples/common/suite.rs` at its sizes, and the field's 64-thread comparison
+//! at its own (`fib-39`, `skynet-1e8`, `nqueens-14`, `matmul-2048`): docs/testing.md, "Predicted
+//! scaling", has the sizes, the leaf costs and their work ÷ span.
 
 #[cfg(forkjoin_shuttle)]
 mod predict {
@@ -20,7 +22,7 @@ mod predict {
     use std::sync::{Arc, Mutex};
     use std::time::Instant;
 
-    use forkjoin::__sim::{now_ns, work, work_ps, VirtualTimeScheduler};
+    use forkjoin::__sim::{now_ns, work, work_ps, Costs, VirtualTimeScheduler};
     use forkjoin::prelude::*;
     use shuttle::{Config, MaxSteps, Runner};
 
@@ -68,48 +70,140 @@ mod predict {
         par: 3_874,
     };
 
-    /// A shape's default leaf costs.
-    fn default_leaf(shape: &str) -> Leaf {
-        match shape {
-            "fib" => FIB,
-            "skynet" => SKYNET,
-            "nqueens" => NQUEENS,
-            "matmul" => MATMUL,
-            "tree-left" => TREE_LEFT,
-            _ => TREE_RIGHT,
-        }
-    }
-
-    /// Charges a leaf and counts its sequential cost.
+    /// Charges a leaf and counts it.
     struct Charge {
         leaf: Leaf,
-        seq_total: AtomicU64,
+        leaves: AtomicU64,
     }
 
     impl Charge {
         fn leaf(&self) {
             work_ps(self.leaf.par);
             // A std atomic: not a scheduling point, not charged (the harness's bookkeeping).
-            self.seq_total.fetch_add(self.leaf.seq, Ordering::Relaxed);
+            self.leaves.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// The simulated sizes (see the module docs).
-    const FIB_N: u64 = 36;
-    const SKYNET_LEAVES: u64 = 10_000_000;
-    const NQUEENS_N: usize = 12;
-    const MATMUL_N: usize = 1024;
-    const MM_LEAF: usize = 32;
-    const TREE_LAYERS: u32 = 23;
+    /// A shape: its name on the command line, its default leaf costs, how many leaves it charges
+    /// (what converts a measured time into a leaf cost, `--measured`), and its run.
+    struct Shape {
+        name: &'static str,
+        leaf: Leaf,
+        leaves: u64,
+        run: fn(&Charge),
+    }
 
-    pub const SHAPES: [&str; 6] = [
-        "fib",
-        "skynet",
-        "nqueens",
-        "matmul",
-        "tree-left",
-        "tree-right",
+    /// The suite's shapes (`examples/common/suite.rs`, at its sizes), then the field's sizes
+    /// (tzcnt/runtime-benchmarks: fib(39), skynet with 10^8 leaves, nqueens(14), matmul 2048),
+    /// which charge the suite's leaf costs per leaf (an nqueens board of 14 costs more than one of
+    /// 12 by its longer checks: the leaf is the suite's, so the work is slightly under-charged).
+    const SHAPES: [Shape; 10] = [
+        Shape {
+            name: "fib",
+            leaf: FIB,
+            leaves: 48_315_633,
+            run: fib_36,
+        },
+        Shape {
+            name: "skynet",
+            leaf: SKYNET,
+            leaves: 10_000_000,
+            run: skynet_1e7,
+        },
+        Shape {
+            name: "nqueens",
+            leaf: NQUEENS,
+            leaves: 856_189,
+            run: nqueens_12,
+        },
+        Shape {
+            name: "matmul",
+            leaf: MATMUL,
+            leaves: 32_768,
+            run: matmul_1024,
+        },
+        Shape {
+            name: "tree-left",
+            leaf: TREE_LEFT,
+            leaves: (1 << 23) - 1,
+            run: tree_23,
+        },
+        Shape {
+            name: "tree-right",
+            leaf: TREE_RIGHT,
+            leaves: (1 << 23) - 1,
+            run: tree_23,
+        },
+        Shape {
+            name: "fib-39",
+            leaf: FIB,
+            leaves: 204_668_309,
+            run: fib_39,
+        },
+        Shape {
+            name: "skynet-1e8",
+            leaf: SKYNET,
+            leaves: 100_000_000,
+            run: skynet_1e8,
+        },
+        Shape {
+            name: "nqueens-14",
+            leaf: NQUEENS,
+            leaves: 27_358_553,
+            run: nqueens_14,
+        },
+        Shape {
+            name: "matmul-2048",
+            leaf: MATMUL,
+            leaves: 262_144,
+            run: matmul_2048,
+        },
     ];
+
+    /// What `scripts/predict.sh` runs without a list of shapes: the suite's.
+    const DEFAULT_SHAPES: usize = 6;
+
+    /// Side of matmul's leaf block.
+    const MM_LEAF: usize = 32;
+
+    fn fib_36(t: &Charge) {
+        assert_eq!(fib(36, t), 14_930_352);
+    }
+
+    fn fib_39(t: &Charge) {
+        assert_eq!(fib(39, t), 63_245_986);
+    }
+
+    fn skynet_1e7(t: &Charge) {
+        const LEAVES: u64 = 10_000_000;
+        assert_eq!(skynet(0, LEAVES, t), LEAVES * (LEAVES - 1) / 2);
+    }
+
+    fn skynet_1e8(t: &Charge) {
+        const LEAVES: u64 = 100_000_000;
+        assert_eq!(skynet(0, LEAVES, t), LEAVES * (LEAVES - 1) / 2);
+    }
+
+    fn nqueens_12(t: &Charge) {
+        assert_eq!(nqueens(0, [0i8; 12], t), 14_200);
+    }
+
+    fn nqueens_14(t: &Charge) {
+        assert_eq!(nqueens(0, [0i8; 14], t), 365_596);
+    }
+
+    fn matmul_1024(t: &Charge) {
+        matmul(1024, t);
+    }
+
+    fn matmul_2048(t: &Charge) {
+        matmul(2048, t);
+    }
+
+    fn tree_23(t: &Charge) {
+        const LAYERS: u32 = 23;
+        assert_eq!(tree(LAYERS, t), (1 << LAYERS) - 1);
+    }
 
     fn fib(n: u64, t: &Charge) -> u64 {
         t.leaf();
@@ -182,40 +276,27 @@ mod predict {
         1 + a + b
     }
 
-    fn run_shape(shape: &str, t: &Charge) {
-        match shape {
-            "fib" => assert_eq!(fib(FIB_N, t), 14_930_352),
-            "skynet" => assert_eq!(
-                skynet(0, SKYNET_LEAVES, t),
-                SKYNET_LEAVES * (SKYNET_LEAVES - 1) / 2
-            ),
-            "nqueens" => assert_eq!(nqueens(0, [0i8; NQUEENS_N], t), 14_200),
-            "matmul" => matmul(MATMUL_N, t),
-            "tree-left" | "tree-right" => assert_eq!(tree(TREE_LAYERS, t), (1 << TREE_LAYERS) - 1),
-            _ => unreachable!("shapes are checked in main"),
-        }
-    }
-
     /// One prediction's result.
     #[derive(Default, Clone, Copy)]
     struct Outcome {
         time_ns: u64,
-        /// The sequential program's time: the leaves' `seq` costs.
-        seq_ps: u64,
+        /// Leaves charged (each at the leaf's `par`; the sequential program takes `seq` each).
+        leaves: u64,
         steals: u64,
         failed_steals: u64,
         sleeps: u64,
         steps: u64,
     }
 
-    fn predict(shape: &'static str, leaf: Leaf, cores: usize, seed: u64) -> Outcome {
+    fn predict(shape: &Shape, leaf: Leaf, costs: Costs, cores: usize, seed: u64) -> Outcome {
         let out = Arc::new(Mutex::new(Outcome::default()));
         let result = out.clone();
+        let run = shape.run;
         let mut config = Config::new();
         config.silence_warnings = true;
         config.stack_size = 8 << 20;
         config.max_steps = MaxSteps::None;
-        Runner::new(VirtualTimeScheduler::new(seed), config).run(move || {
+        Runner::new(VirtualTimeScheduler::with_costs(seed, costs), config).run(move || {
             let pool = forkjoin::ThreadPoolBuilder::new()
                 .num_threads(cores)
                 .stack_size(1 << 20)
@@ -227,15 +308,15 @@ mod predict {
             shuttle::thread::yield_now();
             let charge = Charge {
                 leaf,
-                seq_total: AtomicU64::new(0),
+                leaves: AtomicU64::new(0),
             };
             let before = pool.stats();
             let start = now_ns().expect("timing mode");
-            pool.install(|| run_shape(shape, &charge));
+            pool.install(|| run(&charge));
             let end = now_ns().expect("timing mode");
             *result.lock().unwrap() = Outcome {
                 time_ns: end - start,
-                seq_ps: charge.seq_total.load(Ordering::Relaxed),
+                leaves: charge.leaves.load(Ordering::Relaxed),
                 steals: pool.stats().steals - before.steals,
                 failed_steals: pool.stats().failed_steals - before.failed_steals,
                 sleeps: pool.stats().sleeps - before.sleeps,
@@ -244,6 +325,7 @@ mod predict {
             drop(pool);
         });
         let o = *out.lock().unwrap();
+        assert_eq!(o.leaves, shape.leaves, "{}: leaves charged", shape.name);
         o
     }
 
@@ -254,11 +336,64 @@ mod predict {
             .collect()
     }
 
+    /// forkjoin's measured times of one `scripts/scale.sh` run, per shape and thread count, in
+    /// nanoseconds, and the sequential program's at 1 thread.
+    struct Measured {
+        /// (shape, threads, runtime, ns)
+        rows: Vec<(String, usize, String, f64)>,
+    }
+
+    impl Measured {
+        fn read(file: &str) -> Result<Measured, String> {
+            let text =
+                std::fs::read_to_string(file).map_err(|e| format!("--measured {file}: {e}"))?;
+            let mut rows = Vec::new();
+            for line in text.lines().skip(1) {
+                let f: Vec<&str> = line.split(',').collect();
+                let (Some(key), Some(unit), Some(threads), Some(runtime), Some(median)) =
+                    (f.first(), f.get(2), f.get(3), f.get(4), f.get(5))
+                else {
+                    return Err(format!("--measured {file}: short line {line:?}"));
+                };
+                let scale = match *unit {
+                    "ms" => 1e6,
+                    _ => continue, // per-call rows: not shapes of the simulator
+                };
+                let bad = || format!("--measured {file}: bad line {line:?}");
+                rows.push((
+                    key.to_string(),
+                    threads.parse().map_err(|_| bad())?,
+                    runtime.to_string(),
+                    median.parse::<f64>().map_err(|_| bad())? * scale,
+                ));
+            }
+            Ok(Measured { rows })
+        }
+
+        fn ns(&self, shape: &str, threads: usize, runtime: &str) -> Option<f64> {
+            self.rows
+                .iter()
+                .find(|r| r.0 == shape && r.1 == threads && r.2 == runtime)
+                .map(|r| r.3)
+        }
+
+        /// The leaf costs of the run's 1-thread rows (sequential, forkjoin).
+        fn leaf(&self, shape: &Shape) -> Option<Leaf> {
+            let per_leaf = |ns: f64| (ns * 1000.0 / shape.leaves as f64).round() as u64;
+            Some(Leaf {
+                seq: per_leaf(self.ns(shape.name, 1, "seq")?),
+                par: per_leaf(self.ns(shape.name, 1, "forkjoin")?),
+            })
+        }
+    }
+
     pub fn main() -> Result<(), String> {
         let mut cores: Vec<usize> = vec![1, 2, 4, 8, 16, 64, 256];
-        let mut shapes: Vec<&'static str> = SHAPES.to_vec();
+        let mut shapes: Vec<&'static Shape> = SHAPES[..DEFAULT_SHAPES].iter().collect();
         let mut seeds: Vec<u64> = vec![0];
         let mut leaves: Vec<(String, Leaf)> = Vec::new();
+        let mut costs = Costs::MEASURED;
+        let mut measured = None;
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
             let mut value = || args.next().ok_or(format!("{a} needs a value"));
@@ -269,10 +404,21 @@ mod predict {
                     let v = value()?;
                     shapes = Vec::new();
                     for s in v.split(',').filter(|s| !s.is_empty()) {
-                        let known = SHAPES.iter().find(|k| **k == s);
-                        shapes.push(known.ok_or(format!("unknown shape {s}; known: {SHAPES:?}"))?);
+                        let known = SHAPES.iter().find(|k| k.name == s).ok_or_else(|| {
+                            let names: Vec<&str> = SHAPES.iter().map(|k| k.name).collect();
+                            format!("unknown shape {s}; known: {}", names.join(","))
+                        })?;
+                        shapes.push(known);
                     }
                 }
+                "--costs" => {
+                    let file = value()?;
+                    let text = std::fs::read_to_string(&file)
+                        .map_err(|e| format!("--costs {file}: {e}"))?;
+                    costs = Costs::from_calibration(&text)
+                        .map_err(|e| format!("--costs {file}: {e}"))?;
+                }
+                "--measured" => measured = Some(Measured::read(&value()?)?),
                 "--leaf" => {
                     let v = value()?;
                     let bad = || format!("--leaf wants SHAPE=SEQ_PS:PAR_PS, not {v}");
@@ -288,20 +434,40 @@ mod predict {
             }
         }
         for &shape in &shapes {
+            // An explicit --leaf, else the measured run's 1-thread rows, else the defaults.
+            let from_run = measured.as_ref().and_then(|m| m.leaf(shape));
             let leaf = leaves
                 .iter()
                 .rev()
-                .find(|(s, _)| s == shape)
-                .map_or(default_leaf(shape), |l| l.1);
+                .find(|(s, _)| s == shape.name)
+                .map(|l| l.1)
+                .or(from_run)
+                .unwrap_or(shape.leaf);
             for &p in &cores {
                 for &seed in &seeds {
                     let started = Instant::now();
-                    let o = predict(shape, leaf, p, seed);
-                    let speedup = o.seq_ps as f64 / 1000.0 / o.time_ns.max(1) as f64;
+                    let o = predict(shape, leaf, costs, p, seed);
+                    let time = o.time_ns.max(1) as f64;
+                    // Both numerators are the leaves' charges: the sequential program's time and
+                    // forkjoin's own 1-thread time (by construction of `par`).
+                    let speedup = (o.leaves * leaf.seq) as f64 / 1000.0 / time;
+                    let self_speedup = (o.leaves * leaf.par) as f64 / 1000.0 / time;
+                    let versus = measured
+                        .as_ref()
+                        .and_then(|m| m.ns(shape.name, p, "forkjoin"))
+                        .map_or(String::new(), |ns| {
+                            format!(
+                                " measured_us={:.1} predicted/measured={:.2}",
+                                ns / 1000.0,
+                                time / ns
+                            )
+                        });
                     println!(
-                        "predict: {shape} cores={p} time_us={:.1} speedup={speedup:.2} steals={} \
+                        "predict: {} cores={p} time_us={:.1} speedup={speedup:.2} \
+                         self_speedup={self_speedup:.2} steals={}{versus} \
                          (failed {}, sleeps {}; seed {seed}, {} steps, {:.1} s)",
-                        o.time_ns as f64 / 1000.0,
+                        shape.name,
+                        time / 1000.0,
                         o.steals,
                         o.failed_steals,
                         o.sleeps,
@@ -322,7 +488,7 @@ fn main() -> std::process::ExitCode {
             eprintln!("predict: {e}");
             eprintln!(
                 "usage: predict [--cores 1,2,4] [--shapes fib,skynet] [--seeds 0,1,2] \
-                 [--leaf SHAPE=SEQ_PS:PAR_PS]..."
+                 [--costs FILE] [--measured CSV] [--leaf SHAPE=SEQ_PS:PAR_PS]..."
             );
             return std::process::ExitCode::FAILURE;
         }

@@ -268,6 +268,7 @@ pub(crate) fn timing_mode() -> bool {
 /// work, the calling virtual thread's clock and the execution's counts.
 #[cfg(forkjoin_shuttle)]
 pub mod sim_time {
+    pub use super::sim::costs::Costs;
     pub use super::sim::scheduler::VirtualTimeScheduler;
     pub use super::sim::vtime::Counts;
 

@@ -15,6 +15,7 @@ use super::vtime;
 #[derive(Debug)]
 pub struct VirtualTimeScheduler {
     seed: u64,
+    costs: Costs,
     started: bool,
     /// shuttle's randomness for the execution (xorshift64*), seeded from `seed`.
     random: u64,
@@ -24,8 +25,15 @@ impl VirtualTimeScheduler {
     /// A scheduler whose ties (equal clocks) go to the lowest task id (`seed == 0`) or to an order
     /// derived from `seed`.
     pub fn new(seed: u64) -> Self {
+        Self::with_costs(seed, Costs::MEASURED)
+    }
+
+    /// The same, charging another machine's `costs` ([`Costs::from_calibration`]) instead of the
+    /// development VM's.
+    pub fn with_costs(seed: u64, costs: Costs) -> Self {
         VirtualTimeScheduler {
             seed,
+            costs,
             started: false,
             random: seed | 1,
         }
@@ -37,7 +45,7 @@ impl Scheduler for VirtualTimeScheduler {
         if std::mem::replace(&mut self.started, true) {
             return None;
         }
-        vtime::install(Costs::MEASURED, self.seed);
+        vtime::install(self.costs, self.seed);
         Some(Schedule::new(self.seed))
     }
 
