@@ -2,7 +2,7 @@
 //! "Predicted scaling"): atomic loads, stores and read-modify-writes with and without a second core
 //! on the cache line, `SeqCst` fences, `membarrier(PRIVATE_EXPEDITED)` (for the caller and for a
 //! thread it interrupts), futex wake-to-run latency and the wake call itself, `sched_yield`, a
-//! spin-loop hint, and unwinding (a raise caught at once, and per frame unwound: plain frames with
+//! spin-loop hint, a read of the runtime's clock, and unwinding (a raise caught at once, and per frame unwound: plain frames with
 //! a destructor, of two sizes, and the frames of a recursion of forkjoin `join`s stopped by a
 //! cancellation). Real threads and `std` atomics; Linux only (futex, membarrier).
 //!
@@ -76,6 +76,30 @@ mod linux {
                 black_box(&a).store(i, Ordering::Relaxed);
                 fence(Ordering::SeqCst);
             }
+        })
+    }
+
+    /// The runtime's clock (`platform::clock::ticks`): the time-stamp counter on x86-64, which a
+    /// hypervisor may make dearer; `Instant` elsewhere.
+    fn clock_read() -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        fn ticks() -> u64 {
+            // SAFETY: `rdtsc` exists on every x86-64 CPU and has no preconditions.
+            unsafe { core::arch::x86_64::_rdtsc() }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        fn ticks() -> u64 {
+            use std::sync::OnceLock;
+            static EPOCH: OnceLock<Instant> = OnceLock::new();
+            EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+        }
+        const N: u64 = 5_000_000;
+        per_op(N, || {
+            let mut s = 0u64;
+            for _ in 0..N {
+                s = s.wrapping_add(ticks());
+            }
+            black_box(s);
         })
     }
 
@@ -378,6 +402,7 @@ mod linux {
         let shallow = median(|| join_unwinding(&pool, 0));
         let deep = median(|| join_unwinding(&pool, DEPTH));
         row("  a join's frame", (deep - shallow) / f64::from(DEPTH));
+        row("clock read (ticks)", median(clock_read));
         if let Some(file) = out {
             let text = lines.into_inner().join("\n") + "\n";
             if let Err(e) = std::fs::write(&file, text) {

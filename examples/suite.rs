@@ -11,6 +11,13 @@
 //! `--runtimes` measures only the listed peers beside the sequential loop (`forkjoin` alone: a quick
 //! A/B of two builds, or a profile of forkjoin's own rows).
 //!
+//! `--busy` measures forkjoin alone on *busy* pools: all but one of each pool's workers block in
+//! user code (a condition variable) for the whole pass, so the one free worker runs every row in a
+//! pool of more than one thread where nobody is idle. That is what a leaf costs once the pool has
+//! company (the polls and batches a pool of one skips) without any sharing: the simulator charges
+//! it per leaf from 2 cores on (`scripts/predict.sh --measured`, docs/testing.md). Its CSV rows are
+//! labelled `forkjoin-busy`; thread counts must be at least 2.
+//!
 //! `--csv` also writes every median as CSV (one line per row, thread count and runtime, the sequential
 //! loop included), the input of `examples/scaling_plot.rs` and `scripts/scale.sh`. `--stats-csv` runs
 //! forkjoin once more per row and thread count, untimed, and writes that run's [`forkjoin::PoolStats`]
@@ -43,13 +50,14 @@ mod suite;
 use suite::*;
 
 const USAGE: &str =
-    "usage: suite [--threads 1,2] [--rounds 5] [--rows KEYS] [--quick] [--runtimes LIST] [--csv F] [--stats-csv F]
+    "usage: suite [--threads 1,2] [--rounds 5] [--rows KEYS] [--quick] [--runtimes LIST] [--busy] [--csv F] [--stats-csv F]
   --threads LIST  comma-separated pool sizes, each 1..=256 (default 1,2)
   --rounds N      interleaved rounds per row, median reported, 1..=100 (default 5)
   --rows KEYS     comma-separated subset of: fib,skynet,nqueens,matmul,tree-left,tree-right,
                   iter-small,iter-sum,joins (default: all)
   --quick         small sizes (smoke test)
   --runtimes LIST  comma-separated subset of forkjoin,rayon,chili,forte (default: all)
+  --busy          forkjoin alone, with all but one worker of each pool blocked: a busy pool's leaf
   --csv F         also write the medians to F as CSV
   --stats-csv F   run forkjoin once more per row and thread count; write its pool counters to F";
 
@@ -77,11 +85,53 @@ enum Rt {
     Forte,
 }
 
+/// Workers of a forkjoin pool blocked in user code until this is dropped (`--busy`).
+struct Parked(std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+
+impl Parked {
+    /// Blocks all but one of `pool`'s `threads` workers, and returns once they all block.
+    fn all_but_one(pool: &forkjoin::ThreadPool, threads: usize) -> Parked {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::{Arc, Condvar, Mutex};
+        let release = Arc::new((Mutex::new(false), Condvar::new()));
+        let blocked = Arc::new(AtomicUsize::new(0));
+        for _ in 1..threads {
+            let (release, blocked) = (release.clone(), blocked.clone());
+            // A worker blocked here takes no other job: each of them parks a different worker.
+            pool.spawn(move || {
+                let (lock, cv) = &*release;
+                let mut released = lock.lock().unwrap();
+                blocked.fetch_add(1, Ordering::SeqCst);
+                while !*released {
+                    released = cv.wait(released).unwrap();
+                }
+            });
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while blocked.load(Ordering::SeqCst) < threads - 1 {
+            assert!(Instant::now() < deadline, "--busy: workers did not block");
+            std::thread::yield_now();
+        }
+        Parked(release)
+    }
+}
+
+impl Drop for Parked {
+    fn drop(&mut self) {
+        let (lock, cv) = &*self.0;
+        *lock.lock().unwrap() = true;
+        cv.notify_all();
+    }
+}
+
 /// The parallel runtimes, in column order.
 const PARALLEL: [Rt; 4] = [Rt::Forkjoin, Rt::Rayon, Rt::Chili, Rt::Forte];
 
 struct Pools {
     threads: usize,
+    /// `--busy`: the blocked workers, released when dropped (before the pool, which waits for
+    /// its workers).
+    _parked: Option<Parked>,
     forkjoin: forkjoin::ThreadPool,
     rayon: rayon::ThreadPool,
     chili: chili::ThreadPool,
@@ -467,6 +517,8 @@ struct Args {
     stats_csv: Option<PathBuf>,
     /// The parallel runtimes to measure (all by default); the sequential loop always runs.
     runtimes: Vec<Rt>,
+    /// `--busy`: forkjoin alone, on pools with one free worker.
+    busy: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -478,6 +530,7 @@ fn parse_args() -> Result<Args, String> {
         csv: None,
         stats_csv: None,
         runtimes: PARALLEL.to_vec(),
+        busy: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -485,6 +538,7 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "-h" | "--help" => return Err(String::new()),
             "--quick" => args.quick = true,
+            "--busy" => args.busy = true,
             "--runtimes" => {
                 let v = value("--runtimes")?;
                 args.runtimes = v
@@ -533,6 +587,12 @@ fn parse_args() -> Result<Args, String> {
             s => return Err(format!("unknown argument `{s}`")),
         }
     }
+    if args.busy {
+        if args.threads.contains(&1) {
+            return Err("--busy needs pools of at least 2 threads (one free worker)".into());
+        }
+        args.runtimes = vec![Rt::Forkjoin];
+    }
     Ok(args)
 }
 
@@ -541,11 +601,14 @@ fn medians_csv(args: &Args, results: &[Vec<Measured>], cpus: usize) -> String {
     let mut out = String::from("key,workload,unit,threads,runtime,median,rounds,cpus\n");
     for (key, row) in args.rows.iter().zip(results) {
         for (threads, m) in args.threads.iter().zip(row) {
-            let columns = [("seq", Some(m.seq))].into_iter().chain(
-                ["forkjoin", "rayon", "chili", "forte"]
-                    .into_iter()
-                    .zip(m.par),
-            );
+            let forkjoin = if args.busy {
+                "forkjoin-busy"
+            } else {
+                "forkjoin"
+            };
+            let columns = [("seq", Some(m.seq))]
+                .into_iter()
+                .chain([forkjoin, "rayon", "chili", "forte"].into_iter().zip(m.par));
             for (runtime, value) in columns {
                 if let Some(v) = value {
                     let (label, unit, rounds) = (&m.label, m.unit, args.rounds);
@@ -597,11 +660,15 @@ fn main() -> ExitCode {
     // has workers its heartbeat thread wakes every 50-100 µs for as long as the process lives, which
     // took 7 % off rayon's and forkjoin's nqueens on 2 threads when it ran under their measurements.
     // `results[row][pass]`.
-    let make_pools = |threads| Pools {
-        threads,
-        forkjoin: forkjoin_pool(threads),
-        rayon: rayon_pool(threads),
-        chili: chili_pool(threads),
+    let make_pools = |threads| {
+        let forkjoin = forkjoin_pool(threads);
+        Pools {
+            threads,
+            _parked: args.busy.then(|| Parked::all_but_one(&forkjoin, threads)),
+            forkjoin,
+            rayon: rayon_pool(threads),
+            chili: chili_pool(threads),
+        }
     };
     // One row at one thread count, timed for the progress line on stderr.
     let measure_row = |key: &str, pools: &Pools, with_seq: bool, runtimes: &[Rt]| {
@@ -659,8 +726,13 @@ fn main() -> ExitCode {
         }
     }
     println!(
-        "medians of {} rounds, {cpus} CPU(s); chili and forte count the calling thread",
-        args.rounds
+        "medians of {} rounds, {cpus} CPU(s); chili and forte count the calling thread{}",
+        args.rounds,
+        if args.busy {
+            "; forkjoin on busy pools (one free worker)"
+        } else {
+            ""
+        }
     );
     println!();
     println!("| workload | unit | threads | seq | forkjoin | rayon | chili | forte | fj ÷ best |");

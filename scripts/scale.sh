@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The scaling table and picture: the standard suite (forkjoin, rayon, chili, forte, sequential) at
 # 1..16 threads, medians as CSV, forkjoin's pool counters as CSV, and docs/img/scaling.svg drawn from
-# the medians. About 3 minutes on a 16-core machine.
+# the medians; then forkjoin's leaves on a busy pool of 2 (`suite --busy`, busy.csv), which the
+# simulator's validation charges (`scripts/predict.sh 4,8,16 "" 0 --costs FILE --measured
+# OUT/scaling.csv --measured OUT/busy.csv`). About 4 minutes on a 16-core machine.
 #
 #   scripts/scale.sh [OUT_DIR] [THREADS]        # defaults: target/scale, 1,2,4,8,16
 #
@@ -24,5 +26,8 @@ title=${TITLE:-"speedup over sequential: $cpus CPUs, $model"}
 echo "== suite at $threads threads, $rounds rounds, $cpus CPUs ($model)"
 "$SUITE_BIN" --threads "$threads" --rounds "$rounds" --rows fib,skynet,nqueens,matmul,tree-left,tree-right,iter-small,iter-sum,joins \
   --csv "$out/scaling.csv" --stats-csv "$out/counts.csv" | tee "$out/scaling.md"
+echo "== forkjoin's leaves on a busy pool of 2 (one free worker)"
+"$SUITE_BIN" --busy --threads 2 --rounds "$rounds" --rows fib,skynet,nqueens,matmul,tree-left,tree-right \
+  --csv "$out/busy.csv" | tee "$out/busy.md"
 "$PLOT_BIN" "$out/scaling.csv" "$out/scaling.svg" "$title"
-echo "== wrote $out/scaling.{md,csv,svg} and $out/counts.csv"
+echo "== wrote $out/scaling.{md,csv,svg}, $out/counts.csv and $out/busy.{md,csv}"

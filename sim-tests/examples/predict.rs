@@ -27,58 +27,84 @@ mod predict {
     use shuttle::{Config, MaxSteps, Runner};
 
     /// What one leaf costs on the development VM (2 cores; docs/benchmarks.md, "Predicted scaling:
-    /// the virtual-time simulator"), in picoseconds: `seq`, the sequential program's row over its leaves (the
-    /// speedup's numerator), and `par`, forkjoin's 1-thread row over its leaves, which is what the
-    /// simulation charges. forkjoin's leaf costs more than the sequential one by the plain code of
-    /// an inline join or iterator step, which the model cannot see (it charges only the facade's
-    /// operations); charging `par` puts that overhead back. `--leaf SHAPE=SEQ:PAR` replaces a
-    /// shape's pair (the validation of other builds uses their own 1-thread rows).
+    /// the virtual-time simulator"), in picoseconds: `seq`, the sequential program's row over its
+    /// leaves (the speedup's numerator); `par`, forkjoin's 1-thread row over its leaves, which the
+    /// simulation charges on one core; and `busy`, the same leaf in a pool of more than one thread
+    /// with nobody idle (`examples/suite.rs --busy`), charged from two cores on. forkjoin's leaf
+    /// costs more than the sequential one by the plain code of an inline join or iterator step,
+    /// which the model cannot see (it charges only the facade's operations); charging `par` or
+    /// `busy` puts that code back, and a pool with company runs more of it (a small parallel
+    /// call's batches and polls, which a pool of one skips). `--leaf SHAPE=SEQ:PAR[:BUSY]`
+    /// replaces a shape's costs, `--measured` takes them from a run.
     #[derive(Clone, Copy, Debug)]
     struct Leaf {
         seq: u64,
         par: u64,
+        busy: u64,
     }
 
-    /// fib(36): 27.7 ms sequential, 49.3 ms forkjoin on 1 thread, over 48,315,633 calls.
+    impl Leaf {
+        /// What one leaf charges on `cores` cores.
+        fn charge(&self, cores: usize) -> u64 {
+            if cores == 1 {
+                self.par
+            } else {
+                self.busy
+            }
+        }
+    }
+
+    /// fib(36): 27.7 ms sequential, 49.3 ms forkjoin on 1 thread, over 48,315,633 calls; the
+    /// 1.02× on a busy pool (CPU time; docs/testing.md, "Shapes", has every shape's ratio).
     const FIB: Leaf = Leaf {
         seq: 573,
         par: 1_020,
+        busy: 1_040,
     };
-    /// skynet 1e7: 12.0 ms and 9.11 ms over 10^7 leaves (the inner nodes' sums folded in).
+    /// skynet 1e7: 12.0 ms and 9.11 ms over 10^7 leaves (the inner nodes' sums folded in); 2.44×
+    /// that on a busy pool, whose 1.1 M ten-item calls run in batches with polls.
     const SKYNET: Leaf = Leaf {
         seq: 1_200,
         par: 911,
+        busy: 2_223,
     };
-    /// nqueens(12): 91.0 ms and 95.8 ms over 856,189 boards examined.
+    /// nqueens(12): 91.0 ms and 95.8 ms over 856,189 boards examined; 1.047× on a busy pool.
     const NQUEENS: Leaf = Leaf {
         seq: 106_285,
         par: 111_892,
+        busy: 117_151,
     };
-    /// matmul 1024: 120 ms and 123 ms over 32,768 multiplications of 32×32 blocks.
+    /// matmul 1024: 120 ms and 123 ms over 32,768 multiplications of 32×32 blocks (a leaf of
+    /// microseconds: a busy pool's extra polls are lost in it).
     const MATMUL: Leaf = Leaf {
         seq: 3_662_109,
         par: 3_753_662,
+        busy: 3_753_662,
     };
-    /// tree 2^23 left-first: 10.4 ms and 11.5 ms over 2^23 − 1 nodes.
+    /// tree 2^23 left-first: 10.4 ms and 11.5 ms over 2^23 − 1 nodes; 0.974× on a busy pool.
     const TREE_LEFT: Leaf = Leaf {
         seq: 1_240,
         par: 1_371,
+        busy: 1_335,
     };
-    /// tree 2^23 right-first (against the allocation order): 29.9 ms and 32.5 ms.
+    /// tree 2^23 right-first (against the allocation order): 29.9 ms and 32.5 ms; 1.116× on a
+    /// busy pool.
     const TREE_RIGHT: Leaf = Leaf {
         seq: 3_564,
         par: 3_874,
+        busy: 4_323,
     };
 
     /// Charges a leaf and counts it.
     struct Charge {
-        leaf: Leaf,
+        /// Picoseconds per leaf ([`Leaf::charge`]).
+        ps: u64,
         leaves: AtomicU64,
     }
 
     impl Charge {
         fn leaf(&self) {
-            work_ps(self.leaf.par);
+            work_ps(self.ps);
             // A std atomic: not a scheduling point, not charged (the harness's bookkeeping).
             self.leaves.fetch_add(1, Ordering::Relaxed);
         }
@@ -286,6 +312,7 @@ mod predict {
         failed_steals: u64,
         sleeps: u64,
         steps: u64,
+        clock_reads: u64,
     }
 
     fn predict(shape: &Shape, leaf: Leaf, costs: Costs, cores: usize, seed: u64) -> Outcome {
@@ -307,7 +334,7 @@ mod predict {
             work(1_000_000);
             shuttle::thread::yield_now();
             let charge = Charge {
-                leaf,
+                ps: leaf.charge(cores),
                 leaves: AtomicU64::new(0),
             };
             let before = pool.stats();
@@ -321,6 +348,7 @@ mod predict {
                 failed_steals: pool.stats().failed_steals - before.failed_steals,
                 sleeps: pool.stats().sleeps - before.sleeps,
                 steps: forkjoin::__sim::counts().steps,
+                clock_reads: forkjoin::__sim::counts().clock_reads,
             };
             drop(pool);
         });
@@ -377,12 +405,28 @@ mod predict {
                 .map(|r| r.3)
         }
 
-        /// The leaf costs of the run's 1-thread rows (sequential, forkjoin).
+        /// The leaf costs of the run's 1-thread rows (sequential, forkjoin) and of its busy-pool
+        /// row at 2 threads (`suite --busy`); without one, the development VM's ratio of busy to
+        /// 1-thread leaf (said on stderr).
         fn leaf(&self, shape: &Shape) -> Option<Leaf> {
             let per_leaf = |ns: f64| (ns * 1000.0 / shape.leaves as f64).round() as u64;
+            let par = per_leaf(self.ns(shape.name, 1, "forkjoin")?);
+            let busy = match self.ns(shape.name, 2, "forkjoin-busy") {
+                Some(ns) => per_leaf(ns),
+                None => {
+                    let ratio = shape.leaf.busy as f64 / shape.leaf.par as f64;
+                    eprintln!(
+                        "predict: {}: no forkjoin-busy row; busy leaf = 1-thread leaf × {ratio:.2} \
+                         (the development VM's)",
+                        shape.name
+                    );
+                    (par as f64 * ratio).round() as u64
+                }
+            };
             Some(Leaf {
                 seq: per_leaf(self.ns(shape.name, 1, "seq")?),
-                par: per_leaf(self.ns(shape.name, 1, "forkjoin")?),
+                par,
+                busy,
             })
         }
     }
@@ -415,18 +459,37 @@ mod predict {
                     let file = value()?;
                     let text = std::fs::read_to_string(&file)
                         .map_err(|e| format!("--costs {file}: {e}"))?;
-                    costs = Costs::from_calibration(&text)
+                    let (read, defaulted) = Costs::from_calibration(&text)
                         .map_err(|e| format!("--costs {file}: {e}"))?;
+                    for row in defaulted {
+                        eprintln!(
+                            "predict: --costs {file} has no row `{row}`: charged the development \
+                             VM's"
+                        );
+                    }
+                    costs = read;
                 }
-                "--measured" => measured = Some(Measured::read(&value()?)?),
+                "--measured" => {
+                    // Several files add up (a run's suite and its `--busy` rows).
+                    let more = Measured::read(&value()?)?;
+                    match &mut measured {
+                        None => measured = Some(more),
+                        Some(m) => m.rows.extend(more.rows),
+                    }
+                }
                 "--leaf" => {
                     let v = value()?;
-                    let bad = || format!("--leaf wants SHAPE=SEQ_PS:PAR_PS, not {v}");
+                    let bad = || format!("--leaf wants SHAPE=SEQ_PS:PAR_PS[:BUSY_PS], not {v}");
                     let (shape, costs) = v.split_once('=').ok_or_else(bad)?;
-                    let (seq, par) = costs.split_once(':').ok_or_else(bad)?;
-                    let leaf = Leaf {
-                        seq: seq.parse().map_err(|_| bad())?,
-                        par: par.parse().map_err(|_| bad())?,
+                    let ps: Vec<u64> = list(costs.replace(':', ",").as_str()).map_err(|_| bad())?;
+                    let leaf = match ps[..] {
+                        [seq, par] => Leaf {
+                            seq,
+                            par,
+                            busy: par,
+                        },
+                        [seq, par, busy] => Leaf { seq, par, busy },
+                        _ => return Err(bad()),
                     };
                     leaves.push((shape.to_string(), leaf));
                 }
@@ -465,12 +528,13 @@ mod predict {
                     println!(
                         "predict: {} cores={p} time_us={:.1} speedup={speedup:.2} \
                          self_speedup={self_speedup:.2} steals={}{versus} \
-                         (failed {}, sleeps {}; seed {seed}, {} steps, {:.1} s)",
+                         (failed {}, sleeps {}, clock reads {}; seed {seed}, {} steps, {:.1} s)",
                         shape.name,
                         time / 1000.0,
                         o.steals,
                         o.failed_steals,
                         o.sleeps,
+                        o.clock_reads,
                         o.steps,
                         started.elapsed().as_secs_f64()
                     );
@@ -488,7 +552,7 @@ fn main() -> std::process::ExitCode {
             eprintln!("predict: {e}");
             eprintln!(
                 "usage: predict [--cores 1,2,4] [--shapes fib,skynet] [--seeds 0,1,2] \
-                 [--costs FILE] [--measured CSV] [--leaf SHAPE=SEQ_PS:PAR_PS]..."
+                 [--costs FILE] [--measured CSV]... [--leaf SHAPE=SEQ_PS:PAR_PS[:BUSY_PS]]..."
             );
             return std::process::ExitCode::FAILURE;
         }

@@ -10,12 +10,15 @@ const HOST_16: &str = include_str!("../../docs/data/costs-16core.txt");
 /// The development VM's file is what the simulator charges by default.
 #[test]
 fn the_vm_file_is_the_default() {
-    assert_eq!(Costs::from_calibration(VM), Ok(Costs::MEASURED));
+    assert_eq!(Costs::from_calibration(VM), Ok((Costs::MEASURED, vec![])));
 }
 
 #[test]
 fn the_16_core_file_is_read_row_by_row() {
-    let c = Costs::from_calibration(HOST_16).unwrap();
+    let (c, defaulted) = Costs::from_calibration(HOST_16).unwrap();
+    // Calibrated before the clock's row existed: the VM's figure, and said.
+    assert_eq!(defaulted, ["clock read (ticks)"]);
+    assert_eq!(c.clock_read, Costs::MEASURED.clock_read);
     assert_eq!(
         (c.rmw_hit, c.transfer, c.wake_latency, c.futex_wake),
         (9_700, 84_700, 6_310_400, 1_499_900)

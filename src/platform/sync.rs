@@ -256,6 +256,28 @@ pub(crate) const fn sim_bug(_bug: &str) -> bool {
 #[cfg(forkjoin_shuttle)]
 pub(crate) use sim::sim_bug;
 
+/// A job's plain memory was just created by the calling thread (`sim::vtime`, "Plain memory a job
+/// carries"): the simulation's timing mode records the thread as its lines' writer. Nothing in
+/// any other build.
+#[inline(always)]
+pub(crate) fn plain_created<T>(job: *const T) {
+    #[cfg(forkjoin_shuttle)]
+    sim::vtime::plain_created(job as usize, std::mem::size_of::<T>());
+    #[cfg(not(forkjoin_shuttle))]
+    let _ = job;
+}
+
+/// The calling thread reads (`write == false`) or writes the plain memory at `at` (a job it runs,
+/// a result slot): the simulation's timing mode charges the lines as the cache would move them.
+/// Nothing in any other build.
+#[inline(always)]
+pub(crate) fn plain_access<T>(at: *const T, write: bool) {
+    #[cfg(forkjoin_shuttle)]
+    sim::vtime::plain_access(at as usize, std::mem::size_of::<T>(), write);
+    #[cfg(not(forkjoin_shuttle))]
+    let _ = (at, write);
+}
+
 /// True while the simulation runs in its timing mode (`sim::vtime`), where the runtime idles as in
 /// production; only the shuttle build has one.
 #[cfg(forkjoin_shuttle)]

@@ -125,9 +125,9 @@ impl Execution {
 }
 
 /// The virtual clock, in ticks of [`ns_per_tick`] nanoseconds (see the module docs): in the timing
-/// mode the calling virtual thread's own clock.
+/// mode the calling virtual thread's own clock, and the read is charged.
 pub(crate) fn now() -> u64 {
-    vtime::now().unwrap_or_else(|| with_execution(Execution::now))
+    vtime::clock_read().unwrap_or_else(|| with_execution(Execution::now))
 }
 
 /// Nanoseconds per tick of [`now`]: [`NS_PER_TICK`], or 1 in the timing mode (whose clocks count

@@ -16,7 +16,7 @@
 use std::marker::PhantomData;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
-use crate::platform::sync::UnsafeCell;
+use crate::platform::sync::{self, UnsafeCell};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::jobs::latch::Latch;
 use crate::runtime::jobs::region::RegionTag;
@@ -66,6 +66,8 @@ impl JobRef {
     /// `data` must stay valid until the returned `JobRef` has been executed, and be executed at most once.
     #[inline]
     pub(crate) unsafe fn new<T: Job>(data: *const T) -> JobRef {
+        // The simulation's timing mode: the job's lines are its creator's (the caller's).
+        sync::plain_created(data);
         JobRef {
             pointer: data.cast(),
             // One table per job type, in static memory: building a reference stores an address,
@@ -166,6 +168,8 @@ impl JobRef {
 /// # Safety
 /// `this` must have been created from a `*const T` by [`JobRef::new`].
 unsafe fn execute_erased<T: Job>(this: *const ()) {
+    // The simulation's timing mode: a thief reads lines its creator wrote.
+    sync::plain_access(this.cast::<T>(), false);
     // SAFETY: see the function contract.
     unsafe { T::execute(this.cast::<T>()) }
 }
@@ -273,6 +277,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// The latch must have been observed set: `execute` wrote the result.
     #[inline]
     pub(crate) unsafe fn into_result(self) -> R {
+        sync::plain_access(&self.result, false);
         // SAFETY: per the contract, `execute` initialised the result before setting the latch.
         unsafe { self.result.into_inner().assume_init() }.into_return_value()
     }
@@ -284,6 +289,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// result must not have been taken before.
     #[inline]
     pub unsafe fn take_result(&self) -> R {
+        sync::plain_access(&self.result, false);
         // SAFETY: per the contract, `execute` initialised the result and no other thread accesses it
         // any more; it is read out once.
         let result = self.result.with_mut(|r| unsafe { (*r).assume_init_read() });
@@ -297,6 +303,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// As for [`take_result`](Self::take_result).
     #[inline]
     pub(crate) unsafe fn take_job_result(&self) -> JobResult<R> {
+        sync::plain_access(&self.result, false);
         // SAFETY: forwarded to the caller, as in `take_result`.
         self.result.with_mut(|r| unsafe { (*r).assume_init_read() })
     }
@@ -424,6 +431,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> Job for StackJob<L, F, R> {
         // SAFETY: exclusive access as above; the latch below publishes this write. The slot was
         // uninitialised (each job executes once), so nothing is overwritten.
         this.result.with_mut(|r| unsafe { (*r).write(result) });
+        sync::plain_access(&this.result, true);
         // SAFETY: `this.latch` is live; after `set` we do not touch `this` again.
         unsafe { Latch::set(&this.latch) };
         std::mem::forget(abort);

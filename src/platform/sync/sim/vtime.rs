@@ -47,7 +47,15 @@
 //! whose a unwinds charges the frames below it before it waits for b. Panics raised by user code
 //! (`panic!`) are not charged.
 //!
-//! **Not modelled.** Caches beyond the last-writer rule (capacity, misses on plain memory, prefetch),
+//! **Plain memory a job carries.** A job is plain memory its creator wrote and whoever runs it
+//! reads; a stack job's result is written by the thread that ran it and read by its creator. The
+//! runtime marks a job's first lines as its creator's when it makes a reference to it
+//! ([`plain_created`]), charges the lines the executing thread reads when it runs the job, and the
+//! result's lines where a thief writes them and where the creator takes them ([`plain_access`]):
+//! on the creator's own thread these are hits, after a steal each line is a transfer, as on a
+//! machine. Up to [`PLAIN_LINES`] lines per access.
+//!
+//! **Not modelled.** Caches beyond the last-writer rule (capacity, other plain memory, prefetch),
 //! memory bandwidth, SMT, NUMA, the OS scheduler (every virtual thread has a core of its own, as on a
 //! machine with at least as many cores as the pool has threads), and plain code between the facade's
 //! operations except what [`work_ps`] charges (`scripts/predict.sh`'s leaves charge forkjoin's
@@ -91,6 +99,8 @@ pub struct Counts {
     pub membarriers: u64,
     /// Futex wake-ups that ended a wait.
     pub wakeups: u64,
+    /// Reads of the runtime's clock.
+    pub clock_reads: u64,
 }
 
 /// The model of one execution (see the module docs).
@@ -263,6 +273,41 @@ impl Model {
     }
 }
 
+/// Lines of plain memory charged per access at most ([`plain`]): a stolen job's closure may
+/// capture a large value by move, of which the job's first lines are what every steal reads
+/// (its function, its latch, the captures a small closure has); the rest is the work's own
+/// memory, which the model leaves to the leaves' charge.
+pub(crate) const PLAIN_LINES: usize = 4;
+
+impl Model {
+    /// Plain (non-atomic) memory of `bytes` bytes at `addr` (up to [`PLAIN_LINES`] lines),
+    /// accessed by the current thread: charged line by line as an atomic of that kind would be,
+    /// without a scheduling point (plain code between two of shuttle's). `Access::Store` with
+    /// `charged == false` only records the thread as the lines' writer: the job's creator,
+    /// whose writes the leaves' charge already covers.
+    fn plain(&mut self, addr: usize, bytes: usize, kind: Access, charged: bool) {
+        if bytes == 0 {
+            return;
+        }
+        let first = addr >> 6;
+        let last = ((addr + bytes - 1) >> 6).min(first + PLAIN_LINES - 1);
+        for line in first..=last {
+            if charged {
+                self.access(line << 6, kind);
+            } else {
+                let me = self.current;
+                let entry = self.lines.entry(line).or_insert(Line {
+                    writer: me,
+                    readers: Vec::new(),
+                    busy_until: 0,
+                });
+                entry.writer = me;
+                entry.readers.clear();
+            }
+        }
+    }
+}
+
 /// What an atomic operation does to its cache line.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Access {
@@ -281,6 +326,21 @@ pub(crate) fn pick(runnable: impl Iterator<Item = usize>) -> usize {
 #[inline]
 pub(crate) fn access(addr: usize, kind: Access) {
     with_model(|m| m.access(addr, kind));
+}
+
+/// Records the current thread as the writer of the plain memory at `addr` (a job it created),
+/// free of charge (see [`Model::plain`]).
+#[inline]
+pub(crate) fn plain_created(addr: usize, bytes: usize) {
+    with_model(|m| m.plain(addr, bytes, Access::Store, false));
+}
+
+/// Charges a read (`write == false`) or a write of the plain memory at `addr` by the current
+/// thread, line by line as the cache would move it (see [`Model::plain`]).
+#[inline]
+pub(crate) fn plain_access(addr: usize, bytes: usize, write: bool) {
+    let kind = if write { Access::Store } else { Access::Load };
+    with_model(|m| m.plain(addr, bytes, kind, true));
 }
 
 /// Charges a `fence(SeqCst)`.
@@ -320,6 +380,17 @@ pub(crate) fn membarrier() {
 /// Charges `ps` picoseconds of simulated computation to the calling virtual thread.
 pub(crate) fn work_ps(ps: u64) {
     with_model(|m| m.charge(ps));
+}
+
+/// The runtime reads its clock (`platform::clock::ticks`): charges the read, then returns the
+/// calling virtual thread's clock in nanoseconds; `None` outside the timing mode.
+#[inline]
+pub(crate) fn clock_read() -> Option<u64> {
+    with_model(|m| {
+        m.charge(m.costs.clock_read);
+        m.counts.clock_reads += 1;
+        m.now() / 1000
+    })
 }
 
 /// The calling virtual thread's clock in nanoseconds, or `None` outside the timing mode.
