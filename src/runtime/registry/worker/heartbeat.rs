@@ -4,9 +4,9 @@
 //! spins, yields and sleeps, until it finds a job). An owner reads the count (a Relaxed load of a
 //! line written only on idle ↔ busy transitions) on each push and, while it is non-zero, publishes
 //! its **oldest** private job (the biggest subtree) on a *sharing heartbeat*: at most once per
-//! [`SHARE_INTERVAL`], and at once on its first push after it left the idle count itself while
+//! [`PUBLISH_INTERVAL`], and at once on its first push after it left the idle count itself while
 //! some worker sleeps without a patrol timeout (sleep README rule 8: that sleeper would not come
-//! to heavy-steal it, [`WorkerThread::make_share_due`]). Publishing on every push
+//! to heavy-steal it, [`WorkerThread::make_publish_due`]). Publishing on every push
 //! while someone idles would turn a loop of tiny joins into a stream of hand-offs that each cost
 //! more than the job. An idle worker that sleeps while another is busy wakes on a patrol timeout
 //! and *heavy-steals* the oldest private job of every worker (see `crate::runtime::jobs::jobstack`
@@ -15,7 +15,7 @@
 //! A publication moves the job to the public deque and announces it (the work map and the sleep
 //! module, sleep README rule 1), only into an empty public deque: while an earlier publication
 //! still waits for a thief, publishing more would only cost fences until one comes. The clock
-//! behind the heartbeat is read sparingly ([`ShareClock`]).
+//! behind the heartbeat is read sparingly ([`PublishClock`]).
 
 use std::cell::Cell;
 use std::time::Duration;
@@ -26,7 +26,7 @@ use crate::runtime::trace::Event;
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
 /// worker is idle (see [`WorkerThread::publish_on_heartbeat`]).
-pub(super) const SHARE_INTERVAL: Duration = Duration::from_micros(100);
+pub(super) const PUBLISH_INTERVAL: Duration = Duration::from_micros(100);
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
 /// piece of a loop): if the calling thread is a worker and some worker of its pool is idle,
@@ -60,9 +60,9 @@ pub(crate) fn publish_now() {
 /// heartbeat not due and come more than 16 times per interval, only every `stride`-th call, the
 /// stride doubling up to 256. A read that comes late (a gap of an interval / 16 or more) resets the
 /// stride, so the time between reads stays below about an eighth of the interval: publication is at
-/// most that late. After [`WorkerThread::make_share_due`] the next call reads (that publication
+/// most that late. After [`WorkerThread::make_publish_due`] the next call reads (that publication
 /// must not wait, sleep README rule 8).
-pub(super) struct ShareClock {
+pub(super) struct PublishClock {
     /// Calls left to skip before the next read.
     skips: Cell<u32>,
     /// Calls skipped between reads now.
@@ -71,11 +71,11 @@ pub(super) struct ShareClock {
     last_read: Cell<u64>,
 }
 
-impl ShareClock {
+impl PublishClock {
     const MAX_STRIDE: u32 = 256;
 
     pub(super) fn new() -> Self {
-        ShareClock {
+        PublishClock {
             skips: Cell::new(0),
             stride: Cell::new(0),
             last_read: Cell::new(0),
@@ -127,7 +127,7 @@ impl WorkerThread {
     ///
     /// Publishing on every push while a worker idles turns a loop of tiny joins into a stream of
     /// hand-offs, each costing more than the job (and keeping the idle worker from ever sleeping).
-    /// So an owner publishes at most once per [`SHARE_INTERVAL`]: the oldest private job, the root
+    /// So an owner publishes at most once per [`PUBLISH_INTERVAL`]: the oldest private job, the root
     /// of the largest pending subtree, exactly what an idle worker should take. The first push after
     /// this worker itself left the idle count while a worker sleeps without a patrol timeout
     /// publishes at once (see `leave_idle_count`). A job that stays private
@@ -136,53 +136,53 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(super) fn publish_on_heartbeat(&self) {
-        // Nothing to publish, or (in `share_due`) an earlier publication still waits for a thief:
+        // Nothing to publish, or (in `publish_due`) an earlier publication still waits for a thief:
         // no clock read (a leaf polling for an idle worker calls this once per batch).
         if self.jobs.is_empty() {
             return;
         }
-        let Some(now) = self.share_due() else {
+        let Some(now) = self.publish_due() else {
             return;
         };
         // A call that publishes nothing (an earlier publication still waits in the deque, or no
         // private job) leaves the heartbeat due: the first publication after idling must happen.
         if self.publish_now() {
-            self.last_share.set(now);
+            self.last_publish.set(now);
         }
     }
 
-    /// True if a job pushed now would be published at once (see [`share_due`](Self::share_due)):
+    /// True if a job pushed now would be published at once (see [`publish_due`](Self::publish_due)):
     /// only then can a split made to offer work reach a *sleeping* worker (the publication wakes
     /// it) before this worker pops the job back. Otherwise the job stays private until this
     /// worker's next publication, which a leaf that splits on request makes at once anyway.
     #[inline(never)]
     pub(crate) fn push_would_publish(&self) -> bool {
-        self.share_due().is_some()
+        self.publish_due().is_some()
     }
 
     /// The clock, if a publication now is on time: this worker's public deque is empty (thieves
-    /// took the last one) and the sharing heartbeat is due. A read the [`ShareClock`] skips counts as
+    /// took the last one) and the sharing heartbeat is due. A read the [`PublishClock`] skips counts as
     /// not due.
     #[inline]
-    fn share_due(&self) -> Option<u64> {
+    fn publish_due(&self) -> Option<u64> {
         if !self.deque.is_empty() {
             return None;
         }
         // A clock read costs ~10 ns, as much as a whole join: while calls come much faster than the
-        // heartbeat, skip reads (see `ShareClock`).
-        let now = self.share_clock.read()?;
-        if now.wrapping_sub(self.last_share.get()) < self.share_interval {
-            self.share_clock.not_due(now, self.share_interval);
+        // heartbeat, skip reads (see `PublishClock`).
+        let now = self.publish_clock.read()?;
+        if now.wrapping_sub(self.last_publish.get()) < self.publish_interval {
+            self.publish_clock.not_due(now, self.publish_interval);
             return None;
         }
         Some(now)
     }
 
     /// Makes the sharing heartbeat due at this worker's next check, which reads the clock.
-    pub(super) fn make_share_due(&self) {
-        self.last_share
-            .set(self.last_share.get().wrapping_sub(self.share_interval));
-        self.share_clock.read_next_time();
+    pub(super) fn make_publish_due(&self) {
+        self.last_publish
+            .set(self.last_publish.get().wrapping_sub(self.publish_interval));
+        self.publish_clock.read_next_time();
     }
 
     /// Publishes the oldest private job, unless an earlier publication is still waiting in our public
@@ -240,7 +240,7 @@ mod tests {
         let release_tx = crate::test_support::block_one_worker(&pool);
         pool.install(|| {
             WorkerThread::with_current(|wt| {
-                wt.make_share_due();
+                wt.make_publish_due();
                 assert!(wt.deque.is_empty());
                 assert!(wt.push_would_publish(), "empty deque, heartbeat due");
             })

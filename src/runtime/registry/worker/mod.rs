@@ -45,7 +45,7 @@ use std::ptr;
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use self::heartbeat::{ShareClock, SHARE_INTERVAL};
+use self::heartbeat::{PublishClock, PUBLISH_INTERVAL};
 use self::queues::SPAWN_IDS;
 use crate::platform::sync::{sim_bug, thread_local, Arc, AtomicUsize};
 use crate::platform::unwind::{self, Payload};
@@ -109,11 +109,11 @@ pub(crate) struct WorkerThread {
     deque: Worker<JobRef>,
     index: usize,
     /// Ticks (see [`crate::platform::clock::ticks`]) of this worker's last heartbeat publication.
-    last_share: Cell<u64>,
-    /// [`SHARE_INTERVAL`] in ticks.
-    share_interval: u64,
+    last_publish: Cell<u64>,
+    /// [`PUBLISH_INTERVAL`] in ticks.
+    publish_interval: u64,
     /// When the heartbeat check reads the clock.
-    share_clock: ShareClock,
+    publish_clock: PublishClock,
     /// The pool has this worker only: nothing it pushes can be stolen.
     alone: bool,
     /// `alone`, and running under no cancellation node: a parallel call may run as one sequential
@@ -463,9 +463,9 @@ impl WorkerThread {
             offers_rest: registry.num_threads() >= 3,
             breadth_first: registry.breadth_first(),
             siblings_may_wait: registry.siblings_may_wait(),
-            last_share: Cell::new(0),
-            share_clock: ShareClock::new(),
-            share_interval: crate::platform::clock::ticks_in(SHARE_INTERVAL),
+            last_publish: Cell::new(0),
+            publish_clock: PublishClock::new(),
+            publish_interval: crate::platform::clock::ticks_in(PUBLISH_INTERVAL),
             rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
             )),

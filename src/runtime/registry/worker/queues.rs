@@ -39,7 +39,7 @@ impl WorkerThread {
         inline_budget::on_push(pushed.depth(), self.siblings_may_wait);
         // The skip count first: in a loop of small joins beside an idle worker most pushes come
         // between two heartbeat reads and cost one thread-local decrement, not a call.
-        if self.some_worker_idle() && !self.share_clock.skip() {
+        if self.some_worker_idle() && !self.publish_clock.skip() {
             self.publish_on_heartbeat();
         }
         pushed

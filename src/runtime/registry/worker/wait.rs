@@ -343,7 +343,7 @@ impl WorkerThread {
     /// private). Otherwise the sharing heartbeat keeps its rhythm (see `Sleep::leave_idle`).
     fn leave_idle_count(&self) {
         if self.registry.sleep().leave_idle() {
-            self.make_share_due();
+            self.make_publish_due();
         }
     }
 }
