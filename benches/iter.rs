@@ -11,12 +11,21 @@
 //! over 16 MB of text (lines of 0–80 bytes), summing line lengths; `par_chunks_exact(16)` over
 //! 10^7 u64, summing each chunk's maximum; `chain` of two ranges of 5·10^7 and of two filtered
 //! ones; `par_bridge` of a sequential iterator of 10^5 items (200 rounds of work each, ≈0.6 µs).
+//!
+//! `iter-fold/<workload>`: rayon-demo's nbody force loop, a large closure, through
+//! `par_iter().fold(..).reduce(..)`: once per body of 2,000 as in the demo's `parreduce` mode
+//! (2,000 calls of 2,000 items), and once over 10^6 bodies. On 1 thread both should cost what the
+//! sequential fold costs: the loop over a piece must inline the closure.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 #[path = "../examples/common/workloads.rs"]
 mod workloads;
+
+#[path = "../examples/common/nbody.rs"]
+#[macro_use]
+mod nbody;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -65,6 +74,9 @@ fn text(bytes: usize) -> String {
 const CHUNKS_N: u64 = 10_000_000;
 const CHAIN_N: u64 = 100_000_000;
 const BRIDGE_N: u64 = 100_000;
+/// Bodies of the nbody shape (rayon-demo's `--bodies 2000`), and of the long slice folded once.
+const NBODY_N: usize = 2_000;
+const NBODY_SLICE_N: usize = 1_000_000;
 /// Rounds of work per `par_bridge` item (a few ns each): enough that the items, not the shared
 /// iterator's lock, dominate.
 const BRIDGE_WORK: u64 = 200;
@@ -115,6 +127,15 @@ mod seq {
     }
     pub fn filter_count(n: u64) -> usize {
         (0..n).filter(|&x| keep(x)).count()
+    }
+    pub fn nbody_bodies(bodies: &[nbody::Body]) -> f64 {
+        bodies
+            .iter()
+            .map(|prev| nbody::checksum(bodies.iter().fold(Default::default(), nbody_force!(prev))))
+            .sum()
+    }
+    pub fn nbody_slice(bodies: &[nbody::Body], prev: &nbody::Body) -> f64 {
+        nbody::checksum(bodies.iter().fold(Default::default(), nbody_force!(prev)))
     }
 }
 
@@ -180,6 +201,26 @@ macro_rules! parallel_impl {
                     .into_par_iter()
                     .flat_map(|i| (0..inner).into_par_iter().map(move |j| i ^ j))
                     .sum()
+            }
+            // rayon-demo's nbody `parreduce`: a parallel fold per body, the bodies in sequence.
+            pub fn nbody_bodies(bodies: &[nbody::Body]) -> f64 {
+                bodies
+                    .iter()
+                    .map(|prev| {
+                        let acc = bodies
+                            .par_iter()
+                            .fold(Default::default, nbody_force!(prev))
+                            .reduce(Default::default, nbody::add);
+                        nbody::checksum(acc)
+                    })
+                    .sum()
+            }
+            pub fn nbody_slice(bodies: &[nbody::Body], prev: &nbody::Body) -> f64 {
+                let acc = bodies
+                    .par_iter()
+                    .fold(Default::default, nbody_force!(prev))
+                    .reduce(Default::default, nbody::add);
+                nbody::checksum(acc)
             }
         }
     };
@@ -312,5 +353,36 @@ fn bench_compat(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench_iter, bench_compat);
+/// A large fold closure (rayon-demo's nbody force loop): whether the loop over a piece inlines it.
+fn bench_fold_closure(c: &mut Criterion) {
+    let pools = workloads::forkjoin_and_rayon_pools();
+    let bodies = nbody::bodies(NBODY_N);
+    let long = nbody::bodies(NBODY_SLICE_N);
+    // At the centre of the ball: some bodies of the long slice are within its zone.
+    let prev = nbody::Body {
+        position: nbody::V3::default(),
+        ..long[0]
+    };
+
+    macro_rules! group {
+        ($label:expr, $seq:expr, $fj:expr, $ry:expr) => {
+            side_by_side!(c, &pools, concat!("iter-fold/", $label), $seq, $fj, $ry)
+        };
+    }
+
+    group!(
+        "nbody_2000x2000",
+        seq::nbody_bodies(&bodies),
+        fj::nbody_bodies(&bodies),
+        ry::nbody_bodies(&bodies)
+    );
+    group!(
+        "nbody_slice_1e6",
+        seq::nbody_slice(&long, &prev),
+        fj::nbody_slice(&long, &prev),
+        ry::nbody_slice(&long, &prev)
+    );
+}
+
+criterion_group!(benches, bench_iter, bench_compat, bench_fold_closure);
 criterion_main!(benches);

@@ -4,6 +4,7 @@
 //! once it sees the flag. Relaxed suffices: the flag is only an early-exit hint, and the result itself
 //! travels back through `join`, which synchronises.
 
+use crate::iter::plumbing::user_op::inlinable_op;
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::platform::sync::{AtomicBool, Ordering};
 
@@ -32,7 +33,8 @@ impl<'f, T, P: Fn(T) -> bool + Sync> LazyConsumer<T> for AnyConsumer<'f, P> {
     fn consume_iter<I: Iterator<Item = T>>(mut self, mut iter: I) -> Self {
         // `full` also when another piece hit: a piece folded in one go (the only worker of a
         // pool) must not scan on after that.
-        if !self.full() && iter.any(self.predicate) {
+        // `inlinable_op`: so that the predicate can be inlined into this loop.
+        if !self.full() && iter.any(inlinable_op(self.predicate)) {
             self.hit = true;
             self.found.store(true, Ordering::Relaxed);
         }

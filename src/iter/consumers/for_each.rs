@@ -1,5 +1,6 @@
 //! `for_each`: calls a function on every item.
 
+use crate::iter::plumbing::user_op::inlinable_op;
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 
 /// LazyConsumer behind [`ParallelIterator::for_each`](crate::iter::ParallelIterator::for_each).
@@ -13,7 +14,8 @@ impl<'f, T, F: Fn(T) + Sync> LazyConsumer<T> for ForEachConsumer<'f, F> {
     type Reducer = NoopReducer;
 
     fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
-        iter.for_each(self.op);
+        // `inlinable_op`: so that `op` can be inlined into this loop.
+        iter.for_each(inlinable_op(self.op));
         self
     }
     fn split_off(self, _keep: usize) -> (Self, Self, NoopReducer) {

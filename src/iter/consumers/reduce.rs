@@ -1,5 +1,6 @@
 //! `reduce(identity, op)`: an ordered reduction (also behind `min`, `max`, `min_by_key`, `max_by_key`).
 
+use crate::iter::plumbing::user_op::inlinable_op2;
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 
 /// LazyConsumer behind [`ParallelIterator::reduce`](crate::iter::ParallelIterator::reduce): folds its items into
@@ -32,7 +33,8 @@ where
 
     fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
         ReduceConsumer {
-            acc: iter.fold(self.acc, self.op),
+            // `inlinable_op2`: so that `op` can be inlined into this loop.
+            acc: iter.fold(self.acc, inlinable_op2(self.op)),
             ..self
         }
     }

@@ -94,6 +94,7 @@ pub(crate) mod bridge;
 pub(crate) mod consumer_adapters;
 pub(crate) mod fixed_tree;
 pub(crate) mod piece;
+pub(crate) mod user_op;
 
 /// A splittable piece of an indexed iterator's input (a sub-range, a sub-slice): rayon's `Producer`.
 ///

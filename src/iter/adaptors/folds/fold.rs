@@ -1,6 +1,7 @@
 //! `fold`: one sequential accumulator per piece, yielded as a (not indexed) parallel iterator.
 
 use crate::iter::adaptors::debug_impl::debug_skipping_closures;
+use crate::iter::plumbing::user_op::inlinable_op2;
 use crate::iter::plumbing::LazyConsumer;
 use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
@@ -71,7 +72,9 @@ where
 
     fn consume_iter<I: Iterator<Item = T>>(self, iter: I) -> Self {
         FoldConsumer {
-            acc: iter.fold(self.acc, self.fold_op),
+            // The leaf loop of every `fold().reduce()`: `inlinable_op2`, so that `fold_op` can be
+            // inlined into it.
+            acc: iter.fold(self.acc, inlinable_op2(self.fold_op)),
             ..self
         }
     }

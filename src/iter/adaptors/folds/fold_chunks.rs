@@ -9,6 +9,7 @@ use std::fmt;
 
 use crate::iter::adaptors::folds::try_fold::{FromClone, FromIdentity, Seed};
 use crate::iter::plumbing::bridge::bridge_lazy;
+use crate::iter::plumbing::user_op::inlinable_op2;
 use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
@@ -272,7 +273,10 @@ where
         let (chunk, rest) = if front { (left, right) } else { (right, left) };
         self.base = Some(rest);
         self.items -= if front { at } else { self.items - at };
-        chunk.into_iter().fold(self.seed.make(), self.fold_op)
+        // `inlinable_op2`: so that `fold_op` can be inlined into this loop.
+        chunk
+            .into_iter()
+            .fold(self.seed.make(), inlinable_op2(self.fold_op))
     }
 
     fn items(&self) -> usize {

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::iter::plumbing::user_op::inlinable_op2;
 use crate::iter::plumbing::LazyConsumer;
 use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::ParallelIterator;
@@ -81,7 +82,8 @@ where
 
     fn consume_iter<I: Iterator<Item = T>>(mut self, iter: I) -> Self {
         let acc = self.acc.take().unwrap_or_else(|| self.init.clone());
-        self.acc = Some(iter.fold(acc, self.fold_op));
+        // `inlinable_op2`: so that `fold_op` can be inlined into this loop.
+        self.acc = Some(iter.fold(acc, inlinable_op2(self.fold_op)));
         self
     }
 

@@ -1,6 +1,7 @@
 //! The consumer shared by the adaptors that only rewrite the stream of items (`map`, `filter`,
 //! `filter_map`): it applies an [`ItemOp`] to every sequential run it is fed and passes the result on.
 
+use crate::iter::plumbing::user_op::inlinable_op;
 use crate::iter::plumbing::LazyConsumer;
 
 /// An operation on a sequential run of items, applied by an [`OpConsumer`] before the items go on.
@@ -92,10 +93,12 @@ item_op!(
     FlatMapIterOp
 );
 
+// The user's closure goes to std through `inlinable_op`, so that it can be inlined into the loop.
+
 impl<T, R, F: Fn(T) -> R + Sync> ItemOp<T> for MapOp<'_, F> {
     type Out = R;
     fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = R> {
-        iter.map(self.0)
+        iter.map(inlinable_op(self.0))
     }
 }
 
@@ -110,13 +113,13 @@ impl<T, F: Fn(&T) -> bool + Sync> ItemOp<T> for FilterOp<'_, F> {
 impl<T, R, F: Fn(T) -> Option<R> + Sync> ItemOp<T> for FilterMapOp<'_, F> {
     type Out = R;
     fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = R> {
-        iter.filter_map(self.0)
+        iter.filter_map(inlinable_op(self.0))
     }
 }
 
 impl<T, SI: IntoIterator, F: Fn(T) -> SI + Sync> ItemOp<T> for FlatMapIterOp<'_, F> {
     type Out = SI::Item;
     fn apply<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = SI::Item> {
-        iter.flat_map(self.0)
+        iter.flat_map(inlinable_op(self.0))
     }
 }
