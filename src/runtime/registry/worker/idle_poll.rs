@@ -61,11 +61,20 @@ pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
 /// lines that thieves and idle workers keep writing (the idle count, this worker's deque and job
 /// stack): on many cores such polls can take most of the time (`docs/benchmarks.md`). Loops
 /// around it still look: they may hold more.
-/// Only while several workers idle: one idle worker hammers no line, and a muted poll may be the
-/// one that could feed it.
+///
+/// Only while several workers idle, or while the only idle worker sleeps: one awake idle worker
+/// hammers no line, and a muted poll may be the one that could feed it; a sleeping one would need
+/// a wake for whatever it is offered, and a rest not worth a hand-off is not worth a wake either
+/// (on 2 threads, where the other worker sleeps between back-to-back small calls, each poll would
+/// otherwise read the clock twice and look for older work: `docs/benchmarks.md`, "Free items and
+/// the closed-form call").
 #[inline]
 pub(crate) fn back_off_idle_polls(loop_mark: u32) {
-    if WorkerThread::with_current(WorkerThread::idle_count).is_some_and(|idle| idle >= 2) {
+    let mute = WorkerThread::with_current(|wt| {
+        let idle = wt.idle_count();
+        idle >= 2 || (idle == 1 && wt.searching_workers() == 0)
+    });
+    if mute == Some(true) {
         BACKOFF_POLLS_LEFT.set(IDLE_POLL_BACKOFF);
         BACKOFF_FROM_LOOP.set(loop_mark);
     }
