@@ -12,6 +12,9 @@
 //! steps and the real seconds the prediction took. With `--measured`, also the run's forkjoin time
 //! at that count and the ratio of the two.
 //!
+//! `PREDICT_TRACE=FILE` records each prediction's pool in FILE (the trace of `docs/tracing.md`, in
+//! virtual time; the last prediction's is what stays): which workers are busy when.
+//!
 //! The shapes mirror `examples/common/suite.rs` at its sizes, and the field's 64-thread comparison
 //! at its own (`fib-39`, `skynet-1e8`, `nqueens-14`, `matmul-2048`): docs/testing.md, "Predicted
 //! scaling", has the sizes, the leaf costs and their work ÷ span.
@@ -324,11 +327,13 @@ mod predict {
         config.stack_size = 8 << 20;
         config.max_steps = MaxSteps::None;
         Runner::new(VirtualTimeScheduler::with_costs(seed, costs), config).run(move || {
-            let pool = forkjoin::ThreadPoolBuilder::new()
+            let mut builder = forkjoin::ThreadPoolBuilder::new()
                 .num_threads(cores)
-                .stack_size(1 << 20)
-                .build()
-                .expect("pool");
+                .stack_size(1 << 20);
+            if let Some(path) = std::env::var_os("PREDICT_TRACE") {
+                builder = builder.trace_file(path);
+            }
+            let pool = builder.build().expect("pool");
             // As between the suite's rounds: the workers start, find nothing and fall asleep. The
             // main thread lets a millisecond pass (the yield lets the others run up to it).
             work(1_000_000);
