@@ -4,7 +4,11 @@
 # with rayon and rayon-core patched onto compat/ (as compat/real-clients.sh patches them), run
 # alternately, and prints forkjoin / rayon per workload and thread count.
 #
-#   compat/real-clients-bench.sh [--rounds R] [--reps N] [--threads "1 2"] [WORKLOAD ...]
+#   compat/real-clients-bench.sh [--rounds R] [--reps N] [--threads "1 2"] [--codegen-units N] [WORKLOAD ...]
+#
+# Both builds use cargo's default release profile, as a user's crate does (16 codegen units: which
+# unit a loop lands in decides what gets inlined into it, docs/iterators.md); `--codegen-units N`
+# sets it for both.
 #
 # Each round runs every workload at every thread count on both builds, in alternating order; each
 # run reports the median of N repetitions in one process. The table gives, per row, the median over
@@ -16,12 +20,14 @@ set -euo pipefail
 rounds=3
 reps=11
 threads="1 2"
+codegen_units=""
 workloads=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) rounds=$2; shift 2 ;;
         --reps) reps=$2; shift 2 ;;
         --threads) threads=$2; shift 2 ;;
+        --codegen-units) codegen_units=$2; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
         -*) echo "unknown option $1" >&2; exit 2 ;;
         *) workloads+=("$1"); shift ;;
@@ -54,7 +60,9 @@ for build in rayon forkjoin; do
         printf 'blake3 = { version = "=1.8.7", features = ["rayon"] }\n'
         printf 'image = { version = "=0.25.10", default-features = false, features = ["rayon"] }\n'
         printf 'faer = "=0.24.4"\n'
-        printf '\n[profile.release]\ncodegen-units = 1\n'
+        if [ -n "$codegen_units" ]; then
+            printf '\n[profile.release]\ncodegen-units = %s\n' "$codegen_units"
+        fi
         printf '\n[workspace]\n'
         if [ "$build" = forkjoin ]; then
             printf '\n[patch.crates-io]\nrayon = { path = "%s" }\nrayon-core = { path = "%s" }\n' \

@@ -400,7 +400,7 @@ impl Futex {
 }
 
 /// The broken variants the self-check knows (`scripts/sim-bugs.sh`): one site each.
-const SIM_BUGS: [&str; 8] = [
+const SIM_BUGS: [&str; 9] = [
     "no_wake_on_inject",
     "no_wake_on_latch",
     "steal_without_cas",
@@ -409,6 +409,7 @@ const SIM_BUGS: [&str; 8] = [
     "release_held_while_idle",
     "reserve_keeps_running",
     "siblings_inline_joins",
+    "siblings_back_off",
 ];
 
 /// `sync::sim_bug` under shuttle: `FORKJOIN_SIM_BUG`, read once per process (a std `OnceLock`:
