@@ -111,9 +111,10 @@ impl Costs {
     /// rows added to the calibration later, which take the development VM's figure: their names
     /// come back beside the costs, for the caller to say so.
     pub fn from_calibration(text: &str) -> Result<(Costs, Vec<&'static str>), String> {
-        let value = |row: &str| -> Result<u64, String> {
+        // `Ok(None)`: the file has no such row.
+        let value = |row: &str| -> Result<Option<u64>, String> {
             // The row's name, then spaces: "rmw (own line)" is not "rmw (2 cores hammering)".
-            let rest = text
+            let Some(rest) = text
                 .lines()
                 .filter_map(|l| l.trim().strip_prefix("calibrate:"))
                 .find_map(|l| {
@@ -121,7 +122,9 @@ impl Costs {
                         .strip_prefix(row)
                         .filter(|r| r.starts_with(' '))
                 })
-                .ok_or_else(|| format!("no row `calibrate: {row}  VALUE ns`"))?;
+            else {
+                return Ok(None);
+            };
             let number = rest.trim().strip_suffix("ns").unwrap_or(rest).trim();
             let ns: f64 = number
                 .parse()
@@ -129,17 +132,15 @@ impl Costs {
             if !ns.is_finite() || ns < 0.0 {
                 return Err(format!("row `{row}`: {ns} ns is not a cost"));
             }
-            Ok((ns * 1000.0).round() as u64)
+            Ok(Some((ns * 1000.0).round() as u64))
         };
         let mut costs = Costs::MEASURED;
         let mut defaulted = Vec::new();
         for (row, field) in ROWS {
-            match value(row) {
-                Ok(ps) => *field(&mut costs) = ps,
-                Err(e) if e.starts_with("no row") && ADDED_LATER.contains(&row) => {
-                    defaulted.push(row);
-                }
-                Err(e) => return Err(e),
+            match value(row)? {
+                Some(ps) => *field(&mut costs) = ps,
+                None if ADDED_LATER.contains(&row) => defaulted.push(row),
+                None => return Err(format!("no row `calibrate: {row}  VALUE ns`")),
             }
         }
         Ok((costs, defaulted))

@@ -273,37 +273,45 @@ impl Model {
     }
 }
 
-/// Lines of plain memory charged per access at most ([`plain`]): a stolen job's closure may
+/// Lines of plain memory charged per access at most ([`Model::plain`]): a stolen job's closure may
 /// capture a large value by move, of which the job's first lines are what every steal reads
 /// (its function, its latch, the captures a small closure has); the rest is the work's own
 /// memory, which the model leaves to the leaves' charge.
 pub(crate) const PLAIN_LINES: usize = 4;
 
 impl Model {
-    /// Plain (non-atomic) memory of `bytes` bytes at `addr` (up to [`PLAIN_LINES`] lines),
-    /// accessed by the current thread: charged line by line as an atomic of that kind would be,
-    /// without a scheduling point (plain code between two of shuttle's). `Access::Store` with
-    /// `charged == false` only records the thread as the lines' writer: the job's creator,
-    /// whose writes the leaves' charge already covers.
-    fn plain(&mut self, addr: usize, bytes: usize, kind: Access, charged: bool) {
-        if bytes == 0 {
-            return;
-        }
+    /// The cache lines of `bytes` bytes of plain memory at `addr`, up to [`PLAIN_LINES`].
+    fn plain_lines(addr: usize, bytes: usize) -> std::ops::Range<usize> {
         let first = addr >> 6;
-        let last = ((addr + bytes - 1) >> 6).min(first + PLAIN_LINES - 1);
-        for line in first..=last {
-            if charged {
-                self.access(line << 6, kind);
-            } else {
-                let me = self.current;
-                let entry = self.lines.entry(line).or_insert(Line {
-                    writer: me,
-                    readers: Vec::new(),
-                    busy_until: 0,
-                });
-                entry.writer = me;
-                entry.readers.clear();
-            }
+        let end = if bytes == 0 {
+            first
+        } else {
+            ((addr + bytes - 1) >> 6) + 1
+        };
+        first..end.min(first + PLAIN_LINES)
+    }
+
+    /// Plain (non-atomic) memory accessed by the current thread: charged line by line as an
+    /// atomic of that kind would be, without a scheduling point (plain code between two of
+    /// shuttle's).
+    fn plain(&mut self, addr: usize, bytes: usize, kind: Access) {
+        for line in Self::plain_lines(addr, bytes) {
+            self.access(line << 6, kind);
+        }
+    }
+
+    /// Plain memory the current thread just created (a job): it becomes the lines' writer, free
+    /// of charge (the leaves' charge covers the creator's own writes).
+    fn plain_created(&mut self, addr: usize, bytes: usize) {
+        let me = self.current;
+        for line in Self::plain_lines(addr, bytes) {
+            let entry = self.lines.entry(line).or_insert(Line {
+                writer: me,
+                readers: Vec::new(),
+                busy_until: 0,
+            });
+            entry.writer = me;
+            entry.readers.clear();
         }
     }
 }
@@ -329,10 +337,10 @@ pub(crate) fn access(addr: usize, kind: Access) {
 }
 
 /// Records the current thread as the writer of the plain memory at `addr` (a job it created),
-/// free of charge (see [`Model::plain`]).
+/// free of charge (see [`Model::plain_created`]).
 #[inline]
 pub(crate) fn plain_created(addr: usize, bytes: usize) {
-    with_model(|m| m.plain(addr, bytes, Access::Store, false));
+    with_model(|m| m.plain_created(addr, bytes));
 }
 
 /// Charges a read (`write == false`) or a write of the plain memory at `addr` by the current
@@ -340,7 +348,7 @@ pub(crate) fn plain_created(addr: usize, bytes: usize) {
 #[inline]
 pub(crate) fn plain_access(addr: usize, bytes: usize, write: bool) {
     let kind = if write { Access::Store } else { Access::Load };
-    with_model(|m| m.plain(addr, bytes, kind, true));
+    with_model(|m| m.plain(addr, bytes, kind));
 }
 
 /// Charges a `fence(SeqCst)`.
