@@ -185,6 +185,7 @@ pub use runtime::error::ThreadPoolBuildError;
 pub use runtime::future::block_on::block_on;
 pub use runtime::future::spawn_future::{spawn_future, JobFuture};
 pub use runtime::join::{join, join_context, FnContext};
+pub use runtime::max_threads::with_max_threads;
 pub use runtime::scope::{in_place_scope, scope, Scope};
 pub use runtime::scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 pub use runtime::spawn::{spawn, spawn_fifo};

@@ -4,7 +4,7 @@
 //! push that published the job, while a reused entry can only fool a test whose CAS then fails.
 #![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{steal_if, RegionTag, Regions, WaitFor};
+use forkjoin::__loom::{steal_if, Own, RegionTag, Regions, WaitFor};
 use forkjoin::deque::{Steal, Worker};
 use loom::sync::Arc;
 use loom::thread;
@@ -64,11 +64,11 @@ fn a_reused_region_entry_never_lets_a_foreign_job_through() {
                 _ => None,
             }
         });
-        regions.open(tag, 10, RegionTag::ROOT);
+        regions.open(tag, 10, RegionTag::ROOT, Own::default());
         w.push((tag, 0u8));
         let popped = w.pop();
         if popped.is_some() {
-            regions.open(tag, 20, RegionTag::ROOT);
+            regions.open(tag, 20, RegionTag::ROOT, Own::default());
             w.push((tag, 1u8));
         }
         let stolen = thief.join().unwrap();
@@ -87,7 +87,10 @@ fn a_region_past_the_first_segment_is_visible_to_a_thief() {
     // The owner nests 65 regions, so the 65th has its entry in a segment allocated just now, and
     // pushes a job created in it. A thief waiting for that region's key that finds the job must
     // accept it: the deque's Release/Acquire orders the new segment and its entry before the job.
-    loom::model(|| {
+    // 65 opens of five words each are more branches than loom's default allows.
+    let mut model = loom::model::Builder::new();
+    model.max_branches = 4_000;
+    model.check(|| {
         let regions = Arc::new(Regions::new(1));
         let w = Worker::new();
         let stealer = w.stealer();
@@ -101,7 +104,7 @@ fn a_region_past_the_first_segment_is_visible_to_a_thief() {
         let mut parent = RegionTag::ROOT;
         for level in 0..65 {
             let tag = regions.tag(0, level);
-            regions.open(tag, 1000 + level, parent);
+            regions.open(tag, 1000 + level, parent, Own::default());
             parent = tag;
         }
         w.push((parent, 0u8));

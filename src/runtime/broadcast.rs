@@ -175,7 +175,9 @@ where
     let op = Arc::new(op);
     for index in 0..registry.num_threads() {
         let op = op.clone();
-        let job = entry::spawned_job(registry, move || BroadcastContext::with(|ctx| op(ctx)));
+        let job = entry::spawned_job(registry, false, move || {
+            BroadcastContext::with(|ctx| op(ctx))
+        });
         registry.push_broadcast(index, job);
     }
 }

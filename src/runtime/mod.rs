@@ -7,12 +7,14 @@
 //!   trace/       opt-in event tracing (FORKJOIN_TRACE): per-worker rings, Chrome JSON
 //!   sleep/       idle workers: counters, sleep slots, the wake-up protocol (README), the work map
 //!   cancel/      cancellation tokens, their nodes and the deadline timer
-//!   jobs/        job references, latches, the owner-private job stack, the FIFO queue of spawns
+//!   jobs/        job references, latches, the owner-private job stack, the FIFO queue of spawns,
+//!                regions and caps
 //!   registry/    a pool's state, the worker loop and its search, starting threads, entering a pool
 //!   sharing.rs   work sharing, the one door for `iter/` and `sort/`: when to split, how to offer work
 //!   future/      spawn_future's JobFuture (a lock-free oneshot channel) and block_on
 //!   join.rs, scope.rs, scope_fifo.rs, spawn.rs, broadcast.rs, yield_now.rs, cancellable.rs,
-//!   thread_pool.rs, builder.rs, stats.rs, configuration.rs, error.rs        the public API
+//!   max_threads.rs, thread_pool.rs, builder.rs, stats.rs, configuration.rs, error.rs
+//!                the public API
 //! ```
 //!
 //! Imports point down that list (`deque` and `trace` use only [`crate::platform`]; `sleep` uses
@@ -46,6 +48,7 @@ pub(crate) mod configuration;
 pub(crate) mod error;
 pub(crate) mod future;
 pub(crate) mod join;
+pub(crate) mod max_threads;
 pub(crate) mod offers;
 pub(crate) mod scope;
 pub(crate) mod scope_fifo;
@@ -63,10 +66,11 @@ pub mod __loom {
     pub use crate::runtime::deque::Reclaimer;
     pub use crate::runtime::future::block_on::WakeLatch;
     pub use crate::runtime::future::oneshot::{channel, Receiver, Sender};
+    pub use crate::runtime::jobs::cap::{CapId, Caps, Parked};
     pub use crate::runtime::jobs::job::{JobRef, StackJob};
     pub use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief, Pushed};
     pub use crate::runtime::jobs::latch::{CoreLatch, Latch, SpinLatch};
-    pub use crate::runtime::jobs::region::{RegionTag, Regions, WaitFor};
+    pub use crate::runtime::jobs::region::{Own, RegionTag, Regions, WaitFor};
 
     /// [`Stealer::steal_if`](crate::deque::Stealer), for the models.
     pub fn steal_if<T>(

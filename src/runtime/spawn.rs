@@ -56,7 +56,7 @@ pub(crate) fn spawn_fifo_in<F>(registry: &Arc<Registry>, func: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let job = entry::spawned_job(registry, func);
+    let job = entry::spawned_job(registry, true, func);
     match entry::current_worker(registry) {
         Some(wt) => {
             // SAFETY: the registry's queues outlive every job of its pool (whichever worker runs

@@ -80,6 +80,28 @@ impl ThreadPool {
         entry::in_worker(&self.registry, |_, _| op())
     }
 
+    /// [`with_max_threads`](crate::with_max_threads) in this pool: runs `op` here with at most
+    /// `max` of this pool's threads running its work at any moment.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    /// // A background job that must leave half the pool to the rest of the program.
+    /// let sum = pool.with_max_threads(2, || (1..=1000u64).into_par_iter().sum::<u64>());
+    /// assert_eq!(sum, 500_500);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `max` is 0.
+    pub fn with_max_threads<OP, R>(&self, max: usize, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        crate::runtime::max_threads::with_max_threads_in(&self.registry, max, op)
+    }
+
     /// [`cancellable`](crate::cancellable) inside this pool: runs `work` here under `token`.
     ///
     /// ```

@@ -400,7 +400,7 @@ impl Futex {
 }
 
 /// The broken variants the self-check knows (`scripts/sim-bugs.sh`): one site each.
-const SIM_BUGS: [&str; 9] = [
+const SIM_BUGS: [&str; 11] = [
     "no_wake_on_inject",
     "no_wake_on_latch",
     "steal_without_cas",
@@ -410,6 +410,8 @@ const SIM_BUGS: [&str; 9] = [
     "reserve_keeps_running",
     "siblings_inline_joins",
     "siblings_back_off",
+    "cap_ignored",
+    "cap_no_pump",
 ];
 
 /// `sync::sim_bug` under shuttle: `FORKJOIN_SIM_BUG`, read once per process (a std `OnceLock`:

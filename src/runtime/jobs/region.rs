@@ -43,14 +43,16 @@
 //! reads the parent's entry after it took the job, while the job's region is open, so the address
 //! it copies is the one the job was created under, and that node outlives the job (its
 //! `cancellable` call waits for every job made under it).
+//!
+//! **Caps.** An entry holds, the same way, the cap its jobs run under (`super::cap`), which a
+//! thief reads from the tag before it takes a job ([`Regions::cap_of`]).
 
-use crate::platform::sync::{AtomicPtr, AtomicUsize, Ordering};
+use super::cap::CapId;
+use super::segmented::Segmented;
+use crate::platform::sync::{AtomicUsize, Ordering};
 
 /// Entries in a worker's first segment; segment `s` holds `FIRST_SEGMENT << s`.
 const FIRST_SEGMENT: usize = 64;
-
-/// Segments per worker: enough for every level a `usize` tag can name.
-const SEGMENTS: usize = (usize::BITS - FIRST_SEGMENT.trailing_zeros()) as usize;
 
 /// The region a job was created in: `0` for none ([`RegionTag::ROOT`]), else 1 + its worker's
 /// index + its level shifted past the worker bits (see [`Regions::tag`]).
@@ -87,6 +89,15 @@ pub enum WaitFor {
     Injected,
 }
 
+/// What a region opens with of its own instead of its parent's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Own {
+    /// The address of a cancellation node (`cancellable`, a spawn made under a node).
+    pub cancel: Option<usize>,
+    /// A cap (`with_max_threads`, a spawn made under a cap).
+    pub cap: Option<CapId>,
+}
+
 /// One region: its key, its parent's tag, its depth and its cancellation node. Written only by the
 /// owning worker.
 struct Entry {
@@ -98,39 +109,28 @@ struct Entry {
     /// `crate::runtime::cancel`), 0 for none: the parent's, unless the region was opened with its
     /// own.
     cancel: AtomicUsize,
+    /// The cap the region's jobs run under (a [`CapId`] word, see `super::cap`), 0 for none: the
+    /// parent's, unless the region was opened with its own.
+    cap: AtomicUsize,
 }
 
-/// A worker's entries: segment `s` (null until the worker first nests that deep) holds
-/// `FIRST_SEGMENT << s` entries, for levels `FIRST_SEGMENT * (2^s - 1)` on.
-struct Directory {
-    segments: Box<[AtomicPtr<Entry>]>,
-}
-
-/// The region table of one pool: a [`Directory`] of entries per worker.
-pub struct Regions {
-    workers: Box<[Directory]>,
-    /// Bits of a tag (after the `+ 1`) that hold the worker index.
-    worker_bits: u32,
-}
-
-/// The segment holding `level`, and the level's index in it.
-#[inline(always)]
-fn segment_of(level: usize) -> (usize, usize) {
-    let blocks = level / FIRST_SEGMENT + 1;
-    let s = (usize::BITS - 1 - blocks.leading_zeros()) as usize;
-    (s, level - FIRST_SEGMENT * ((1 << s) - 1))
-}
-
-fn new_segment(s: usize) -> *mut Entry {
-    let entries: Box<[Entry]> = (0..FIRST_SEGMENT << s)
-        .map(|_| Entry {
+impl Default for Entry {
+    fn default() -> Self {
+        Entry {
             key: AtomicUsize::new(0),
             parent: AtomicUsize::new(0),
             depth: AtomicUsize::new(0),
             cancel: AtomicUsize::new(0),
-        })
-        .collect();
-    Box::into_raw(entries) as *mut Entry
+            cap: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// The region table of one pool: a grow-only table of entries per worker, indexed by level.
+pub struct Regions {
+    workers: Box<[Segmented<Entry>]>,
+    /// Bits of a tag (after the `+ 1`) that hold the worker index.
+    worker_bits: u32,
 }
 
 impl Regions {
@@ -139,17 +139,7 @@ impl Regions {
         let workers = workers.max(1);
         Regions {
             workers: (0..workers)
-                .map(|_| Directory {
-                    segments: (0..SEGMENTS)
-                        .map(|s| {
-                            AtomicPtr::new(if s == 0 {
-                                new_segment(0)
-                            } else {
-                                std::ptr::null_mut()
-                            })
-                        })
-                        .collect(),
-                })
+                .map(|_| Segmented::new(FIRST_SEGMENT, true))
                 .collect(),
             worker_bits: workers.next_power_of_two().trailing_zeros(),
         }
@@ -167,80 +157,56 @@ impl Regions {
         RegionTag(raw)
     }
 
-    /// Where `tag`'s entry lives, if the word names one: its segment's slot, the segment's number
-    /// and the entry's index in it.
+    /// The worker and level `tag` names, if the word names one.
     #[inline]
-    fn locate(&self, tag: RegionTag) -> Option<(&AtomicPtr<Entry>, usize, usize)> {
+    fn locate(&self, tag: RegionTag) -> Option<(&Segmented<Entry>, usize)> {
         let index = tag.0.checked_sub(1)?;
         let worker = index & ((1 << self.worker_bits) - 1);
-        let (s, i) = segment_of(index >> self.worker_bits);
-        Some((self.workers.get(worker)?.segments.get(s)?, s, i))
+        Some((self.workers.get(worker)?, index >> self.worker_bits))
     }
 
     /// The entry `tag` names, if its segment exists (any word decodes to one entry or none).
     #[inline]
     fn entry(&self, tag: RegionTag) -> Option<&Entry> {
-        let (slot, _, i) = self.locate(tag)?;
-        // Acquire: pairs with the Release store that published the segment in `grow`.
-        let segment = slot.load(Ordering::Acquire);
-        // SAFETY: a non-null pointer in segment slot `s` came from `new_segment(s)`, which holds
-        // `FIRST_SEGMENT << s` entries (`i` is below that by `segment_of`), and lives until `self`
-        // drops.
-        (!segment.is_null()).then(|| unsafe { &*segment.add(i) })
+        let (table, level) = self.locate(tag)?;
+        table.get(level)
     }
 
     /// Opens `tag`'s region with `key` under `parent`, its jobs under the parent's cancellation
-    /// node, which it returns (0 for none). Only the worker that owns the entry calls this, and
-    /// only while no job tagged `tag` exists.
+    /// node and cap, or `own`'s where it has one; returns the node's address (0 for none) and the
+    /// cap. Only the worker that owns the entry calls this, and only while no job tagged `tag`
+    /// exists.
     #[inline]
-    pub fn open(&self, tag: RegionTag, key: usize, parent: RegionTag) -> usize {
-        self.open_entry(tag, key, parent, None)
-    }
-
-    /// [`open`](Self::open), with the region's jobs under the cancellation node at address
-    /// `cancel` instead of the parent's.
-    #[inline]
-    pub fn open_cancellable(&self, tag: RegionTag, key: usize, parent: RegionTag, cancel: usize) {
-        self.open_entry(tag, key, parent, Some(cancel));
-    }
-
-    #[inline]
-    fn open_entry(
-        &self,
-        tag: RegionTag,
-        key: usize,
-        parent: RegionTag,
-        own: Option<usize>,
-    ) -> usize {
-        let entry = match self.entry(tag) {
-            Some(entry) => entry,
-            None => self.grow(tag),
-        };
+    pub fn open(&self, tag: RegionTag, key: usize, parent: RegionTag, own: Own) -> (usize, CapId) {
+        let (table, level) = self.locate(tag).expect("a tag made by `tag`");
+        let entry = table.get_or_grow(level);
         // The parent is this worker's enclosing region or the tag of a job it is about to run: open.
-        let (depth, cancel) = self.entry(parent).map_or((0, 0), |p| {
+        let (depth, cancel, cap) = self.entry(parent).map_or((0, 0, 0), |p| {
             (
                 p.depth.load(Ordering::Relaxed),
                 p.cancel.load(Ordering::Relaxed),
+                p.cap.load(Ordering::Relaxed),
             )
         });
-        let cancel = own.unwrap_or(cancel);
+        let cancel = own.cancel.unwrap_or(cancel);
+        let cap = own.cap.map_or(cap, CapId::into_raw);
         // Relaxed: the jobs tagged with this region are created afterwards on this thread and reach
         // other threads only through a queue's Release/Acquire pair (see the module docs).
         entry.key.store(key, Ordering::Relaxed);
         entry.parent.store(parent.0, Ordering::Relaxed);
         entry.depth.store(depth + 1, Ordering::Relaxed);
         entry.cancel.store(cancel, Ordering::Relaxed);
-        cancel
+        entry.cap.store(cap, Ordering::Relaxed);
+        (cancel, CapId::from_raw(cap))
     }
 
-    /// Allocates the segment of `tag`'s entry (its owner nests that deep for the first time).
-    #[cold]
-    fn grow(&self, tag: RegionTag) -> &Entry {
-        let (slot, s, _) = self.locate(tag).expect("a tag made by `tag`");
-        // Release: a thief that loads the pointer sees the initialised entries. Only the owner
-        // stores here, so no other segment can have appeared meanwhile.
-        slot.store(new_segment(s), Ordering::Release);
-        self.entry(tag).expect("segment just allocated")
+    /// The cap that jobs tagged `tag` run under. Read before the job is taken, the answer may come
+    /// from a rewritten entry (a stale walk, as in `belongs`); it is a word that names a slot of
+    /// the cap table or none, and is true once the job is taken.
+    #[inline]
+    pub(crate) fn cap_of(&self, tag: RegionTag) -> CapId {
+        // Relaxed: as `belongs`' walk.
+        CapId::from_raw(self.entry(tag).map_or(0, |e| e.cap.load(Ordering::Relaxed)))
     }
 
     /// The key of region `tag` (0 for the root). Only for a region the caller knows is open, e.g.
@@ -284,24 +250,6 @@ impl Regions {
     }
 }
 
-impl Drop for Regions {
-    fn drop(&mut self) {
-        for directory in self.workers.iter() {
-            for (s, segment) in directory.segments.iter().enumerate() {
-                let segment = segment.load(Ordering::Relaxed);
-                if !segment.is_null() {
-                    let len = FIRST_SEGMENT << s;
-                    // SAFETY: allocated by `new_segment(s)` as a boxed slice of `len` entries, freed
-                    // once here: `&mut self` means no walk is running.
-                    drop(unsafe {
-                        Box::from_raw(std::ptr::slice_from_raw_parts_mut(segment, len))
-                    });
-                }
-            }
-        }
-    }
-}
-
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
@@ -316,10 +264,10 @@ mod tests {
         let b = r.tag(1, 0);
         let c = r.tag(1, 1);
         let d = r.tag(0, 1);
-        r.open(a, 10, RegionTag::ROOT);
-        r.open(b, 20, a);
-        r.open(c, 30, b);
-        r.open(d, 40, RegionTag::ROOT);
+        r.open(a, 10, RegionTag::ROOT, Own::default());
+        r.open(b, 20, a, Own::default());
+        r.open(c, 30, b, Own::default());
+        r.open(d, 40, RegionTag::ROOT, Own::default());
         for key in [10, 20, 30] {
             assert!(r.belongs(WaitFor::Key(key), 1, c), "key {key}");
         }
@@ -344,9 +292,9 @@ mod tests {
         let a = r.tag(0, 0);
         let b = r.tag(0, 1);
         // A stale walk can read a cycle through rewritten entries: depth stops it.
-        r.open(a, 10, RegionTag::ROOT);
-        r.open(b, 20, a);
-        r.open(a, 10, b);
+        r.open(a, 10, RegionTag::ROOT, Own::default());
+        r.open(b, 20, a, Own::default());
+        r.open(a, 10, b, Own::default());
         assert!(!r.belongs(WaitFor::Key(99), 1, a));
         for raw in [usize::MAX, usize::MAX - 1, 1 << 40, 12345] {
             assert!(!r.belongs(WaitFor::Key(99), 1, RegionTag(raw)), "{raw:#x}");
@@ -362,7 +310,7 @@ mod tests {
         let mut chain = vec![RegionTag::ROOT];
         for level in 0..3_000 {
             let tag = r.tag(level % 2, level / 2);
-            r.open(tag, 1_000 + level, *chain.last().unwrap());
+            r.open(tag, 1_000 + level, *chain.last().unwrap(), Own::default());
             chain.push(tag);
         }
         let bottom = *chain.last().unwrap();
@@ -378,16 +326,5 @@ mod tests {
         assert!(r.belongs(WaitFor::Key(1_000 + 1_000), 1, chain[1_500]));
         // The third worker never nested: its deep tags name no region.
         assert_eq!(r.key_of(r.tag(2, 500)), 0);
-    }
-
-    #[test]
-    fn segments_cover_the_levels_without_gaps() {
-        let mut next = 0;
-        for s in 0..6 {
-            for i in 0..FIRST_SEGMENT << s {
-                assert_eq!(segment_of(next), (s, i), "level {next}");
-                next += 1;
-            }
-        }
     }
 }

@@ -23,7 +23,7 @@ use crate::runtime::jobs::job::{HeapJob, JobRef, StackJob};
 use crate::runtime::jobs::latch::{CrossPoolLatch, LockLatch};
 use crate::runtime::jobs::region::WaitFor;
 use crate::runtime::registry::thread_builder::{self, DefaultSpawn, StartError, ThreadSpawn};
-use crate::runtime::registry::worker::{self, WorkerThread};
+use crate::runtime::registry::worker::{self, CapHold, WorkerThread};
 use crate::runtime::registry::{self, Registry, RegistryConfig};
 use crate::runtime::trace::{self, TraceConfig};
 
@@ -405,7 +405,7 @@ pub(crate) fn spawn<F>(registry: &Arc<Registry>, func: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let job = spawned_job(registry, func);
+    let job = spawned_job(registry, true, func);
     match current_worker(registry) {
         Some(wt) => wt.push_spawned(job),
         None => registry.inject(job),
@@ -421,35 +421,86 @@ fn run_spawned_under<F: FnOnce()>(node: &std::sync::Arc<Node>, func: F) -> Resul
     WorkerThread::with_current(|wt| wt.run_under(node, func)).expect("spawned jobs run on a worker")
 }
 
+/// What a `spawn` runs: its closure, the pool it keeps alive, and the cancellation node and cap
+/// it was made under.
+struct Spawned<F> {
+    pool: Arc<Registry>,
+    under: Option<std::sync::Arc<Node>>,
+    cap: Option<CapHold>,
+    func: F,
+}
+
 /// The job of a `spawn` of `func` into `registry`'s pool, to be pushed or delivered by the caller:
-/// it keeps the pool alive until it has run, and sends a panic to the pool's handler.
-pub(crate) fn spawned_job<F>(registry: &Arc<Registry>, func: F) -> JobRef
+/// it keeps the pool alive until it has run, and sends a panic to the pool's handler. With
+/// `capped`, a job made under a cap of the pool runs under it (a `spawn_broadcast`'s shares, each
+/// for one worker, run uncapped).
+pub(crate) fn spawned_job<F>(registry: &Arc<Registry>, capped: bool, func: F) -> JobRef
 where
     F: FnOnce() + Send + 'static,
 {
     registry.increment_terminate_count();
-    let pool = registry.clone();
     // Made under a cancellation node, the job runs under it too, and holds it: it may outlive the
-    // region it was made in (see `crate::runtime::cancel`).
-    let under = WorkerThread::with_current(WorkerThread::cancel_node_shared).flatten();
-    let job = HeapJob::new(move || {
-        let outcome = match under {
-            None => unwind::halt_unwinding(func),
-            Some(node) => run_spawned_under(&node, func),
+    // region it was made in (see `crate::runtime::cancel`). The same for a cap of this pool.
+    let (under, cap) = WorkerThread::with_current(|wt| {
+        let cap = if capped {
+            wt.hold_cap_for(registry)
+        } else {
+            None
         };
-        if let Err(payload) = outcome {
-            // Nothing may unwind out of a job into the worker loop (not even a panicking payload
-            // drop), or the worker would die and the pool never terminate. A cancelled job ends
-            // silently.
-            if !cancel::is_cancellation(&payload) {
-                let _ = unwind::halt_unwinding(|| pool.handle_panic(payload));
-            }
-        }
-        pool.terminate();
-    });
+        (wt.cancel_node_shared(), cap)
+    })
+    .unwrap_or((None, None));
+    let spawned = Spawned {
+        pool: registry.clone(),
+        under,
+        cap,
+        func,
+    };
+    let job = HeapJob::new(move || run_spawned(spawned, false));
     // SAFETY: the body is 'static (it owns `func` and an Arc of the registry); the caller has it
     // executed once.
     unsafe { job.into_job_ref() }
+}
+
+/// Runs a spawned job: under its cap if it has one (entering it, or parking the job in it if it
+/// has no room: `token` says a pump already reserved the places, see `crate::runtime::jobs::cap`),
+/// under its node if it has one; a panic goes to the pool's handler.
+fn run_spawned<F: FnOnce() + Send + 'static>(spawned: Spawned<F>, token: bool) {
+    let run = |under: Option<std::sync::Arc<Node>>, func: F| match under {
+        None => unwind::halt_unwinding(func),
+        Some(node) => run_spawned_under(&node, func),
+    };
+    let cap = spawned.cap.as_ref().map(CapHold::id);
+    let outcome = match cap {
+        None => run(spawned.under, spawned.func),
+        Some(cap) => {
+            let entered = WorkerThread::with_current(|wt| wt.enter_cap_for_spawn(cap, token))
+                .expect("spawned jobs run on a worker");
+            if let Err(full) = entered {
+                let pool = spawned.pool.clone();
+                let parked = Box::new(move || run_spawned(spawned, true));
+                pool.caps()
+                    .park(full, cap, parked, &mut |job| pool.inject_parked(job));
+                return;
+            }
+            let (under, func) = (spawned.under, spawned.func);
+            let outcome = WorkerThread::with_current(|wt| wt.run_in_cap(cap, || run(under, func)))
+                .expect("spawned jobs run on a worker");
+            // After the region gave its places back: the cap's last hold may free its slot.
+            drop(spawned.cap);
+            outcome
+        }
+    };
+    let pool = spawned.pool;
+    if let Err(payload) = outcome {
+        // Nothing may unwind out of a job into the worker loop (not even a panicking payload
+        // drop), or the worker would die and the pool never terminate. A cancelled job ends
+        // silently.
+        if !cancel::is_cancellation(&payload) {
+            let _ = unwind::halt_unwinding(|| pool.handle_panic(payload));
+        }
+    }
+    pool.terminate();
 }
 
 #[cfg(all(test, not(any(forkjoin_loom, forkjoin_shuttle))))]

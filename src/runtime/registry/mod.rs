@@ -29,8 +29,9 @@ use crate::platform::sync::{
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::deque::{Stealer, Worker};
 use crate::runtime::error::ThreadPoolBuildError;
+use crate::runtime::jobs::cap::{Caps, Parked};
 use crate::runtime::jobs::fifo::JobFifo;
-use crate::runtime::jobs::job::JobRef;
+use crate::runtime::jobs::job::{HeapJob, JobRef};
 use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief};
 use crate::runtime::jobs::latch::{CoreLatch, Latch, LockLatch};
 use crate::runtime::jobs::region::{RegionTag, Regions, WaitFor};
@@ -285,6 +286,8 @@ pub(crate) struct Registry {
     work_map: WorkMap,
     /// Which jobs belong to which waits (`crate::runtime::jobs::region`).
     regions: Regions,
+    /// How many threads may run which call's jobs (`crate::runtime::jobs::cap`).
+    caps: Caps,
     injector: Injector,
     terminate_count: AtomicUsize,
     panic_handler: Option<std::sync::Arc<PanicHandler>>,
@@ -470,6 +473,7 @@ impl Registry {
             siblings_may_wait: config.siblings_may_wait,
             work_map: WorkMap::new(n),
             regions: Regions::new(n),
+            caps: Caps::new(),
             injector: Injector::new(),
             terminate_count: AtomicUsize::new(1),
             panic_handler: config.panic_handler.take(),
@@ -635,6 +639,19 @@ impl Registry {
         &self.regions
     }
 
+    #[inline]
+    pub(crate) fn caps(&self) -> &Caps {
+        &self.caps
+    }
+
+    /// Injects `job`, a spawn parked by a cap, now holding its places (`crate::runtime::jobs::cap`).
+    pub(crate) fn inject_parked(&self, job: Parked) {
+        let job = HeapJob::new(job);
+        // SAFETY: the body is 'static (the parked closure owns what it uses, the pool included);
+        // the injector hands it out once.
+        self.inject(unsafe { job.into_job_ref() });
+    }
+
     /// True if a job with this id and tag may run in a wait for `want`.
     #[inline]
     pub(crate) fn belongs(&self, want: WaitFor, job: &JobRef) -> bool {
@@ -658,11 +675,18 @@ impl Registry {
         }
     }
 
-    /// The oldest injected job that may run in a wait for `want`.
-    pub(crate) fn pop_injected(&self, want: WaitFor) -> Option<JobRef> {
+    /// The oldest injected job that may run in a wait for `want` and that `may_take` accepts (the
+    /// taker's cap filter, consulted only while some cap of the pool is live).
+    pub(crate) fn pop_injected(
+        &self,
+        want: WaitFor,
+        may_take: impl Fn(&JobRef) -> bool,
+    ) -> Option<JobRef> {
         match want {
-            WaitFor::Anything => self.injector.pop(),
-            _ => self.injector.pop_if(|job| self.belongs(want, job)),
+            WaitFor::Anything if !self.caps.any_live() => self.injector.pop(),
+            _ => self
+                .injector
+                .pop_if(|job| self.belongs(want, job) && may_take(job)),
         }
     }
 

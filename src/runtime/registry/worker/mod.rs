@@ -25,12 +25,14 @@
 //! * `idle_poll.rs`: "is some worker idle?", the question the iterators' loops poll, and its
 //!   back-off.
 //! * `search.rs`: where an idle or waiting worker looks for work, and the patrol's heavy steal.
+//! * `capped.rs`: the cap it runs under, and the places it reserves in caps and gives back.
 //! * `deferred_release.rs`: the counts of a scope's dropped jobs, released in one decrement.
 //! * `wait.rs`: waiting by working, idling through the sleep module, and the stack guard.
 //! * `adopted.rs`: `use_current_thread`, a thread that is a worker only while it is in a call into
 //!   its pool.
 
 mod adopted;
+mod capped;
 mod deferred_release;
 mod heartbeat;
 mod idle_poll;
@@ -51,11 +53,12 @@ use crate::platform::sync::{sim_bug, thread_local, Arc, AtomicUsize};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::deque::Worker;
+use crate::runtime::jobs::cap::CapId;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::JobStackOwner;
 use crate::runtime::jobs::latch::CountLatch;
 use crate::runtime::jobs::latent;
-use crate::runtime::jobs::region::RegionTag;
+use crate::runtime::jobs::region::{Own, RegionTag};
 use crate::runtime::registry::{Registry, WorkerCounters, WorkerQueues};
 use crate::runtime::sleep::slot::Slot;
 use crate::runtime::trace::{Event, JobKind, RingWriter, Source};
@@ -63,6 +66,7 @@ use crate::runtime::trace::{Event, JobKind, RingWriter, Source};
 pub(crate) use self::adopted::{
     adopt_current_thread, adopted, current_or_adopted, is_worker_thread, leave_terminated_pool,
 };
+pub(crate) use self::capped::CapHold;
 // The type `adopted()` returns; callers use it without naming it, their docs name it.
 #[allow(unused_imports)]
 pub(crate) use self::adopted::Adopted;
@@ -149,6 +153,9 @@ pub(crate) struct WorkerThread {
     /// `crate::runtime::cancel`). **Invariant**: non-null only while a region opened with it is
     /// open on this worker, and the node outlives that region.
     cancel: Cell<*const Node>,
+    /// The cap of the region this worker runs in, or none (see `crate::runtime::jobs::cap`): it
+    /// is inside that cap and every cap enclosing it.
+    cap: Cell<CapId>,
     /// Counts of a scope's count latch that this worker holds for jobs it dropped unrun, to be
     /// released in one decrement (see `deferred_release.rs`, which states when it is empty).
     deferred_release: Cell<(*const CountLatch, usize)>,
@@ -160,6 +167,7 @@ pub(crate) struct RegionGuard<'a> {
     worker: &'a WorkerThread,
     outer: RegionTag,
     outer_cancel: *const Node,
+    outer_cap: CapId,
 }
 
 impl Drop for RegionGuard<'_> {
@@ -170,6 +178,11 @@ impl Drop for RegionGuard<'_> {
         w.region.set(self.outer);
         w.cancel.set(self.outer_cancel);
         w.runs_whole.set(w.alone && self.outer_cancel.is_null());
+        let cap = w.cap.replace(self.outer_cap);
+        if cap != self.outer_cap {
+            // Places this region's job or cap took: given back.
+            w.leave_cap(cap, self.outer_cap);
+        }
     }
 }
 
@@ -268,7 +281,7 @@ impl WorkerThread {
     /// entry (see `crate::runtime::jobs::region`).
     #[inline]
     pub(crate) fn open_region(&self, key: usize, parent: RegionTag) -> RegionGuard<'_> {
-        self.open_region_under(key, parent, None)
+        self.open_region_under(key, parent, Own::default())
     }
 
     /// [`open_region`](Self::open_region) under the region this worker runs in, with the region's
@@ -280,7 +293,11 @@ impl WorkerThread {
         key: usize,
         node: &std::sync::Arc<Node>,
     ) -> RegionGuard<'_> {
-        self.open_region_under(key, self.region.get(), Some(node))
+        let own = Own {
+            cancel: Some(std::sync::Arc::as_ptr(node) as usize),
+            cap: None,
+        };
+        self.open_region_under(key, self.region.get(), own)
     }
 
     /// Runs `f` in a region of its own under `node` (see
@@ -322,38 +339,35 @@ impl WorkerThread {
         })
     }
 
+    /// Opens a region with `key` under `parent`, with `own`'s cancellation node or cap instead of
+    /// the parent's where it has one; the guard restores this worker's region, node and cap.
     #[inline]
-    fn open_region_under(
-        &self,
-        key: usize,
-        parent: RegionTag,
-        own: Option<&Node>,
-    ) -> RegionGuard<'_> {
+    fn open_region_under(&self, key: usize, parent: RegionTag, own: Own) -> RegionGuard<'_> {
         let level = self.open_regions.get();
         let guard = RegionGuard {
             worker: self,
             outer: self.region.get(),
             outer_cancel: self.cancel.get(),
+            outer_cap: self.cap.get(),
         };
         // The simulation's self-check (scripts/sim-bugs.sh): a table of 64 levels whose deeper
         // regions stay in the deepest one, as before entries were allocated at any depth.
         if !(sim_bug("bounded_regions") && level >= 64) {
             let regions = self.registry.regions();
             let tag = regions.tag(self.index, level);
-            let cancel = match own {
-                Some(node) => {
-                    let node: *const Node = node;
-                    regions.open_cancellable(tag, key, parent, node as usize);
-                    node
-                }
-                None => regions.open(tag, key, parent) as *const Node,
-            };
+            let (cancel, cap) = regions.open(tag, key, parent, own);
             self.region.set(tag);
-            self.cancel.set(cancel);
-        } else if let Some(node) = own {
-            self.cancel.set(node);
+            self.cancel.set(cancel as *const Node);
+            self.cap.set(cap);
+        } else {
+            if let Some(node) = own.cancel {
+                self.cancel.set(node as *const Node);
+            }
+            if let Some(cap) = own.cap {
+                self.cap.set(cap);
+            }
         }
-        if own.is_some() {
+        if own.cancel.is_some() {
             inline_budget::on_cancellable_start();
         }
         self.runs_whole
@@ -407,7 +421,11 @@ impl WorkerThread {
         // does not inherit its parent's cancellation node, so a stolen job runs on after a cancel.
         if sim_bug("cancel_not_inherited") {
             let regions = self.registry.regions();
-            regions.open_cancellable(self.region(), job.id() as usize, job.tag(), 0);
+            let own = Own {
+                cancel: Some(0),
+                cap: None,
+            };
+            regions.open(self.region(), job.id() as usize, job.tag(), own);
             self.cancel.set(ptr::null());
         }
         // Its loops are no part of the frames below, whose latent forks are not theirs to split.
@@ -474,6 +492,7 @@ impl WorkerThread {
             region: Cell::new(RegionTag::ROOT),
             open_regions: Cell::new(0),
             cancel: Cell::new(ptr::null()),
+            cap: Cell::new(CapId::NONE),
             deferred_release: Cell::new((ptr::null(), 0)),
             spawn_count: Cell::new(0),
             spawn_ids: Default::default(),

@@ -13,7 +13,8 @@
 //!
 //! A waiting worker runs only jobs that belong to what it waits for (`want`, see
 //! `crate::runtime::jobs::region`): its own deque's other jobs move to the injector, and steals
-//! take only jobs that belong.
+//! take only jobs that belong. Any worker leaves a job whose cap has no room for it
+//! (`crate::runtime::jobs::cap`).
 
 use rand_xoshiro::rand_core::Rng;
 
@@ -32,7 +33,12 @@ impl WorkerThread {
     pub(super) fn find_work(&self, own_only: bool, want: WaitFor) -> Option<(JobRef, Source)> {
         while let Some(job) = self.pop_public() {
             if want == WaitFor::Anything || self.registry.belongs(want, &job) {
-                return Some((job, Source::OwnDeque));
+                // A job of a cap this worker is not inside starts only with a place in it
+                // (`admit` hands it on otherwise): so below, for every queue but the inbox.
+                match self.admit(job) {
+                    Some(job) => return Some((job, Source::OwnDeque)),
+                    None => continue,
+                }
             }
             // Not ours to run while we wait, and it would hide what lies below it: move it where
             // the worker it belongs to (or an idle one) finds it.
@@ -48,14 +54,18 @@ impl WorkerThread {
         }
         // Injected work is taken even past the stack guard: it may be the very job this worker
         // waits for (a cross-pool install, a scope job spawned from a plain thread).
-        if let Some(job) = self.registry.pop_injected(want) {
+        if let Some(job) = self
+            .registry
+            .pop_injected(want, |job| self.cap_may_take(job.tag()))
+        {
             bump(&self.stats().injector_pops);
-            return Some((job, Source::Injector));
+            return Some((self.admit(job)?, Source::Injector));
         }
         if own_only {
             return None;
         }
-        self.steal(want)
+        let (job, source) = self.steal(want)?;
+        Some((self.admit(job)?, source))
     }
 
     /// Tries every other worker whose deque the work map marks once, starting at a random one,
@@ -69,6 +79,8 @@ impl WorkerThread {
         }
         let start = (self.rng.borrow_mut().next_u64() % n as u64) as usize;
         let stats = self.stats();
+        // A job of a cap without room stays where it is (see `crate::runtime::jobs::cap`).
+        let caps_live = registry.caps().any_live();
         let found = registry.work_map().steal(
             self.index,
             start,
@@ -76,12 +88,12 @@ impl WorkerThread {
             |victim| {
                 let stealer = &infos[victim].stealer;
                 let stolen = match want {
-                    WaitFor::Anything => Some(stealer.steal()),
+                    WaitFor::Anything if !caps_live => Some(stealer.steal()),
                     // SAFETY: `steal_if` passes the bits of a `JobRef` slot as read (initialised,
                     // perhaps torn); `JobRef::raw_parts` reads only their two plain words.
                     _ => stealer.steal_if(|job| unsafe {
                         let (id, tag) = JobRef::raw_parts(job);
-                        registry.regions().belongs(want, id, tag)
+                        registry.regions().belongs(want, id, tag) && self.cap_may_take(tag)
                     }),
                 };
                 if stolen.as_ref().is_some_and(Steal::is_empty) {
@@ -109,11 +121,12 @@ impl WorkerThread {
     /// (with the job it took) when the pool traces.
     #[cold]
     pub(super) fn steal_private(&self, want: WaitFor) -> Option<(JobRef, Source)> {
+        let admitted = |(job, source)| Some((self.admit(job)?, source));
         let Some(trace) = &self.trace else {
-            return self.heavy_steal(want);
+            return self.heavy_steal(want).and_then(admitted);
         };
         let begin = trace.now();
-        let found = self.heavy_steal(want);
+        let found = self.heavy_steal(want).and_then(admitted);
         let end = trace.now();
         if let Some((job, Source::Patrol(victim))) = found {
             let job = job.id() as u64;
@@ -144,7 +157,8 @@ impl WorkerThread {
         bump(&self.stats().heavy_steals);
         heavy_barrier();
         for (i, ticket) in tickets {
-            let accept = |job: &JobRef| self.registry.belongs(want, job);
+            let accept =
+                |job: &JobRef| self.registry.belongs(want, job) && self.cap_may_take(job.tag());
             if let Some(job) = infos[i].jobs.steal_after_barrier_if(ticket, accept) {
                 self.stats().count_steal(i);
                 return Some((job, Source::Patrol(i as u32)));

@@ -153,6 +153,7 @@ impl WorkerThread {
         let own = || {
             self.pop_public()
                 .or_else(|| (self.publish(1) > 0).then(|| self.pop_public()).flatten())
+                .and_then(|job| self.admit(job))
                 .map(|job| (job, Source::OwnDeque))
                 .or_else(|| {
                     let job = self.registry.pop_broadcast(self.index)?;
