@@ -105,7 +105,8 @@ fn main() {
         "| shape | side by side ms | half pool ms | two pools ms | capped alone ms | CPU ÷ time, capped alone | side by side ÷ half pool | two pools ÷ half pool |"
     );
     println!("| --- | --: | --: | --: | --: | --: | --: | --: |");
-    let shapes: [(&str, fn() -> u64); 2] = [("fib(30)", fib_shape), ("sum 2e7", sum_shape)];
+    type Shape = fn() -> u64;
+    let shapes: [(&str, Shape); 2] = [("fib(30)", fib_shape), ("sum 2e7", sum_shape)];
     for (name, shape) in shapes {
         let (mut side, mut alone, mut pools, mut capped, mut cpu) =
             (vec![], vec![], vec![], vec![], vec![]);
