@@ -251,19 +251,25 @@ impl<Item, C: LazyConsumer<Item>> Folder<Item> for ConsumerFolder<C> {
     {
         let mut iter = iter.into_iter();
         let mut batch = 1;
-        let mut exhausted = false;
-        while !exhausted && !self.0.full() {
+        while !self.0.full() {
+            // `take` on `&mut I`, whose `fold` goes to the producer's own iterator (a `from_fn`
+            // around `next` kept the iterator's state in memory, and a hash table's walk paid a
+            // store per item).
             let mut taken = 0;
-            let next_batch = std::iter::from_fn(|| {
-                if taken == batch {
-                    return None;
+            self.0 = self
+                .0
+                .consume_iter(iter.by_ref().take(batch).inspect(|_| taken += 1));
+            if taken < batch {
+                // The iterator ran out, or the consumer stopped pulling (it is full, or it takes
+                // the rest in the next batch, as before): one more item says which.
+                if self.0.full() {
+                    break;
                 }
-                let item = iter.next();
-                taken += 1;
-                exhausted = item.is_none();
-                item
-            });
-            self.0 = self.0.consume_iter(next_batch);
+                match iter.next() {
+                    Some(item) => self.0 = self.0.consume_iter(std::iter::once(item)),
+                    None => break,
+                }
+            }
             batch = (batch * 2).min(FOLD_BATCH);
         }
         self
