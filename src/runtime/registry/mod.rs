@@ -355,9 +355,10 @@ pub(crate) const NUM_THREADS_ENV: &str = "FORKJOIN_NUM_THREADS";
 /// rayon keeps its configuration.
 pub(crate) const RAYON_NUM_THREADS_ENV: &str = "RAYON_NUM_THREADS";
 
-/// The machine's available parallelism (1 if unknown).
+/// The CPUs the process may use: its affinity mask and its cgroup CPU quota
+/// (`crate::platform::cpu_limit`), or std's available parallelism where neither can be read.
 pub(crate) fn available_parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    crate::platform::cpu_limit::available_cpus()
 }
 
 /// `FORKJOIN_NUM_THREADS` if set, else `RAYON_NUM_THREADS` if set (whichever is read: an error if it

@@ -1,0 +1,128 @@
+//! The default pool size follows the CPUs the process may use: under an affinity mask of one CPU
+//! (what `taskset -c 0` does) the default pool and the global pool have 1 thread; a pool built
+//! from a thread pinned to one CPU still gets the process's whole mask. The cases run in child
+//! processes (this binary re-executed on one ignored probe test), whose mask is set between
+//! `fork` and `exec`, so no other test sees it. Linux only (the masks are Linux's).
+#![cfg(target_os = "linux")]
+
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+/// Set only in the child processes: the probes do nothing in a normal `--ignored` run.
+const PROBE: &str = "FORKJOIN_TEST_CPU_PROBE";
+
+/// The CPUs this process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: all-zero is the empty set; the size passed is the set's; pid 0 is this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        assert_eq!(
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+            0
+        );
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
+
+/// Runs probe `name` in a child whose CPU mask is `cpus` (or inherited), with the thread-count
+/// variables unset; fails if the probe failed.
+fn run_probe(name: &str, cpus: Option<Vec<usize>>) {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        name,
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(PROBE, "1")
+    .env_remove("FORKJOIN_NUM_THREADS")
+    .env_remove("RAYON_NUM_THREADS");
+    if let Some(cpus) = cpus {
+        // SAFETY: the closure runs in the child between fork and exec, and only calls
+        // `sched_setaffinity` (async-signal-safe) on a set built before the fork.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for cpu in cpus {
+                libc::CPU_SET(cpu, &mut set);
+            }
+            cmd.pre_exec(move || {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let out = cmd.output().expect("the test binary re-executes");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "probe {name} failed:\n--- stdout\n{stdout}\n--- stderr\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn probing() -> bool {
+    std::env::var_os(PROBE).is_some()
+}
+
+#[test]
+fn under_a_mask_of_one_cpu_the_default_pools_have_one_thread() {
+    let first = allowed_cpus()[0];
+    run_probe("probe_one_cpu", Some(vec![first]));
+}
+
+#[test]
+#[ignore = "run by under_a_mask_of_one_cpu_the_default_pools_have_one_thread"]
+fn probe_one_cpu() {
+    if !probing() {
+        return;
+    }
+    assert_eq!(allowed_cpus().len(), 1);
+    let pool = forkjoin::ThreadPoolBuilder::new().build().unwrap();
+    assert_eq!(pool.current_num_threads(), 1);
+    assert_eq!(forkjoin::current_num_threads(), 1, "the global pool");
+}
+
+#[test]
+fn a_pool_built_on_a_pinned_thread_gets_the_process_mask() {
+    run_probe("probe_pinned_builder", None);
+}
+
+#[test]
+#[ignore = "run by a_pool_built_on_a_pinned_thread_gets_the_process_mask"]
+fn probe_pinned_builder() {
+    if !probing() {
+        return;
+    }
+    // The default pool built here, on a thread with the process's mask.
+    let wide = forkjoin::ThreadPoolBuilder::new()
+        .build()
+        .unwrap()
+        .current_num_threads();
+    let first = allowed_cpus()[0];
+    let pinned = std::thread::spawn(move || {
+        // SAFETY: all-zero is the empty set; `first` is below CPU_SETSIZE (it came from a set);
+        // the size passed is the set's; pid 0 is this thread.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(first, &mut set);
+            assert_eq!(
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set),
+                0
+            );
+        }
+        assert_eq!(allowed_cpus(), [first], "this thread is pinned");
+        forkjoin::ThreadPoolBuilder::new()
+            .build()
+            .unwrap()
+            .current_num_threads()
+    })
+    .join()
+    .unwrap();
+    // std's `available_parallelism` would answer 1 on the pinned thread.
+    assert_eq!(pinned, wide, "a pinned builder shrank the default pool");
+}
