@@ -98,7 +98,7 @@ fn siblings_barrier_across_the_items_2() {
 
 #[test]
 fn siblings_barrier_across_the_items_8() {
-    barrier_across_the_items(8, 100);
+    barrier_across_the_items(8, 400);
 }
 
 #[test]

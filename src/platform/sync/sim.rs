@@ -409,7 +409,7 @@ const SIM_BUGS: [&str; 11] = [
     "release_held_while_idle",
     "reserve_keeps_running",
     "siblings_inline_joins",
-    "siblings_back_off",
+    "siblings_first_push_only",
     "cap_ignored",
     "cap_no_pump",
 ];

@@ -91,8 +91,8 @@ const PATROL_MAX: Duration = Duration::from_millis(64);
 /// only). It sleeps "without a patrol timeout" in the protocol's sense: a worker that leaves the
 /// idle count afterwards publishes its first push at once (rule 8), but its later pushes stay
 /// private, and if it then blocks in user code (a barrier its own private job would release),
-/// only a patrol can reach them. This bound turns that hang into a delay, at one wake-up a second
-/// per sleeper of an idle pool. The models keep the sleep untimed, so a lost wake-up still
+/// only a patrol can reach them (a `siblings_may_wait` pool publishes them all: README rule 8).
+/// This bound turns that hang into a delay, at one wake-up a second per sleeper of an idle pool. The models keep the sleep untimed, so a lost wake-up still
 /// deadlocks them.
 #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 const ALL_IDLE_PATROL: Duration = Duration::from_secs(1);
@@ -305,6 +305,13 @@ impl Sleep {
         // leave and sleeps with a patrol timeout, or we see it and publish at once).
         self.idle_workers.fetch_sub(1, Ordering::Relaxed);
         fence(Ordering::SeqCst);
+        self.untimed_sleepers.load(Ordering::Relaxed) != 0
+    }
+
+    /// True if some worker sleeps with no patrol timeout (a hint: Relaxed). A worker that saw one
+    /// when it left the idle count (`leave_idle`) sees it here until it wakes.
+    #[inline]
+    pub fn has_untimed_sleepers(&self) -> bool {
         self.untimed_sleepers.load(Ordering::Relaxed) != 0
     }
 

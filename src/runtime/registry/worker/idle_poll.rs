@@ -11,7 +11,7 @@
 use std::cell::Cell;
 
 use super::WorkerThread;
-use crate::platform::sync::{sim_bug, thread_local, Ordering};
+use crate::platform::sync::{thread_local, Ordering};
 
 thread_local! {
     /// Polls of [`some_worker_idle_in`] left to answer "no" without looking (see
@@ -74,8 +74,7 @@ pub(crate) fn back_off_idle_polls(loop_mark: u32) {
         let idle = wt.idle_count();
         // A pool whose siblings may wait for each other hands the sleeper every rest it can:
         // the item that polls next may block until a sibling still in this rest runs.
-        (!wt.siblings_may_wait() || sim_bug("siblings_back_off"))
-            && (idle >= 2 || (idle == 1 && wt.searching_workers() == 0))
+        !wt.siblings_may_wait() && (idle >= 2 || (idle == 1 && wt.searching_workers() == 0))
     });
     if mute == Some(true) {
         BACKOFF_POLLS_LEFT.set(IDLE_POLL_BACKOFF);

@@ -16,6 +16,7 @@
 //! [`JobStackOwner`]: crate::runtime::jobs::jobstack::JobStackOwner
 
 use super::{inline_budget, WorkerThread};
+use crate::platform::sync::sim_bug;
 use crate::runtime::deque::Steal;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::{Pushed, StackMark};
@@ -37,6 +38,18 @@ impl WorkerThread {
             return Pushed::NOWHERE;
         };
         inline_budget::on_push(pushed.depth(), self.siblings_may_wait);
+        // The simulation's self-check (scripts/sim-bugs.sh): only the first push after idling is
+        // published for such a sleeper, as in other pools.
+        if self.siblings_may_wait
+            && self.registry.sleep().has_untimed_sleepers()
+            && !sim_bug("siblings_first_push_only")
+        {
+            // Siblings may wait for this job, and a sleeper without a patrol timeout would not
+            // come for it: rule 8 for every push, not only the first (this worker may block in
+            // the next item, leaving the rest of its pushes where only a patrol reaches them).
+            self.publish_all_private();
+            return pushed;
+        }
         // The skip count first: in a loop of small joins beside an idle worker most pushes come
         // between two heartbeat reads and cost one thread-local decrement, not a call.
         if self.some_worker_idle() && !self.publish_clock.skip() {
