@@ -6,7 +6,8 @@
 #![cfg(target_os = "linux")]
 
 use std::os::unix::process::CommandExt;
-use std::process::Command;
+
+mod common;
 
 /// Set only in the child processes: the probes do nothing in a normal `--ignored` run.
 const PROBE: &str = "FORKJOIN_TEST_CPU_PROBE";
@@ -29,17 +30,9 @@ fn allowed_cpus() -> Vec<usize> {
 /// Runs probe `name` in a child whose CPU mask is `cpus` (or inherited), with the thread-count
 /// variables unset; fails if the probe failed.
 fn run_probe(name: &str, cpus: Option<Vec<usize>>) {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        name,
-        "--exact",
-        "--ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env(PROBE, "1")
-    .env_remove("FORKJOIN_NUM_THREADS")
-    .env_remove("RAYON_NUM_THREADS");
+    let mut cmd = common::probe_command(name, PROBE);
+    cmd.env_remove("FORKJOIN_NUM_THREADS")
+        .env_remove("RAYON_NUM_THREADS");
     if let Some(cpus) = cpus {
         // SAFETY: the closure runs in the child between fork and exec, and only calls
         // `sched_setaffinity` (async-signal-safe) on a set built before the fork.
@@ -56,13 +49,7 @@ fn run_probe(name: &str, cpus: Option<Vec<usize>>) {
             });
         }
     }
-    let out = cmd.output().expect("the test binary re-executes");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "probe {name} failed:\n--- stdout\n{stdout}\n--- stderr\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_probe_command(cmd, name);
 }
 
 fn probing() -> bool {

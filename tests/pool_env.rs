@@ -2,8 +2,6 @@
 //! unparsable and zero values, and which one wins. Each case runs in a child process (this test
 //! binary re-executed on one ignored "probe" test) so the environment never races other tests.
 
-use std::process::Command;
-
 mod common;
 use common::TIMEOUT;
 
@@ -20,23 +18,9 @@ fn run_probe(name: &str, value: &str) -> String {
     run_probe_with(name, Some(value), None)
 }
 
-/// This test binary, set to run the one ignored probe test `name` as a child.
-fn probe_command(name: &str) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        name,
-        "--exact",
-        "--ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env(PROBE, "1");
-    cmd
-}
-
 /// Runs probe test `name` in a child with the two variables set to these values (`None`: unset).
 fn run_probe_with(name: &str, forkjoin: Option<&str>, rayon: Option<&str>) -> String {
-    let mut cmd = probe_command(name);
+    let mut cmd = common::probe_command(name, PROBE);
     cmd.env(EXPECT_VAR, if forkjoin.is_some() { VAR } else { RAYON_VAR });
     for (var, value) in [(VAR, forkjoin), (RAYON_VAR, rayon)] {
         match value {
@@ -45,14 +29,7 @@ fn run_probe_with(name: &str, forkjoin: Option<&str>, rayon: Option<&str>) -> St
         };
     }
     let value = format!("{VAR}={forkjoin:?} {RAYON_VAR}={rayon:?}");
-    let out = cmd.output().expect("the test binary re-executes");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "probe {name} with {value} failed:\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
-    stderr
+    common::run_probe_command(cmd, &format!("{name} with {value}"))
 }
 
 fn probing() -> bool {
@@ -186,18 +163,11 @@ fn probe_valid_value_is_used() {
 /// `FORKJOIN_SIBLINGS_MAY_WAIT`: runs probe `name` in a child with it set to `value` (and a
 /// global pool of 4 threads).
 fn run_siblings_probe(name: &str, value: &str) {
-    let out = probe_command(name)
-        .env(SIBLINGS_VAR, value)
+    let mut cmd = common::probe_command(name, PROBE);
+    cmd.env(SIBLINGS_VAR, value)
         .env(VAR, "4")
-        .env_remove(RAYON_VAR)
-        .output()
-        .expect("the test binary re-executes");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "probe {name} with {SIBLINGS_VAR}={value:?} failed:\n--- stdout\n{stdout}\n--- stderr\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .env_remove(RAYON_VAR);
+    common::run_probe_command(cmd, &format!("{name} with {SIBLINGS_VAR}={value:?}"));
 }
 
 const SIBLINGS_VAR: &str = "FORKJOIN_SIBLINGS_MAY_WAIT";

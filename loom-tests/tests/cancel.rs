@@ -7,7 +7,6 @@
 // The explicit drops mark where each job's borrow of the leaked `Sleep` ends, before `free_sleep`.
 #![allow(clippy::drop_non_drop)]
 
-use std::collections::BTreeSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use forkjoin::__loom::{
@@ -18,24 +17,7 @@ use forkjoin::Cancelled;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-
-/// The paths a model took over all its interleavings: each model requires every path it names, so
-/// one that stopped reaching a race fails instead of passing without checking it.
-#[derive(Clone, Default)]
-struct Reached(std::sync::Arc<std::sync::Mutex<BTreeSet<&'static str>>>);
-
-impl Reached {
-    fn note(&self, path: &'static str) {
-        self.0.lock().unwrap().insert(path);
-    }
-
-    fn require(&self, paths: &[&'static str]) {
-        let reached = self.0.lock().unwrap();
-        for path in paths {
-            assert!(reached.contains(path), "no interleaving reached {path:?}");
-        }
-    }
-}
+use loom_tests::Reached;
 
 #[test]
 fn cancel_vs_adopt() {

@@ -3,30 +3,11 @@
 //! parker and a thread giving its place back race, and exactly one of them hands the job on.
 #![cfg(forkjoin_loom)]
 
-use std::collections::BTreeSet;
-
 use forkjoin::__loom::{CapId, Caps, Parked};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-
-/// The paths a model took over all its interleavings: each model requires every path it names, so
-/// one that stopped reaching a race fails instead of passing without checking it.
-#[derive(Clone, Default)]
-struct Reached(std::sync::Arc<std::sync::Mutex<BTreeSet<&'static str>>>);
-
-impl Reached {
-    fn note(&self, path: &'static str) {
-        self.0.lock().unwrap().insert(path);
-    }
-
-    fn require(&self, paths: &[&'static str]) {
-        let reached = self.0.lock().unwrap();
-        for path in paths {
-            assert!(reached.contains(path), "no interleaving reached {path:?}");
-        }
-    }
-}
+use loom_tests::Reached;
 
 #[test]
 fn reservations_never_exceed_the_limit() {

@@ -39,8 +39,10 @@ impl Probe {
         result
     }
 
-    fn most(&self) -> usize {
-        self.most.load(Ordering::SeqCst)
+    /// Fails if more than `cap` workers were inside at once.
+    fn assert_at_most(&self, cap: usize) {
+        let most = self.most.load(Ordering::SeqCst);
+        assert!(most <= cap, "{most} workers inside a call capped at {cap}");
     }
 }
 
@@ -66,11 +68,7 @@ fn join_tree_on(workers: usize, depth: u32, default_schedules: usize) {
             let probe = Probe::new(workers);
             let sum = pool.with_max_threads(cap, || tree(&probe, depth));
             assert_eq!(sum, 1 << depth);
-            assert!(
-                probe.most() <= cap,
-                "{} workers inside a call capped at {cap}",
-                probe.most()
-            );
+            probe.assert_at_most(cap);
             drop_and_await_exits(pool, &exits);
         },
     );
@@ -118,11 +116,7 @@ fn spawns_on(workers: usize, spawns: usize, default_schedules: usize) {
             // A spawn left parked for good never bumps: the wait deadlocks, which shuttle reports.
             ran.wait_for(spawns);
             assert_eq!(ran.get(), spawns, "every spawn runs once");
-            assert!(
-                probe.most() <= cap,
-                "{} workers inside a call capped at {cap}",
-                probe.most()
-            );
+            probe.assert_at_most(cap);
             drop_and_await_exits(pool, &exits);
         },
     );

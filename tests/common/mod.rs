@@ -51,3 +51,33 @@ pub fn fib(n: u32) -> u64 {
 mod watchdog_impl;
 #[allow(unused_imports)] // only the binaries that test for hangs use it
 pub(crate) use watchdog_impl::watchdog;
+
+/// This test binary, set to re-run only its ignored probe test `name` in a child process, with
+/// `probe_var` set so that the probe knows it is the child.
+#[allow(dead_code)] // only the binaries that run probes in child processes use it
+pub fn probe_command(name: &str, probe_var: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        name,
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(probe_var, "1");
+    cmd
+}
+
+/// Runs a [`probe_command`] and fails the test unless its one probe passed; returns the child's
+/// stderr. `what` names the case in the failure message.
+#[allow(dead_code)] // as above
+pub fn run_probe_command(mut cmd: std::process::Command, what: &str) -> String {
+    let out = cmd.output().expect("the test binary re-executes");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "probe {what} failed:\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    stderr
+}

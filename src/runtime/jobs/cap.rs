@@ -31,8 +31,10 @@
 //!
 //! **Slots.** A slot's memory lives as long as the pool (a [`Segmented`] table), so a thief that
 //! reads a cap from a stale tag reads some slot, never freed memory, as a stale region walk does;
-//! the answer only decides whether it tries the CAS. A slot is reused once its call has returned
-//! and its last spawn has run.
+//! the answer only decides whether it tries the CAS. A slot is reused once nothing holds it: its
+//! call, its spawns, the region of each job a worker took under it (a job sets its latch before
+//! its region gives the places back, so the call may return first), and the caps started inside
+//! it (each holds its parent, so a held cap's chain is the one its places were reserved in).
 //!
 //! **Cost.** Nothing on the join and leaf paths. A region's open copies one more word; a job taken
 //! from a queue costs one load of its tag's entry (which the region's open reads next); a thief
@@ -160,9 +162,13 @@ impl Caps {
     }
 
     /// Starts a cap of `limit` threads inside `parent` (or none), with the calling thread inside
-    /// it and one reference, the call's.
+    /// it and one reference, the call's. The cap holds its parent until its slot is free, so a
+    /// held cap's whole chain stays as it was made.
     pub fn start(&self, limit: usize, parent: CapId) -> CapId {
         debug_assert!(limit > 0);
+        if !parent.is_none() {
+            self.hold(parent);
+        }
         let depth = self
             .slot(parent)
             .map_or(0, |p| p.depth.load(Ordering::Relaxed));
@@ -192,20 +198,30 @@ impl Caps {
         self.live_slot(cap).refs.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Drops a reference to `cap`; the last frees its slot.
+    /// Drops a reference to `cap`; the last frees its slot, which drops its reference to its
+    /// parent.
     pub fn unhold(&self, cap: CapId) {
-        let slot = self.live_slot(cap);
-        // AcqRel: every use of the slot by a reference's holder happens before its reuse.
-        if slot.refs.fetch_sub(1, Ordering::AcqRel) == 1 {
+        let mut cap = cap;
+        while !cap.is_none() {
+            let slot = self.live_slot(cap);
+            // AcqRel: every use of the slot by a reference's holder happens before its reuse.
+            if slot.refs.fetch_sub(1, Ordering::AcqRel) != 1 {
+                return;
+            }
             debug_assert_eq!(slot.parked_len.load(Ordering::Relaxed), 0);
+            let parent = CapId(slot.parent.load(Ordering::Relaxed));
             self.live.fetch_sub(1, Ordering::Relaxed);
-            let mut alloc = self.alloc.lock().unwrap_or_else(|e| e.into_inner());
-            alloc.free.push(cap.0 - 1);
+            self.alloc
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .free
+                .push(cap.0 - 1);
+            cap = parent;
         }
     }
 
     /// The slots of `cap`'s chain (it and the caps enclosing it) that are not on `inside`'s chain,
-    /// innermost first, passed to `f` until it returns false. `Ok` holds the innermost cap the two
+    /// innermost first, passed to `f` with their ids until it returns false. `Ok` holds the innermost cap the two
     /// chains share ([`CapId::NONE`] if none); `Err` the cap where `f` stopped. A chain read from
     /// a stale word may be garbage: a walk stops with `Err` where depths do not fall by one per
     /// step, and a word that names no slot is no cap.
@@ -214,7 +230,7 @@ impl Caps {
         &self,
         cap: CapId,
         inside: CapId,
-        mut f: impl FnMut(&Slot) -> bool,
+        mut f: impl FnMut(CapId, &Slot) -> bool,
     ) -> Result<CapId, CapId> {
         let depth_of = |c: CapId| self.slot(c).map_or(0, |s| s.depth.load(Ordering::Relaxed));
         let parent_of =
@@ -229,7 +245,7 @@ impl Caps {
             let Some(slot) = self.slot(a) else {
                 return Err(a);
             };
-            if !f(slot) {
+            if !f(a, slot) {
                 return Err(a);
             }
             a = parent_of(a);
@@ -248,14 +264,14 @@ impl Caps {
 
     /// The innermost cap on both `a`'s and `b`'s chains ([`CapId::NONE`] if none).
     pub fn common(&self, a: CapId, b: CapId) -> CapId {
-        self.walk_outside(a, b, |_| true).unwrap_or(CapId::NONE)
+        self.walk_outside(a, b, |_, _| true).unwrap_or(CapId::NONE)
     }
 
     /// True if a thread under `inside` could reserve the places a job under `cap` needs now: a
     /// filter, read from a word that may be stale.
     #[inline]
     pub fn has_room(&self, cap: CapId, inside: CapId) -> bool {
-        self.walk_outside(cap, inside, |slot| {
+        self.walk_outside(cap, inside, |_, slot| {
             slot.running.load(Ordering::Relaxed) < slot.limit.load(Ordering::Relaxed)
         })
         .is_ok()
@@ -266,7 +282,7 @@ impl Caps {
     /// `Err` names a cap that had no room.
     pub fn reserve(&self, cap: CapId, inside: CapId) -> Result<(), CapId> {
         let mut reserved = 0;
-        let result = self.walk_outside(cap, inside, |slot| {
+        let result = self.walk_outside(cap, inside, |_, slot| {
             let limit = slot.limit.load(Ordering::Relaxed);
             // SeqCst: a parker's read of `running` and this RMW are ordered with its fence (see
             // the module doc).
@@ -282,7 +298,7 @@ impl Caps {
         if result.is_err() {
             // Undo the places taken before the cap that had none.
             let mut left = reserved;
-            let _ = self.walk_outside(cap, inside, |slot| {
+            let _ = self.walk_outside(cap, inside, |_, slot| {
                 if left == 0 {
                     return false;
                 }
@@ -297,20 +313,9 @@ impl Caps {
     /// Gives back what [`reserve`](Self::reserve)`(cap, inside)` took, and hands parked jobs the
     /// room that frees (see [`pump`](Self::pump)).
     pub fn give_back(&self, cap: CapId, inside: CapId, inject: &mut dyn FnMut(Parked)) {
-        let mut freed: [CapId; 4] = [CapId::NONE; 4];
-        let mut more = Vec::new();
-        let mut n = 0;
-        let mut c = cap;
-        let _ = self.walk_outside(cap, inside, |slot| {
+        let _ = self.walk_outside(cap, inside, |_, slot| {
             // SeqCst RMW, then a SeqCst fence before the parked count is read: pairs with `park`.
             slot.running.fetch_sub(1, Ordering::SeqCst);
-            if n < freed.len() {
-                freed[n] = c;
-            } else {
-                more.push(c);
-            }
-            n += 1;
-            c = CapId(slot.parent.load(Ordering::Relaxed));
             true
         });
         fence(Ordering::SeqCst);
@@ -319,11 +324,13 @@ impl Caps {
         if sim_bug("cap_no_pump") {
             return;
         }
-        for c in freed.into_iter().take(n).chain(more) {
-            if self.live_slot(c).parked_len.load(Ordering::SeqCst) != 0 {
-                self.pump(c, inject);
+        // The same caps again (the chain does not change while its holders live).
+        let _ = self.walk_outside(cap, inside, |id, slot| {
+            if slot.parked_len.load(Ordering::SeqCst) != 0 {
+                self.pump(id, inject);
             }
-        }
+            true
+        });
     }
 
     /// Parks `job`, a job under `cap` that found no room in `at` (a cap of `cap`'s chain), until a
@@ -388,7 +395,7 @@ mod tests {
     impl Caps {
         /// True if `inside`'s chain holds `cap` (a thread under `inside` is inside `cap`).
         fn contains(&self, inside: CapId, cap: CapId) -> bool {
-            self.walk_outside(cap, inside, |_| false).is_ok()
+            self.walk_outside(cap, inside, |_, _| false).is_ok()
         }
     }
 
@@ -447,6 +454,32 @@ mod tests {
         assert!(!caps.any_live());
         // The slot is reused.
         assert_eq!(caps.start(1, CapId::NONE), cap);
+    }
+
+    #[test]
+    fn a_held_cap_keeps_its_slot_and_its_chain_until_the_last_hold() {
+        // A thief's job under `inner` ends after the call that started it returned: the thief's
+        // hold keeps `inner` and `outer` from reuse until it gave its place back.
+        let caps = Caps::new();
+        let outer = caps.start(2, CapId::NONE);
+        let inner = caps.start(2, outer);
+        assert_eq!(caps.reserve(inner, CapId::NONE), Ok(()));
+        caps.hold(inner);
+        // Both calls return.
+        caps.give_back(inner, outer, &mut |_| unreachable!());
+        caps.unhold(inner);
+        caps.give_back(outer, CapId::NONE, &mut |_| unreachable!());
+        caps.unhold(outer);
+        assert!(caps.any_live(), "the thief holds both");
+        let other = caps.start(1, CapId::NONE);
+        assert!(other != inner && other != outer, "a held slot was reused");
+        // The thief leaves: both places go back, then both slots.
+        caps.give_back(inner, CapId::NONE, &mut |_| unreachable!());
+        caps.unhold(inner);
+        caps.give_back(other, CapId::NONE, &mut |_| unreachable!());
+        caps.unhold(other);
+        assert!(!caps.any_live());
+        assert!(caps.has_room(caps.start(2, CapId::NONE), CapId::NONE));
     }
 
     #[test]

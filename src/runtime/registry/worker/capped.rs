@@ -35,7 +35,12 @@ impl WorkerThread {
             return Some(job);
         }
         match registry.caps().reserve(cap, self.cap.get()) {
-            Ok(()) => Some(job),
+            Ok(()) => {
+                // Held until the job's region gave the places back (`leave_cap`): the call may
+                // return, its cap end, as soon as the job sets its latch.
+                registry.caps().hold(cap);
+                Some(job)
+            }
             Err(_) => {
                 registry.inject(job);
                 None
@@ -44,8 +49,11 @@ impl WorkerThread {
     }
 
     /// Runs `f` in a region of its own under `cap`, which this worker has entered (its places are
-    /// reserved, or it started the cap): gives them back when `f` returns or unwinds.
+    /// reserved, or it started the cap) and the caller holds: gives them back when `f` returns or
+    /// unwinds.
     pub(crate) fn run_in_cap<R>(&self, cap: CapId, f: impl FnOnce() -> R) -> R {
+        // The region's own hold, which `leave_cap` drops (as for a job's region, `admit`).
+        self.registry.caps().hold(cap);
         let key = 0u8;
         let own = Own {
             cancel: None,
@@ -74,13 +82,13 @@ impl WorkerThread {
     }
 
     /// Gives back the places this worker took for a region under `cap` opened under `outer`
-    /// (see `RegionGuard`).
+    /// (see `RegionGuard`), then the region's hold on `cap`.
     #[cold]
     pub(super) fn leave_cap(&self, cap: CapId, outer: CapId) {
         let registry = &*self.registry;
-        registry
-            .caps()
-            .give_back(cap, outer, &mut |job: Parked| registry.inject_parked(job));
+        let caps = registry.caps();
+        caps.give_back(cap, outer, &mut |job: Parked| registry.inject_parked(job));
+        caps.unhold(cap);
     }
 }
 
