@@ -191,7 +191,8 @@ pub use runtime::scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 pub use runtime::spawn::{spawn, spawn_fifo};
 pub use runtime::stats::{PoolStats, WorkerStats};
 pub use runtime::thread_pool::{
-    current_num_threads, current_thread_index, flush_trace, max_num_threads, ThreadPool,
+    current_num_threads, current_thread_index, flush_trace, max_num_threads, set_num_threads,
+    ThreadPool,
 };
 pub use runtime::yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use runtime::ThreadBuilder;

@@ -126,7 +126,10 @@ where
     R: Send,
 {
     entry::in_worker(registry, |owner, _| {
-        let n = registry.num_threads();
+        // Delivered under the slots lock: to exactly the workers of the pool's size now, none of
+        // which can decide to leave before it ran its share (`registry/slots.rs`).
+        let slots = registry.lock_slots();
+        let n = slots.target();
         // Starts at 1: one count per share.
         let latch = CountLatch::new(owner.registry().sleep().clone(), owner.index());
         for _ in 1..n {
@@ -145,6 +148,7 @@ where
             let job = unsafe { job.as_job_ref() }.tagged(owner.region());
             registry.push_broadcast(index, job);
         }
+        drop(slots);
         owner.wait_for(latch.core(), WaitFor::Key(owner.region_key()));
         drop(region);
         // Take every result (dropping them all) before resuming the first panic.
@@ -173,7 +177,9 @@ where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
     let op = Arc::new(op);
-    for index in 0..registry.num_threads() {
+    // Under the slots lock, as in `broadcast_in`.
+    let slots = registry.lock_slots();
+    for index in 0..slots.target() {
         let op = op.clone();
         let job = entry::spawned_job(registry, false, move || {
             BroadcastContext::with(|ctx| op(ctx))

@@ -223,6 +223,28 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
+    /// The most threads [`ThreadPool::set_num_threads`](crate::ThreadPool::set_num_threads) may
+    /// grow the pool to. The default is the pool's size or the CPUs the process may use
+    /// ([`current_num_threads`](crate::current_num_threads) of a default pool), whichever is more.
+    /// Every worker slot up to it is allocated at `build` (its queues and sleep state: tens of
+    /// kilobytes), so that a resize allocates nothing the workers read. A value below the pool's
+    /// size is raised to it; above [`max_num_threads`](crate::max_num_threads), `build` fails.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .resizable_up_to(8)
+    ///     .build()
+    ///     .unwrap();
+    /// pool.set_num_threads(8).unwrap();
+    /// assert_eq!(pool.current_num_threads(), 8);
+    /// assert!(pool.set_num_threads(9).is_err());
+    /// ```
+    pub fn resizable_up_to(mut self, max_threads: usize) -> Self {
+        self.config.capacity = max_threads;
+        self
+    }
+
     /// Names worker thread `i` with `closure(i)`. `build` calls it once per worker, in index order,
     /// before it starts any thread (for a [`use_current_thread`](Self::use_current_thread) worker
     /// 0 too, as rayon does, though that thread keeps its name).
@@ -536,9 +558,17 @@ impl<S> ThreadPoolBuilder<S> {
             }
             n => n,
         };
+        self.config.capacity = match self.config.capacity {
+            0 => registry::default_capacity(self.config.num_threads),
+            n if n > MAX_THREADS => {
+                return Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS))
+            }
+            n => n.max(self.config.num_threads),
+        };
         if let Some(mut name) = self.thread_name.take() {
             // Checked here, before any thread starts: std's `thread::Builder` panics on a NUL.
-            let names = (0..self.config.num_threads)
+            // Every slot gets its name now: a resize may start a thread for any of them.
+            let names = (0..self.config.capacity)
                 .map(|index| {
                     let name = name(index);
                     if name.contains('\0') {

@@ -60,6 +60,21 @@ enum ErrorKind {
         index: usize,
         name: String,
     },
+    /// `set_num_threads(0)`.
+    ResizeToZero,
+    /// `set_num_threads` on a pool whose threads a `spawn_handler` starts.
+    NotResizable,
+    /// `set_num_threads(requested)` past the pool's capacity.
+    BeyondCapacity {
+        requested: usize,
+        capacity: usize,
+    },
+    /// A resize to `requested` could not spawn worker `worker`; the pool has `worker` threads.
+    Grow {
+        worker: usize,
+        requested: usize,
+        err: io::Error,
+    },
     /// `pin_threads(true)`, but a worker could not pin itself.
     Pin {
         worker: usize,
@@ -163,6 +178,41 @@ impl ThreadPoolBuildError {
         }
     }
 
+    /// `set_num_threads(0)`.
+    pub(crate) fn resize_to_zero() -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::ResizeToZero,
+        }
+    }
+
+    /// `set_num_threads` on a pool whose threads are a spawn handler's.
+    pub(crate) fn not_resizable() -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::NotResizable,
+        }
+    }
+
+    /// `set_num_threads(requested)` on a pool with room for `capacity` threads.
+    pub(crate) fn beyond_capacity(requested: usize, capacity: usize) -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::BeyondCapacity {
+                requested,
+                capacity,
+            },
+        }
+    }
+
+    /// Growing to `requested` threads stopped at worker `worker`, which could not be spawned.
+    pub(crate) fn grow_failed(worker: usize, requested: usize, err: io::Error) -> Self {
+        ThreadPoolBuildError {
+            kind: ErrorKind::Grow {
+                worker,
+                requested,
+                err,
+            },
+        }
+    }
+
     /// `use_current_thread` on a thread that already is a worker.
     pub(crate) fn current_thread_in_pool() -> Self {
         ThreadPoolBuildError {
@@ -235,6 +285,30 @@ impl fmt::Display for ThreadPoolBuildError {
                 "thread_name(): the name {name:?} of worker {index} contains a NUL byte, \
                  which a thread name may not"
             ),
+            ErrorKind::ResizeToZero => {
+                f.write_str("set_num_threads(0): a pool needs at least one thread")
+            }
+            ErrorKind::NotResizable => f.write_str(
+                "set_num_threads: this pool's threads are started by its spawn_handler, so it \
+                 cannot be resized",
+            ),
+            ErrorKind::BeyondCapacity {
+                requested,
+                capacity,
+            } => write!(
+                f,
+                "set_num_threads({requested}): this pool has room for at most {capacity} threads \
+                 (ThreadPoolBuilder::resizable_up_to sets it)"
+            ),
+            ErrorKind::Grow {
+                worker,
+                requested,
+                err,
+            } => write!(
+                f,
+                "set_num_threads({requested}): could not spawn worker thread {worker}, so the pool \
+                 has {worker} threads: {err}"
+            ),
             ErrorKind::Pin { worker, cpu, err } => write!(
                 f,
                 "pin_threads(true): worker {worker} could not pin itself to CPU {cpu} \
@@ -249,6 +323,7 @@ impl Error for ThreadPoolBuildError {
         match &self.kind {
             ErrorKind::Spawn { err: e, .. }
             | ErrorKind::AffinityQuery(e)
+            | ErrorKind::Grow { err: e, .. }
             | ErrorKind::Pin { err: e, .. } => Some(e),
             _ => None,
         }

@@ -71,6 +71,7 @@ pub mod __loom {
     pub use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief, Pushed};
     pub use crate::runtime::jobs::latch::{CoreLatch, Latch, SpinLatch};
     pub use crate::runtime::jobs::region::{Own, RegionTag, Regions, WaitFor};
+    pub use crate::runtime::registry::slots::{Decision, Slots};
 
     /// [`Stealer::steal_if`](crate::deque::Stealer), for the models.
     pub fn steal_if<T>(

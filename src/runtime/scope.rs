@@ -300,7 +300,9 @@ impl<'scope> Scope<'scope> {
     /// Delivers one counted job running `share` to every worker of the scope's pool.
     pub(crate) fn broadcast_counted(&self, share: impl Fn() + Send + Sync + 'scope) {
         let share = Arc::new(share);
-        for index in 0..self.registry.num_threads() {
+        // Under the slots lock, as a broadcast delivers (`crate::runtime::broadcast`).
+        let slots = self.registry.lock_slots();
+        for index in 0..slots.target() {
             let share = share.clone();
             let job = self.counted_job(move || share());
             self.registry.push_broadcast(index, job);

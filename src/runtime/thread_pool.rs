@@ -8,8 +8,10 @@ use crate::platform::sync::Arc;
 use crate::runtime::broadcast::{self, BroadcastContext};
 use crate::runtime::cancel::token::CancelToken;
 use crate::runtime::cancel::Cancelled;
+use crate::runtime::error::ThreadPoolBuildError;
 use crate::runtime::future::spawn_future::{self, JobFuture};
 use crate::runtime::registry::entry;
+use crate::runtime::registry::resize;
 use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::registry::Registry;
 use crate::runtime::scope::{self, Scope};
@@ -343,6 +345,38 @@ impl ThreadPool {
         self.registry.num_threads()
     }
 
+    /// Resizes the pool to `n` threads while it runs. Growing starts threads (up to the pool's
+    /// capacity, [`ThreadPoolBuilder::resizable_up_to`]); shrinking asks the threads past `n` to
+    /// leave: each finishes the job it runs, gives the jobs queued on it to the others, and ends.
+    /// Nothing queued is lost or run twice. [`current_num_threads`](Self::current_num_threads)
+    /// says `n` on return; [`broadcast`](crate::broadcast) reaches the `n` workers; a call
+    /// already running keeps the pieces it split for the old size.
+    ///
+    /// [`ThreadPoolBuilder::resizable_up_to`]: crate::ThreadPoolBuilder::resizable_up_to
+    ///
+    /// # Errors
+    ///
+    /// `n` is 0, or past the pool's capacity; the pool's threads are started by a
+    /// [`spawn_handler`](crate::ThreadPoolBuilder::spawn_handler) (it cannot start more); or a
+    /// thread could not be spawned (the pool then keeps the threads it has).
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    /// pool.set_num_threads(1).unwrap();
+    /// assert_eq!(pool.current_num_threads(), 1);
+    /// assert_eq!(pool.install(|| forkjoin::current_num_threads()), 1);
+    /// pool.set_num_threads(4).unwrap();
+    /// let sum: u64 = pool.install(|| {
+    ///     use forkjoin::prelude::*;
+    ///     (0..1000u64).into_par_iter().sum()
+    /// });
+    /// assert_eq!(sum, 499_500);
+    /// assert!(pool.set_num_threads(0).is_err());
+    /// ```
+    pub fn set_num_threads(&self, n: usize) -> Result<(), ThreadPoolBuildError> {
+        resize::set_num_threads(&self.registry, n)
+    }
+
     /// Index of the current thread in this pool, or `None` if it is not one of this pool's workers.
     ///
     /// ```
@@ -351,10 +385,10 @@ impl ThreadPool {
     /// assert!(pool.install(|| pool.current_thread_index()).unwrap() < 2);
     /// ```
     pub fn current_thread_index(&self) -> Option<usize> {
-        // The reserve worker (index `num_threads`) is none of the pool's threads: `None`.
+        // The reserve worker (index `capacity`) is none of the pool's threads: `None`.
         entry::current_worker(&self.registry)
             .map(WorkerThread::index)
-            .filter(|&index| index < self.registry.num_threads())
+            .filter(|&index| index < self.registry.capacity())
     }
 
     /// The pool's event counters: totals and one entry per worker (see [`PoolStats`]).
@@ -403,6 +437,24 @@ pub fn current_num_threads() -> usize {
         // until the thread, outside pool code, finds its pool terminated, or exits: not in here.
         unsafe { (*wt).registry().num_threads() }
     }
+}
+
+/// Resizes the global pool to `n` threads (starting it first if it has not started), as
+/// [`ThreadPool::set_num_threads`] does for a pool.
+///
+/// # Errors
+///
+/// As [`ThreadPool::set_num_threads`]: `n` is 0 or past the global pool's capacity (the CPUs
+/// the process may use, or its size if larger), or a thread could not be spawned.
+///
+/// ```
+/// let n = forkjoin::current_num_threads();
+/// forkjoin::set_num_threads(1).unwrap();
+/// assert_eq!(forkjoin::current_num_threads(), 1);
+/// forkjoin::set_num_threads(n).unwrap();
+/// ```
+pub fn set_num_threads(n: usize) -> Result<(), ThreadPoolBuildError> {
+    resize::set_num_threads(entry::global_registry(), n)
 }
 
 /// The most threads one pool may have. [`ThreadPoolBuilder::num_threads`] above it, or a larger
@@ -462,8 +514,8 @@ pub fn current_thread_index() -> Option<usize> {
         None
     } else {
         // SAFETY: as above.
-        let (index, threads) = unsafe { ((*wt).index(), (*wt).registry().num_threads()) };
-        (index < threads).then_some(index)
+        let (index, slots) = unsafe { ((*wt).index(), (*wt).registry().capacity()) };
+        (index < slots).then_some(index)
     }
 }
 

@@ -153,6 +153,14 @@ impl CoreLatch {
         // SAFETY: `&self` is live for the whole call by the caller's ownership.
         unsafe { CoreLatch::set_core(self) }
     }
+
+    /// Unsets a set latch, for its next wait: a worker's terminate latch, set by a resize that a
+    /// later one undid (`crate::runtime::registry::slots`). Only its waiter calls it, awake, under
+    /// the lock every setter of this latch holds.
+    pub(crate) fn reset_owned(&self) {
+        // Relaxed: the setters and this reset are ordered by that lock.
+        self.state.0.store(LatchState::UNSET.0, Ordering::Relaxed);
+    }
 }
 
 #[cfg(forkjoin_loom)]

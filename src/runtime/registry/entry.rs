@@ -121,8 +121,10 @@ fn init_global_default() -> &'static Arc<Registry> {
         ));
         false
     });
+    let capacity = registry::default_capacity(num_threads);
     let config = |num_threads| RegistryConfig {
         num_threads,
+        capacity,
         trace: trace.clone(),
         siblings_may_wait,
         ..RegistryConfig::default()

@@ -18,11 +18,17 @@ pub(crate) mod entry;
 pub(crate) mod handler_panic;
 #[cfg(not(forkjoin_loom))]
 pub(crate) mod reserve;
+pub(crate) mod resize;
+// `pub` items in here are reachable from the loom models through `__loom`; elsewhere they are
+// private to the crate, as the module is.
+#[allow(unreachable_pub)]
+pub(crate) mod slots;
 pub(crate) mod thread_builder;
 pub(crate) mod worker;
 
 use std::collections::VecDeque;
 
+use self::slots::Slots;
 use crate::platform::sync::{
     fence, sim_bug, thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering,
 };
@@ -50,8 +56,14 @@ pub(crate) type IndexHandler = dyn Fn(usize) + Send + Sync;
 #[derive(Default)]
 pub(crate) struct RegistryConfig {
     pub(crate) num_threads: usize,
+    /// How many workers a resize may grow the pool to (`ThreadPoolBuilder::resizable_up_to`); 0:
+    /// the default, `num_threads` or the available CPUs, whichever is more.
+    pub(crate) capacity: usize,
+    /// The pool's threads are ours (the default spawn handler): a resize may start and end them.
+    pub(crate) resizable: bool,
     /// Worker `i`'s thread name is `thread_names[i]` (`ThreadPoolBuilder::thread_name`, whose
-    /// closure the builder calls for every index and checks, so no spawn fails on a name).
+    /// closure the builder calls for every index up to the capacity and checks, so no spawn fails
+    /// on a name).
     pub(crate) thread_names: Option<Vec<String>>,
     pub(crate) stack_size: Option<usize>,
     /// The handlers are shared (`std`'s `Arc`, never a model's): a `fork()`ed child's global pool
@@ -275,10 +287,20 @@ impl Injector {
 
 /// The shared state of one pool.
 pub(crate) struct Registry {
-    /// One per worker, then the reserve worker's if the pool keeps one.
+    /// One per worker slot (`capacity` of them), then the reserve worker's if the pool keeps one.
     thread_infos: Box<[ThreadInfo]>,
-    /// The pool's size: its threads, the reserve worker not counted.
-    num_threads: usize,
+    /// The pool's size: its threads, the reserve worker not counted; the target of the slots
+    /// (`slots.rs`), copied here for reads without the lock.
+    num_threads: AtomicUsize,
+    /// How many worker slots the pool has: the most threads a resize may grow it to.
+    capacity: usize,
+    /// Which thread runs which slot (`slots.rs`); `None` if the pool cannot be resized (its threads
+    /// are a spawn handler's).
+    slots: Mutex<Slots<WorkerQueues, thread::JoinHandle<()>>>,
+    resizable: bool,
+    /// What a resize needs to start a thread: its name, and the CPUs to pin it to.
+    thread_names: Option<Vec<String>>,
+    pin_cpus: Option<Vec<usize>>,
     /// The reserve worker's state, if the pool keeps one (`reserve.rs`).
     reserve: Option<ReserveSlot>,
     sleep: Arc<Sleep>,
@@ -298,7 +320,6 @@ pub(crate) struct Registry {
     /// The fork generation (`crate::platform::fork`) the threads were started in: in a child made
     /// by `fork()` after that, they do not exist.
     fork_generation: u64,
-    handles: Mutex<Vec<thread::JoinHandle<()>>>,
     /// Workers that have not finished starting (TLS set, start handler run) yet.
     starting: AtomicUsize,
     /// Set by the last worker to finish starting; the starter waits for it
@@ -359,6 +380,12 @@ pub(crate) const RAYON_NUM_THREADS_ENV: &str = "RAYON_NUM_THREADS";
 /// (`crate::platform::cpu_limit`), or std's available parallelism where neither can be read.
 pub(crate) fn available_parallelism() -> usize {
     crate::platform::cpu_limit::available_cpus()
+}
+
+/// How many worker slots a pool of `threads` gets unless its builder says
+/// (`ThreadPoolBuilder::resizable_up_to`): room to grow to the CPUs the process may use.
+pub(crate) fn default_capacity(threads: usize) -> usize {
+    threads.max(available_parallelism()).min(MAX_THREADS)
 }
 
 /// `FORKJOIN_NUM_THREADS` if set, else `RAYON_NUM_THREADS` if set (whichever is read: an error if it
@@ -425,14 +452,16 @@ impl Registry {
     /// [`Registry::add_thread`].
     pub(crate) fn new(mut config: RegistryConfig) -> (Arc<Registry>, Vec<WorkerQueues>) {
         let threads = config.num_threads;
+        let capacity = config.capacity.max(threads);
         crate::platform::sync::init_asymmetric_barriers();
         crate::platform::fork::watch();
         assert!(
             (1..=MAX_THREADS).contains(&threads),
             "thread count checked by the builder"
         );
-        // Every per-worker structure has a slot for the reserve worker too, at index `threads`.
-        let n = threads + usize::from(config.reserve);
+        // Every per-worker structure has one entry per slot (`slots.rs`), and one for the reserve
+        // worker too, at index `capacity`.
+        let n = capacity + usize::from(config.reserve);
         let workers: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new()).collect();
         // Each private job stack's only owner handle is created here and moved into its worker's
         // thread by the starter, like the deque's `Worker`; the registry keeps thief handles.
@@ -463,7 +492,12 @@ impl Registry {
                     tid: AtomicUsize::new(0),
                 })
                 .collect(),
-            num_threads: threads,
+            num_threads: AtomicUsize::new(threads),
+            capacity,
+            slots: Mutex::new(Slots::new(threads, Vec::new())),
+            resizable: config.resizable,
+            thread_names: config.thread_names.take(),
+            pin_cpus: config.pin_cpus.clone(),
             reserve: config.reserve.then(|| ReserveSlot {
                 queues: Mutex::new(None),
                 thread: Mutex::new(None),
@@ -482,7 +516,6 @@ impl Registry {
             exit_handler: config.exit_handler.take(),
             stack_size: config.stack_size,
             fork_generation: crate::platform::fork::generation(),
-            handles: Mutex::new(Vec::with_capacity(threads)),
             starting: AtomicUsize::new(threads),
             started: Arc::new(LockLatch::new()),
             caller_yielding: AtomicBool::new(false),
@@ -497,12 +530,15 @@ impl Registry {
         if let Some(reserve) = &registry.reserve {
             *reserve.queues.lock().unwrap_or_else(|e| e.into_inner()) = queues.pop();
         }
+        // The slots past the pool's size are vacant: their queues wait in the slots.
+        let vacant = queues.split_off(threads);
+        *registry.lock_slots() = Slots::new(threads, vacant);
         (registry, queues)
     }
 
-    /// Keeps a started worker thread's handle, for [`Registry::join_threads`].
-    pub(crate) fn add_thread(&self, handle: thread::JoinHandle<()>) {
-        self.lock_handles().push(handle);
+    /// Keeps the handle of the thread started for worker `index`, for [`Registry::join_threads`].
+    pub(crate) fn add_thread(&self, index: usize, handle: thread::JoinHandle<()>) {
+        self.lock_slots().started(index, handle);
     }
 
     /// Blocks until every worker has called [`Registry::worker_started`].
@@ -519,15 +555,18 @@ impl Registry {
         }
     }
 
-    fn lock_handles(&self) -> crate::platform::sync::MutexGuard<'_, Vec<thread::JoinHandle<()>>> {
-        self.handles.lock().unwrap_or_else(|e| e.into_inner())
+    /// The slots lock (`slots.rs`). No user code runs under it.
+    pub(crate) fn lock_slots(
+        &self,
+    ) -> crate::platform::sync::MutexGuard<'_, Slots<WorkerQueues, thread::JoinHandle<()>>> {
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Waits for every worker thread to exit (after termination). Must not run on a worker of this pool.
     /// In a `fork()`ed child the threads were left behind in the parent: joining one would wait
     /// forever, so their handles are forgotten instead.
     pub(crate) fn join_threads(&self) {
-        let handles = std::mem::take(&mut *self.lock_handles());
+        let handles = self.lock_slots().take_all_handles();
         if self.lost_to_fork() {
             std::mem::forget(handles);
             return;
@@ -562,6 +601,8 @@ impl Registry {
     pub(crate) fn config_for_fork_child(&self) -> RegistryConfig {
         RegistryConfig {
             num_threads: self.num_threads(),
+            capacity: self.capacity,
+            resizable: self.resizable,
             stack_size: self.stack_size,
             panic_handler: self.panic_handler.clone(),
             start_handler: self.start_handler.clone(),
@@ -572,10 +613,19 @@ impl Registry {
         }
     }
 
-    /// The pool's size (its reserve worker not counted).
+    /// The pool's size (its reserve worker not counted): the last resize's, while the threads past
+    /// it finish their jobs and leave.
     #[inline]
     pub(crate) fn num_threads(&self) -> usize {
-        self.num_threads
+        // Relaxed: a size is a hint to splitters; the slots lock orders what depends on it.
+        self.num_threads.load(Ordering::Relaxed)
+    }
+
+    /// How many worker slots the pool has: the reserve worker's index, and the most threads a
+    /// resize may grow it to.
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// The stack size of the pool's threads: the builder's, else [`default_stack_size`].
@@ -752,6 +802,9 @@ impl Registry {
     pub(crate) fn terminate(&self) -> bool {
         // AcqRel: the final decrement acquires every spawned job's completion.
         if self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Under the slots lock: no thread stays or restarts from now on (`slots.rs`).
+            let mut slots = self.lock_slots();
+            slots.terminate();
             for (i, info) in self.thread_infos.iter().enumerate() {
                 if info.terminate.set_owned() {
                     self.sleep.notify_worker_latch_is_set(i);

@@ -227,7 +227,7 @@ fn start(registry: &Arc<Registry>) {
     reserve.join_thread();
     // Relaxed: the monitor is the only thread that sets it, under the queues' lock.
     reserve.running.store(true, Ordering::Relaxed);
-    registry.sleep().reserve_started(true);
+    registry.sleep().thread_started(true);
     let stack_size = registry.thread_stack_size();
     let pool = registry.clone();
     // Handed over through a shared cell, so that a failed spawn leaves them here.
@@ -250,7 +250,7 @@ fn start(registry: &Arc<Registry>) {
             // No thread to be had (a process limit): the pool goes on without its reserve this
             // time, and the next stall tries again.
             *slot = handoff.lock().unwrap_or_else(|e| e.into_inner()).take();
-            registry.sleep().reserve_started(false);
+            registry.sleep().thread_started(false);
             reserve.running.store(false, Ordering::Relaxed);
         }
     }
@@ -258,11 +258,11 @@ fn start(registry: &Arc<Registry>) {
 
 /// The reserve thread: runs the reserve worker until it finds no work, then gives its queues back.
 fn run(registry: &Arc<Registry>, queues: crate::runtime::registry::WorkerQueues, stack: usize) {
-    let index = registry.num_threads();
+    let index = registry.capacity();
     let queues = worker::reserve_loop(registry, index, queues, stack);
     let reserve = registry.reserve().expect("a pool with a reserve");
     *reserve.queues.lock().unwrap_or_else(|e| e.into_inner()) = Some(queues);
-    registry.sleep().reserve_started(false);
+    registry.sleep().thread_started(false);
     // Release: the next start (and the monitor's look) sees the queues given back. (The
     // simulation's self-check forgets it: the pool's next stall then never gets a reserve.)
     if !sim_bug("reserve_keeps_running") {

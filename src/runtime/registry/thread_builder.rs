@@ -85,7 +85,7 @@ impl ThreadBuilder {
             }
         }
         let stack_size = stack_size.unwrap_or_else(default_stack_size);
-        worker::main_loop(registry, index, queues, stack_size)
+        worker::main_loop(registry, index, queues, stack_size, true)
     }
 }
 
@@ -131,9 +131,9 @@ impl ThreadSpawn for DefaultSpawn {
         if let Some(name) = &thread.name {
             builder = builder.name(name.clone());
         }
-        let registry = thread.registry.clone();
+        let (registry, index) = (thread.registry.clone(), thread.index);
         let handle = builder.spawn(move || thread.run())?;
-        registry.add_thread(handle);
+        registry.add_thread(index, handle);
         Ok(())
     }
 
@@ -237,9 +237,10 @@ pub(crate) fn start_pool(
     mut config: RegistryConfig,
     spawn: &mut dyn ThreadSpawn,
 ) -> Result<Arc<Registry>, StartError> {
-    let mut thread_names = config.thread_names.take();
+    // The registry keeps both too, for the threads a resize starts.
+    let mut thread_names = config.thread_names.clone();
     let stack_size = config.stack_size;
-    let pin_cpus = config.pin_cpus.take();
+    let pin_cpus = config.pin_cpus.clone();
     let use_current_thread = config.use_current_thread;
     if use_current_thread && worker::is_worker_thread() {
         return Err(StartError::CurrentThreadInPool);
@@ -249,6 +250,8 @@ pub(crate) fn start_pool(
     {
         config.reserve = super::reserve::wanted(spawn.owns_threads());
     }
+    // A resize starts threads of its own: only where the pool's threads are ours.
+    config.resizable = spawn.owns_threads();
     let (registry, queues) = Registry::new(config);
     let mut current = None;
     for (index, queues) in queues.into_iter().enumerate() {

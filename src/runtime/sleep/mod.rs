@@ -120,8 +120,8 @@ pub struct Sleep {
     last_patrol: CachePadded<AtomicU64>,
     /// [`PATROL_FIRST`] in ticks.
     patrol_gap: u64,
-    /// Workers that can be in the idle count: the pool's threads, plus its reserve worker while one
-    /// runs (`crate::runtime::registry::reserve`). A sleeper that sees fewer idle workers than this
+    /// Workers that can be in the idle count: the pool's threads (a resize changes them), plus its
+    /// reserve worker while one runs (`crate::runtime::registry::reserve`). A sleeper that sees fewer idle workers than this
     /// sleeps only until its next patrol (rule 9).
     may_idle: AtomicUsize,
 }
@@ -228,8 +228,9 @@ impl Sleep {
         Self::with_reserve(num_threads, 0)
     }
 
-    /// Sleep state for a pool of `num_threads` workers and `reserve` slots for reserve workers,
-    /// which count as idle candidates only while they run ([`Sleep::reserve_started`]).
+    /// Sleep state for a pool of `num_threads` workers and `reserve` more slots (vacant slots a resize
+    /// may start, and the reserve worker's), which count as idle candidates only while a thread runs
+    /// them ([`Sleep::thread_started`]).
     pub fn with_reserve(num_threads: usize, reserve: usize) -> Self {
         let slots = num_threads + reserve;
         assert!(slots <= MAX_THREADS + 1);
@@ -250,10 +251,10 @@ impl Sleep {
         self.slots.len()
     }
 
-    /// A reserve worker starts running (or, with `false`, stops): it may hold private jobs, so
-    /// sleepers keep patrolling while it is not idle.
-    #[cfg_attr(forkjoin_loom, allow(dead_code))] // no reserve under loom
-    pub(crate) fn reserve_started(&self, running: bool) {
+    /// A thread starts running a worker slot past the pool's first threads (a reserve worker, or a
+    /// thread a resize started), or with `false` stops: it may hold private jobs, so sleepers keep
+    /// patrolling while it is not idle.
+    pub(crate) fn thread_started(&self, running: bool) {
         // Relaxed: only the choice between a patrol timeout and the one-second sleep reads it.
         if running {
             self.may_idle.fetch_add(1, Ordering::Relaxed);

@@ -117,7 +117,7 @@ impl WorkerThread {
     /// splitting is pointless. Uses up an inline join like a `join` would.
     #[inline(always)]
     pub(crate) fn would_keep_split_private(&self) -> bool {
-        take_inline_join() || self.alone || self.renew_inline_joins()
+        take_inline_join() || self.alone.get() || self.renew_inline_joins()
     }
 
     /// The join about to start has used up an armed inline-join budget (deep below the offered
@@ -151,7 +151,7 @@ impl WorkerThread {
     /// joins reaches a boundary of cancellation (see `crate::runtime::cancel`).
     #[cold]
     pub(crate) fn refill_inline_joins_alone(&self) {
-        debug_assert!(self.alone);
+        debug_assert!(self.alone.get());
         // A boundary of cancellation, as in `renew_spent_budget`.
         self.stop_if_cancelled();
         INLINE_JOINS.set(if self.cancel_node().is_null() {

@@ -59,6 +59,7 @@ use crate::runtime::jobs::jobstack::JobStackOwner;
 use crate::runtime::jobs::latch::CountLatch;
 use crate::runtime::jobs::latent;
 use crate::runtime::jobs::region::{Own, RegionTag};
+use crate::runtime::registry::slots::Decision;
 use crate::runtime::registry::{Registry, WorkerCounters, WorkerQueues};
 use crate::runtime::sleep::slot::Slot;
 use crate::runtime::trace::{Event, JobKind, RingWriter, Source};
@@ -118,15 +119,18 @@ pub(crate) struct WorkerThread {
     publish_interval: u64,
     /// When the heartbeat check reads the clock.
     publish_clock: PublishClock,
-    /// The pool has this worker only: nothing it pushes can be stolen.
-    alone: bool,
+    /// The pool has this worker only: nothing it pushes can be stolen. Follows a resize at the
+    /// next job this worker takes from a queue ([`follow_pool_size`](Self::follow_pool_size)).
+    alone: Cell<bool>,
     /// `alone`, and running under no cancellation node: a parallel call may run as one sequential
     /// fold, with no batches and so no boundaries. Kept beside `alone` by the region guards, so
     /// that asking costs one load, as asking `alone` did.
     runs_whole: Cell<bool>,
     /// The pool has 3 workers or more: its loops offer their rest from inside their items
-    /// (`crate::runtime::sharing::leaf_start`).
-    offers_rest: bool,
+    /// (`crate::runtime::sharing::leaf_start`). Follows a resize like `alone`.
+    offers_rest: Cell<bool>,
+    /// The pool size `alone` and `offers_rest` were computed for.
+    sized_for: Cell<usize>,
     /// Take this worker's own public jobs oldest first (`ThreadPoolBuilder::breadth_first`).
     breadth_first: bool,
     /// Keep no join or split private to this worker, so that work waiting for its siblings
@@ -177,7 +181,8 @@ impl Drop for RegionGuard<'_> {
         w.open_regions.set(w.open_regions.get() - 1);
         w.region.set(self.outer);
         w.cancel.set(self.outer_cancel);
-        w.runs_whole.set(w.alone && self.outer_cancel.is_null());
+        w.runs_whole
+            .set(w.alone.get() && self.outer_cancel.is_null());
         let cap = w.cap.replace(self.outer_cap);
         if cap != self.outer_cap {
             // Places this region's job or cap took: given back.
@@ -222,7 +227,7 @@ impl WorkerThread {
     /// True if this is the only worker of its pool (then no job of its can ever be stolen).
     #[inline(always)]
     pub(crate) fn is_alone(&self) -> bool {
-        self.alone
+        self.alone.get()
     }
 
     /// True if this worker is alone in its pool and runs under no cancellation node (see the
@@ -241,7 +246,28 @@ impl WorkerThread {
     /// True if the pool has 3 workers or more (see the field).
     #[inline(always)]
     pub(crate) fn offers_rest(&self) -> bool {
-        self.offers_rest
+        self.offers_rest.get()
+    }
+
+    /// The pool was resized since this worker last looked (`crate::runtime::registry::resize`):
+    /// what it decides from the pool's size follows, at a job taken from a queue, so a job's
+    /// subtree sees one size throughout. A call running alone when its pool grows stays alone
+    /// until its worker takes its next job.
+    #[inline(always)]
+    fn follow_pool_size(&self) {
+        let n = self.registry.num_threads();
+        if n != self.sized_for.get() {
+            self.resized(n);
+        }
+    }
+
+    #[cold]
+    fn resized(&self, n: usize) {
+        self.sized_for.set(n);
+        self.alone.set(n == 1);
+        self.offers_rest.set(n >= 3);
+        self.runs_whole.set(n == 1 && self.cancel.get().is_null());
+        inline_budget::on_enter(n == 1);
     }
 
     /// This worker's sleep slot, for the latches it waits on.
@@ -371,7 +397,7 @@ impl WorkerThread {
             inline_budget::on_cancellable_start();
         }
         self.runs_whole
-            .set(self.alone && self.cancel.get().is_null());
+            .set(self.alone.get() && self.cancel.get().is_null());
         self.open_regions.set(level + 1);
         guard
     }
@@ -413,9 +439,10 @@ impl WorkerThread {
         if !job.is_scope_job() {
             self.release_deferred();
         }
+        self.follow_pool_size();
         // A job taken from a queue starts a new subtree: its first joins push (see
         // `take_inline_join`). Alone, nothing is ever pushed: keep the budget.
-        inline_budget::on_job_start(self.alone);
+        inline_budget::on_job_start(self.alone.get());
         let _region = self.open_region(job.id() as usize, job.tag());
         // The simulation's self-check (scripts/sim-bugs.sh): the region of a job taken from a queue
         // does not inherit its parent's cancellation node, so a stolen job runs on after a cancel.
@@ -469,6 +496,7 @@ impl WorkerThread {
         let base = wait::approx_stack_pointer();
         let info = registry.thread_info(index);
         info.stats.start(crate::platform::clock::ticks());
+        let size = registry.num_threads();
         WorkerThread {
             jobs,
             idle_workers: registry.sleep().idle_workers(),
@@ -476,9 +504,10 @@ impl WorkerThread {
             stats: &*info.stats,
             deque,
             index,
-            alone: registry.num_threads() == 1,
-            runs_whole: Cell::new(registry.num_threads() == 1),
-            offers_rest: registry.num_threads() >= 3,
+            alone: Cell::new(size == 1),
+            runs_whole: Cell::new(size == 1),
+            offers_rest: Cell::new(size >= 3),
+            sized_for: Cell::new(size),
             breadth_first: registry.breadth_first(),
             siblings_may_wait: registry.siblings_may_wait(),
             last_publish: Cell::new(0),
@@ -500,9 +529,9 @@ impl WorkerThread {
         }
     }
 
-    /// Gives back the owner handles of this worker's queues, for a reserve worker's next start
-    /// (both queues are empty: the worker has left every frame that pushed on them).
-    #[cfg(not(forkjoin_loom))]
+    /// Gives back the owner handles of this worker's queues, for the slot's next thread (a reserve
+    /// worker's next start, or a resize's: both queues are empty, the worker has left every frame
+    /// that pushed on them and given its public jobs away).
     fn into_queues(self) -> WorkerQueues {
         debug_assert!(self.deque.is_empty() && self.jobs.is_empty());
         let WorkerThread {
@@ -514,7 +543,7 @@ impl WorkerThread {
     /// Publishes this worker as the calling thread's.
     fn enter(&self) {
         WORKER_THREAD.with(|c| c.set(self));
-        inline_budget::on_enter(self.alone);
+        inline_budget::on_enter(self.alone.get());
     }
 }
 
@@ -542,27 +571,76 @@ fn execute_traced(trace: &RingWriter, job: JobRef, source: Source) {
     );
 }
 
-/// Body of every worker thread.
+/// Body of every worker thread: runs worker `index` until the pool terminates or a resize asks it
+/// to leave (`crate::runtime::registry::slots`). `first`: one of the threads the pool was built
+/// with, which `build` waits for.
 pub(crate) fn main_loop(
     registry: Arc<Registry>,
     index: usize,
-    queues: WorkerQueues,
+    mut queues: WorkerQueues,
     stack_size: usize,
+    first: bool,
 ) {
     let _running = crate::platform::sync::RunningThread::enter();
-    let worker = WorkerThread::new(&registry, index, queues, stack_size);
-    worker.enter();
+    let info = registry.thread_info(index);
     // Relaxed: read only by the stall check, which tolerates a late or missing id.
-    registry.thread_info(index).tid.store(
+    info.tid.store(
         crate::platform::thread_state::current_tid(),
         crate::platform::sync::Ordering::Relaxed,
     );
-    registry.run_start_handler(index);
-    registry.worker_started();
-    worker.run_until_terminated(&registry.thread_info(index).terminate);
-    debug_assert!(worker.deque.is_empty(), "work left behind at termination");
-    registry.run_exit_handler(index);
-    leave();
+    let mut first = first;
+    loop {
+        let worker = WorkerThread::new(&registry, index, queues, stack_size);
+        worker.enter();
+        registry.run_start_handler(index);
+        if std::mem::take(&mut first) {
+            registry.worker_started();
+        }
+        loop {
+            worker.run_until_terminated(&info.terminate);
+            // Set by termination, or by a resize past this slot: stay, drain, or leave.
+            let decision = {
+                let mut slots = registry.lock_slots();
+                let drained = worker.deque.is_empty() && !registry.has_broadcasts(index);
+                slots.decide(index, drained, || info.terminate.reset_owned())
+            };
+            match decision {
+                Decision::Stay => {}
+                Decision::Drain => worker.drain_for_leaving(),
+                Decision::Leave => break,
+            }
+        }
+        worker.release_deferred();
+        registry.run_exit_handler(index);
+        leave();
+        let mut slots = registry.lock_slots();
+        match slots.vacate(index, worker.into_queues(), || info.terminate.reset_owned()) {
+            // A grow wants the slot again: run on, as a new start.
+            Some(kept) => queues = kept,
+            None => {
+                if !slots.terminated() {
+                    registry.sleep().thread_started(false);
+                }
+                // Relaxed: as above; 0 reads as "not known".
+                info.tid.store(0, crate::platform::sync::Ordering::Relaxed);
+                return;
+            }
+        }
+    }
+}
+
+impl WorkerThread {
+    /// Leaving after a resize: runs the broadcast shares delivered to this worker and gives the
+    /// jobs of its public deque to the injector (its private stack is empty at its main loop).
+    fn drain_for_leaving(&self) {
+        while let Some(job) = self.registry.pop_broadcast(self.index) {
+            self.execute_from(job, Source::Injector);
+        }
+        while let Some(job) = self.pop_public() {
+            self.registry.inject(job);
+        }
+        self.release_deferred();
+    }
 }
 
 /// How many searches in a row a reserve worker makes without finding a job before it stops.
