@@ -2,10 +2,14 @@
 //! (what `taskset -c 0` does) the default pool and the global pool have 1 thread; a pool built
 //! from a thread pinned to one CPU still gets the process's whole mask. The cases run in child
 //! processes (this binary re-executed on one ignored probe test), whose mask is set between
-//! `fork` and `exec`, so no other test sees it. Linux only (the masks are Linux's).
+//! `fork` and `exec`, so no other test sees it. A pool built with `follow_cpu_limit` follows the
+//! process's mask from 2 CPUs to 1 and back. Linux only (the masks are Linux's).
 #![cfg(target_os = "linux")]
 
 use std::os::unix::process::CommandExt;
+use std::time::{Duration, Instant};
+
+use forkjoin::prelude::*;
 
 mod common;
 
@@ -112,4 +116,64 @@ fn probe_pinned_builder() {
     .unwrap();
     // std's `available_parallelism` would answer 1 on the pinned thread.
     assert_eq!(pinned, wide, "a pinned builder shrank the default pool");
+}
+
+/// Sets the affinity mask of the process's main thread (what `taskset -p` changes, and what the
+/// pool reads as the process's) to `cpus`.
+fn set_process_mask(cpus: &[usize]) {
+    // SAFETY: all-zero is the empty set; every CPU is below CPU_SETSIZE (each came from a set);
+    // the size passed is the set's; `getpid` names the main thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &cpu in cpus {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        assert_eq!(
+            libc::sched_setaffinity(libc::getpid(), std::mem::size_of::<libc::cpu_set_t>(), &set),
+            0
+        );
+    }
+}
+
+#[test]
+fn a_following_pool_follows_an_affinity_change() {
+    let cpus = allowed_cpus();
+    if cpus.len() < 2 {
+        eprintln!("skipped: the process may use {} CPU", cpus.len());
+        return;
+    }
+    run_probe("probe_follow", Some(cpus[..2].to_vec()));
+}
+
+#[test]
+#[ignore = "run by a_following_pool_follows_an_affinity_change"]
+fn probe_follow() {
+    if !probing() {
+        return;
+    }
+    let cpus = allowed_cpus();
+    assert_eq!(cpus.len(), 2);
+    common::watchdog("follow the CPU limit", Duration::from_secs(60), move || {
+        let pool = forkjoin::ThreadPoolBuilder::new()
+            .follow_cpu_limit(true)
+            .build()
+            .unwrap();
+        assert_eq!(pool.current_num_threads(), 2);
+        // Each change is seen within the follower's period (about a second); the watchdog is
+        // the test's bound, the time taken is printed for the report.
+        for mask in [&cpus[..1], &cpus[..]] {
+            set_process_mask(mask);
+            let start = Instant::now();
+            while pool.current_num_threads() != mask.len() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            eprintln!("followed {} CPUs after {:?}", mask.len(), start.elapsed());
+            let sum: u64 = pool.install(|| (0..1_000u64).into_par_iter().sum());
+            assert_eq!(sum, 499_500);
+        }
+        // A size set by hand stands until the limit changes again.
+        pool.set_num_threads(1).unwrap();
+        std::thread::sleep(Duration::from_millis(1_500));
+        assert_eq!(pool.current_num_threads(), 1);
+    });
 }

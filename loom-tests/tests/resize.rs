@@ -25,7 +25,11 @@ fn a_leaving_worker_races_a_thief_and_a_regrow() {
         deque.push(7);
         let stealer = deque.stealer();
         let slots: Arc<Mutex<Slots<Queues, ()>>> = Arc::new(Mutex::new(Slots::new(2, Vec::new())));
-        let stop = slots.lock().unwrap().resize(1, |_, q| Err::<(), _>((q, ()))).0;
+        let stop = slots
+            .lock()
+            .unwrap()
+            .resize(1, |_, q| Err::<(), _>((q, ())))
+            .0;
         assert_eq!(stop, vec![1]);
         let injector = Arc::new(Mutex::new(Vec::new()));
         // Threads running slot 1 (its first thread counts), and jobs taken.

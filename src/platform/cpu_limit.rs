@@ -37,6 +37,19 @@ pub(crate) fn available_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The CPUs the machine has (configured, online or not): the most a CPU limit can ever allow.
+pub(crate) fn machine_cpus() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `sysconf` has no preconditions.
+        let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
+        if n > 0 {
+            return n as usize;
+        }
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// The CPU quota of the process's cgroup and the cgroups above it, in CPUs rounded up, read under
 /// `root`; `None` if no quota is set or none can be read.
 pub(crate) fn cgroup_cpu_limit(root: &Path) -> Option<usize> {

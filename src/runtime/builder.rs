@@ -245,6 +245,33 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
+    /// Resize the pool when the CPUs the process may use change: its affinity mask (`taskset`,
+    /// `sched_setaffinity` on the process) or its cgroup CPU quota (a container's `--cpus`),
+    /// re-read about once a second, as Go's runtime does since 1.25. When that number changes, the
+    /// pool is resized to it ([`ThreadPool::set_num_threads`](crate::ThreadPool::set_num_threads)),
+    /// up to its capacity, which for a following pool defaults to every CPU of the machine. A
+    /// size set by [`num_threads`](Self::num_threads) or `set_num_threads` stands until the limit
+    /// next changes. Off by default (rayon's pools never change size). Linux only: elsewhere the
+    /// limit read is std's `available_parallelism`.
+    ///
+    /// # Errors
+    ///
+    /// `build` fails with a [`spawn_handler`](Self::spawn_handler): that handler starts the
+    /// threads, so the pool cannot start more.
+    ///
+    /// ```
+    /// let pool = forkjoin::ThreadPoolBuilder::new()
+    ///     .follow_cpu_limit(true)
+    ///     .build()
+    ///     .unwrap();
+    /// // Sized to the CPUs the process may use now, and resized when that changes.
+    /// assert!(pool.current_num_threads() >= 1);
+    /// ```
+    pub fn follow_cpu_limit(mut self, follow: bool) -> Self {
+        self.config.follow_cpu_limit = follow;
+        self
+    }
+
     /// Names worker thread `i` with `closure(i)`. `build` calls it once per worker, in index order,
     /// before it starts any thread (for a [`use_current_thread`](Self::use_current_thread) worker
     /// 0 too, as rayon does, though that thread keeps its name).
@@ -559,7 +586,7 @@ impl<S> ThreadPoolBuilder<S> {
             n => n,
         };
         self.config.capacity = match self.config.capacity {
-            0 => registry::default_capacity(self.config.num_threads),
+            0 => registry::default_capacity(self.config.num_threads, self.config.follow_cpu_limit),
             n if n > MAX_THREADS => {
                 return Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS))
             }

@@ -289,8 +289,8 @@ impl fmt::Display for ThreadPoolBuildError {
                 f.write_str("set_num_threads(0): a pool needs at least one thread")
             }
             ErrorKind::NotResizable => f.write_str(
-                "set_num_threads: this pool's threads are started by its spawn_handler, so it \
-                 cannot be resized",
+                "this pool's threads are started by its spawn_handler, so it cannot be resized \
+                 (set_num_threads, follow_cpu_limit)",
             ),
             ErrorKind::BeyondCapacity {
                 requested,

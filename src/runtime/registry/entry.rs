@@ -121,7 +121,7 @@ fn init_global_default() -> &'static Arc<Registry> {
         ));
         false
     });
-    let capacity = registry::default_capacity(num_threads);
+    let capacity = registry::default_capacity(num_threads, false);
     let config = |num_threads| RegistryConfig {
         num_threads,
         capacity,

@@ -15,6 +15,8 @@
 //! need either a pool handle or a running job of the pool.
 
 pub(crate) mod entry;
+#[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+pub(crate) mod follow;
 pub(crate) mod handler_panic;
 #[cfg(not(forkjoin_loom))]
 pub(crate) mod reserve;
@@ -61,6 +63,8 @@ pub(crate) struct RegistryConfig {
     pub(crate) capacity: usize,
     /// The pool's threads are ours (the default spawn handler): a resize may start and end them.
     pub(crate) resizable: bool,
+    /// Resize the pool when the CPU limit changes (`ThreadPoolBuilder::follow_cpu_limit`).
+    pub(crate) follow_cpu_limit: bool,
     /// Worker `i`'s thread name is `thread_names[i]` (`ThreadPoolBuilder::thread_name`, whose
     /// closure the builder calls for every index up to the capacity and checks, so no spawn fails
     /// on a name).
@@ -383,9 +387,15 @@ pub(crate) fn available_parallelism() -> usize {
 }
 
 /// How many worker slots a pool of `threads` gets unless its builder says
-/// (`ThreadPoolBuilder::resizable_up_to`): room to grow to the CPUs the process may use.
-pub(crate) fn default_capacity(threads: usize) -> usize {
-    threads.max(available_parallelism()).min(MAX_THREADS)
+/// (`ThreadPoolBuilder::resizable_up_to`): room to grow to the CPUs the process may use, or, for
+/// a pool that follows the CPU limit, to every CPU of the machine.
+pub(crate) fn default_capacity(threads: usize, follows: bool) -> usize {
+    let cpus = if follows {
+        crate::platform::cpu_limit::machine_cpus()
+    } else {
+        available_parallelism()
+    };
+    threads.max(cpus).min(MAX_THREADS)
 }
 
 /// `FORKJOIN_NUM_THREADS` if set, else `RAYON_NUM_THREADS` if set (whichever is read: an error if it

@@ -192,6 +192,8 @@ pub(crate) enum StartError {
     },
     /// `use_current_thread`, but the calling thread already is a worker of a pool.
     CurrentThreadInPool,
+    /// `follow_cpu_limit`, but a spawn handler starts the threads.
+    NotResizable,
 }
 
 impl From<StartError> for ThreadPoolBuildError {
@@ -207,6 +209,7 @@ impl From<StartError> for ThreadPoolBuildError {
                 ThreadPoolBuildError::pin_failed(worker, cpu, err)
             }
             StartError::CurrentThreadInPool => ThreadPoolBuildError::current_thread_in_pool(),
+            StartError::NotResizable => ThreadPoolBuildError::not_resizable(),
         }
     }
 }
@@ -252,6 +255,10 @@ pub(crate) fn start_pool(
     }
     // A resize starts threads of its own: only where the pool's threads are ours.
     config.resizable = spawn.owns_threads();
+    if config.follow_cpu_limit && !config.resizable {
+        return Err(StartError::NotResizable);
+    }
+    let follows = config.follow_cpu_limit;
     let (registry, queues) = Registry::new(config);
     let mut current = None;
     for (index, queues) in queues.into_iter().enumerate() {
@@ -293,6 +300,12 @@ pub(crate) fn start_pool(
     if registry.reserve().is_some() {
         super::reserve::watch(&registry);
     }
+    #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
+    if follows {
+        super::follow::follow(&registry);
+    }
+    #[cfg(any(forkjoin_loom, forkjoin_shuttle))]
+    let _ = follows;
     if !spawn.owns_threads() && pin_cpus.is_none() {
         return Ok(registry);
     }
