@@ -132,9 +132,11 @@ fn resized_a_thousand_times_while_it_runs() {
 #[test]
 fn broadcast_reaches_exactly_the_pool_size() {
     watchdog("broadcast after resizes", LIMIT, || {
+        const NAME: &str = "fj-bcast-";
         let pool = ThreadPoolBuilder::new()
             .num_threads(8)
             .resizable_up_to(16)
+            .thread_name(|i| format!("{NAME}{i}"))
             .build()
             .unwrap();
         for n in [1, 16, 3, 8, 2, 16, 5] {
@@ -146,7 +148,12 @@ fn broadcast_reaches_exactly_the_pool_size() {
             let mut sorted = seen.clone();
             sorted.sort_unstable();
             assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "after resizing to {n}");
-            // The workers past n have left: the indices seen from inside the pool are below n.
+            // Once the workers past n have left, the indices seen from inside the pool are below n.
+            if threads_named(NAME) != usize::MAX {
+                while threads_named(NAME) != n {
+                    std::thread::yield_now();
+                }
+            }
             let indices = Mutex::new(HashMap::new());
             pool.install(|| {
                 (0..10_000).into_par_iter().for_each(|_| {
@@ -154,7 +161,8 @@ fn broadcast_reaches_exactly_the_pool_size() {
                     *indices.lock().unwrap().entry(i).or_insert(0usize) += 1;
                 })
             });
-            assert_eq!(pool.current_num_threads(), n);
+            let indices = indices.into_inner().unwrap();
+            assert!(indices.keys().all(|&i| i < n), "{indices:?} in a pool of {n}");
         }
     });
 }
@@ -232,7 +240,7 @@ fn a_shrink_lets_running_jobs_finish_and_keeps_their_spawns() {
             rx.recv().unwrap();
         }
         assert_eq!(done.load(Ordering::Relaxed), 32);
-        assert_eq!(pool.install(|| forkjoin::current_thread_index()), Some(0));
+        assert_eq!(pool.install(forkjoin::current_thread_index), Some(0));
     });
 }
 
