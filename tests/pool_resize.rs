@@ -162,7 +162,10 @@ fn broadcast_reaches_exactly_the_pool_size() {
                 })
             });
             let indices = indices.into_inner().unwrap();
-            assert!(indices.keys().all(|&i| i < n), "{indices:?} in a pool of {n}");
+            assert!(
+                indices.keys().all(|&i| i < n),
+                "{indices:?} in a pool of {n}"
+            );
         }
     });
 }
