@@ -63,6 +63,24 @@ pub fn explore<F>(name: &str, workers: usize, schedules: usize, body: F)
 where
     F: Fn() + Send + Sync + 'static,
 {
+    explore_with(name, workers, schedules, true, body)
+}
+
+/// [`explore`] with shuttle's random scheduler only, for a test whose progress needs every thread
+/// to run now and then while others spin (a timer thread cancelling endless work): PCT runs the
+/// highest-priority runnable thread, and may starve a low-priority one for millions of steps,
+/// which no real kernel does.
+pub fn explore_fair<F>(name: &str, workers: usize, schedules: usize, body: F)
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    explore_with(name, workers, schedules, false, body)
+}
+
+fn explore_with<F>(name: &str, workers: usize, schedules: usize, with_pct: bool, body: F)
+where
+    F: Fn() + Send + Sync + 'static,
+{
     if !selected(workers) {
         return;
     }
@@ -86,7 +104,11 @@ where
     }
     let started = std::time::Instant::now();
     let seed = seed() ^ (workers as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let random = schedules.div_ceil(2);
+    let random = if with_pct {
+        schedules.div_ceil(2)
+    } else {
+        schedules
+    };
     let pct = schedules - random;
     let ran = Arc::new(AtomicUsize::new(0));
     let counted = |body: &Arc<F>| {

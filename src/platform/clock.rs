@@ -15,6 +15,28 @@
 //! own clock, so heartbeats, patrols, timeouts and batch timing see the time a machine would.
 
 use std::time::Duration;
+/// std's `Instant`, which the public API takes for deadlines; only this module reads it.
+pub(crate) use std::time::Instant;
+
+/// The time since the process first asked, for deadlines: std's monotonic clock (no calibration to
+/// drift over hours), except under shuttle, where it is the virtual clock, so that a deadline
+/// passes in virtual time and a replayed schedule sees the same times.
+pub(crate) fn since_start() -> Duration {
+    #[cfg(forkjoin_shuttle)]
+    {
+        Duration::from_nanos(ticks_to_ns(ticks()))
+    }
+    #[cfg(not(forkjoin_shuttle))]
+    {
+        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        START.get_or_init(Instant::now).elapsed()
+    }
+}
+
+/// How long until `deadline` (zero once it has passed), on std's clock.
+pub(crate) fn until(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}
 
 /// The current tick count (see the module docs).
 #[inline]
@@ -35,7 +57,6 @@ pub(crate) fn ticks() -> u64 {
     #[cfg(all(not(forkjoin_loom), not(forkjoin_shuttle), not(target_arch = "x86_64")))]
     {
         use std::sync::OnceLock;
-        use std::time::Instant;
         static EPOCH: OnceLock<Instant> = OnceLock::new();
         EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
     }

@@ -106,6 +106,13 @@ mod imp {
 #[allow(unused_imports)]
 pub(crate) use imp::*;
 
+/// std's shared ownership, in every build: for what the models need not see and what must be one
+/// type across builds (a cancellation node, which tokens and region words share, and the
+/// handlers a forked child's pool shares). loom's `Arc` has no weak references.
+pub(crate) mod shared {
+    pub(crate) use std::sync::{Arc, Weak};
+}
+
 /// A 32-bit word that threads can block on until it changes: the sleep module's and the blocking latch's
 /// only way to put a thread to sleep.
 ///
@@ -129,6 +136,20 @@ pub(crate) struct Futex {
 
 #[cfg(not(forkjoin_shuttle))]
 impl Futex {
+    /// A word holding `value` (a `const fn` outside loom, for statics).
+    #[cfg(not(forkjoin_loom))]
+    pub(crate) const fn new(value: u32) -> Self {
+        Futex {
+            word: AtomicU32::new(value),
+            #[cfg(not(target_os = "linux"))]
+            lock: Mutex::new(()),
+            #[cfg(not(target_os = "linux"))]
+            cond: Condvar::new(),
+        }
+    }
+
+    /// A word holding `value`.
+    #[cfg(forkjoin_loom)]
     pub(crate) fn new(value: u32) -> Self {
         Futex {
             word: AtomicU32::new(value),

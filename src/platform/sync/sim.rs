@@ -400,7 +400,7 @@ impl Futex {
 }
 
 /// The broken variants the self-check knows (`scripts/sim-bugs.sh`): one site each.
-const SIM_BUGS: [&str; 12] = [
+const SIM_BUGS: [&str; 13] = [
     "no_wake_on_inject",
     "no_wake_on_latch",
     "steal_without_cas",
@@ -413,6 +413,7 @@ const SIM_BUGS: [&str; 12] = [
     "cap_ignored",
     "cap_no_pump",
     "resize_restart_lost",
+    "deadline_keeps_running",
 ];
 
 /// `sync::sim_bug` under shuttle: `FORKJOIN_SIM_BUG`, read once per process (a std `OnceLock`:

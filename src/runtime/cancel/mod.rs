@@ -4,7 +4,7 @@
 //! cancel/
 //!   node.rs       Node: a flag set once, the child nodes cancelled with it, a kept panic
 //!   token.rs      CancelToken: the user's handle to a node
-//!   deadline.rs   the one timer thread that cancels tokens at their deadlines
+//!   deadline.rs   the timer thread that cancels tokens at their deadlines
 //! ```
 //!
 //! **What carries the token.** [`cancellable`](crate::cancellable) runs its work in a region of
@@ -51,6 +51,7 @@
 //! dropped unrun. `cancellable` then returns `Err(Cancelled)` if the token was cancelled before
 //! the work returned.
 
+#[cfg(not(forkjoin_loom))]
 pub(crate) mod deadline;
 // `pub` items in here are reachable from the loom models through `__loom`; elsewhere they are
 // private to the crate, as the module is.

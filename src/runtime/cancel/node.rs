@@ -8,9 +8,8 @@
 //! weakly, so a child that nobody holds any more frees itself; the dead entries are pruned when the
 //! list doubles.
 
-use std::sync::{Arc, Weak};
-use std::time::Instant;
-
+use crate::platform::clock::Instant;
+use crate::platform::sync::shared::{Arc, Weak};
 use crate::platform::sync::{AtomicBool, Mutex, Ordering};
 use crate::platform::unwind::Payload;
 
