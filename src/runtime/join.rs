@@ -35,21 +35,24 @@
 //! The price is rayon's own caveat: a closure that blocks until its sibling runs may deadlock, unless
 //! its `join` is one of the few that push (the patrol of idle workers takes pushed jobs even from a
 //! blocked owner), or its pool was built with `siblings_may_wait`, whose joins all push. A split
-//! that the iterators make for an idle worker always pushes ([`join_for_idle_worker`]).
+//! that the iterators make for an idle worker always pushes ([`join_always_pushing`]).
 //!
-//! **The path of a call.** [`join`] is [`join_context`], which is [`join_by_depth_rule`]: it runs
-//! the join as [`join_inline`] (the depth rule, or a pool of one thread), as [`join_from_outside`]
-//! (the call moves into a pool and comes back to [`join_pushing`] on a worker there), or as
-//! [`join_pushing`] on this worker, through its out-of-line copy [`join_pushing_out_of_line`].
-//! `join_pushing` pushes b on the private stack ([`WorkerThread::push_private`]), runs a, and pops b
-//! back ([`WorkerThread::pop_private`]), or finds it published or stolen ([`finish_published`]).
-//! The iterator layer's two joins take the same steps with `join_pushing` inlined:
-//! [`join_for_split`] ([`join_by_depth_rule_inlined`]) and [`join_for_idle_worker`]
-//! ([`join_always_pushing`], without the depth rule).
+//! **The path of a call.** [`join`] is [`join_context`], which is [`join_by_depth_rule`] with the
+//! pushing path [`OutOfLine`]: it runs the join as [`join_inline`] (the depth rule, or a pool of one
+//! thread), as [`join_from_outside`] (the call moves into a pool and comes back to [`join_pushing`]
+//! on a worker there), or as [`join_pushing`] on this worker, in its own frame
+//! ([`join_pushing_out_of_line`]). `join_pushing` pushes b on the private stack
+//! ([`WorkerThread::push_private`]), runs a, and pops b back ([`WorkerThread::pop_private`]), or
+//! finds it published or stolen ([`finish_published`]). The iterator layer's joins
+//! (`crate::runtime::sharing`) take the same steps with `join_pushing` inlined:
+//! [`join_by_depth_rule`] with [`Inlined`], and [`join_always_pushing`] (without the depth rule);
+//! [`Boundary`] says whether b is a boundary of cancellation.
 //!
 //! **Panics.** If `a` panics, a drop guard still brings b to completion (popping and running it, or waiting
 //! for the thief), swallowing any panic of b, and then the unwinding of a's panic continues. If only b
 //! panics, its panic is resumed after a has finished. The fast path therefore needs no `catch_unwind`.
+
+use std::marker::PhantomData;
 
 use crate::platform::unwind;
 use crate::runtime::cancel;
@@ -159,79 +162,99 @@ where
     RA: Send,
     RB: Send,
 {
-    join_by_depth_rule(oper_a, oper_b)
+    join_by_depth_rule(OutOfLine, oper_a, oper_b)
 }
 
-/// [`join`] for the iterator layer's up-front splits (`sharing` re-exports it): the same protocol,
-/// with the pushing path inlined into the caller ([`join_by_depth_rule_inlined`]).
-#[inline]
-pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    join_by_depth_rule_inlined::<true, _, _, _, _>(|_| oper_a(), |_| oper_b())
+/// What a join's b is to cancellation: the type parameter of [`join_pushing`].
+pub(crate) trait Boundary {
+    /// b is a boundary of cancellation: taken from a queue it starts only if its work is not
+    /// cancelled, popped back it is dropped and the join unwinds.
+    const AT_B: bool;
 }
 
-/// [`join_for_split`] for the pieces of a parallel loop whose leaves stop by themselves when
-/// their work is cancelled (they poll before each batch and return what they have; the loop's
-/// call then unwinds once, see `crate::runtime::sharing::join_pieces_for_split`): b is no
-/// boundary of cancellation, so a stolen or popped-back piece runs, finds the cancellation at
-/// its first poll and returns, and no unwinding crosses the join.
-#[inline]
-pub(crate) fn join_pieces_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    join_by_depth_rule_inlined::<false, _, _, _, _>(|_| oper_a(), |_| oper_b())
+/// b is a boundary of cancellation (`join`, `scope`, the iterators' plain splits).
+pub(crate) struct BStops;
+
+impl Boundary for BStops {
+    const AT_B: bool = true;
 }
 
-/// [`join`] for a split made because a worker is idle (through
-/// [`sharing::join_for_idle_worker`](crate::runtime::sharing::join_for_idle_worker), which also
-/// publishes this worker's oldest private job at once): b is always pushed, however deep, where the
-/// depth rule would keep it private to us ([`join_always_pushing`]).
-#[inline]
-pub(crate) fn join_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    join_always_pushing::<true, _, _, _, _>(|_| oper_a(), |_| oper_b())
+/// b is a piece of a parallel loop whose leaves stop by themselves when their work is cancelled
+/// (they poll before each batch and return what they have; the loop's call then unwinds once, see
+/// `crate::runtime::sharing::join_pieces_for_split`): a stolen or popped-back piece runs, finds the
+/// cancellation at its first poll and returns, and no unwinding crosses the join.
+pub(crate) struct BRunsOn;
+
+impl Boundary for BRunsOn {
+    const AT_B: bool = false;
 }
 
-/// [`join_for_idle_worker`] for the pieces of a loop whose leaves stop by themselves (see
-/// [`join_pieces_for_split`]): b is no boundary of cancellation.
-#[inline]
-pub(crate) fn join_pieces_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    join_always_pushing::<false, _, _, _, _>(|_| oper_a(), |_| oper_b())
+/// How a join under the depth rule reaches [`join_pushing`] when it pushes.
+pub(crate) trait PushingPath {
+    /// Runs [`join_pushing`] on `wt`.
+    ///
+    /// # Safety
+    /// `wt` must be the current thread's worker.
+    unsafe fn push<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
+    where
+        A: FnOnce(FnContext) -> RA + Send,
+        B: FnOnce(FnContext) -> RB + Send,
+        RA: Send,
+        RB: Send;
 }
 
-/// [`join_context`]: a join under the depth rule, its pushing path out of line.
+/// The pushing path out of line, in a frame of its own: user code's joins, most of which run
+/// inline in deep recursion; without the pushing path's frame (job b, latch, guard) the caller's
+/// own frame stays small. b is a boundary.
+pub(crate) struct OutOfLine;
+
+impl PushingPath for OutOfLine {
+    #[inline(always)]
+    unsafe fn push<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
+    where
+        A: FnOnce(FnContext) -> RA + Send,
+        B: FnOnce(FnContext) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        // SAFETY: forwarded.
+        unsafe { join_pushing_out_of_line(wt, oper_a, oper_b) }
+    }
+}
+
+/// The pushing path inlined into the caller, b being `K` to cancellation: the iterator layer's
+/// splits (out of line there, it changed the inlining of the leaves, which made them slower).
+pub(crate) struct Inlined<K: Boundary>(PhantomData<K>);
+
+impl<K: Boundary> Inlined<K> {
+    pub(crate) const PATH: Self = Inlined(PhantomData);
+}
+
+impl<K: Boundary> PushingPath for Inlined<K> {
+    #[inline(always)]
+    unsafe fn push<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
+    where
+        A: FnOnce(FnContext) -> RA + Send,
+        B: FnOnce(FnContext) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        // SAFETY: forwarded.
+        unsafe { join_pushing::<K, _, _, _, _>(wt, oper_a, oper_b) }
+    }
+}
+
+/// A join under the depth rule, reaching the pushing path through `P` ([`OutOfLine`] for
+/// [`join_context`], [`Inlined`] for the iterator layer's splits, `crate::runtime::sharing`).
 ///
 /// `a` then `b` run inline ([`join_inline`]) while [`worker::take_inline_join`] grants it (tested
 /// first: an inline join reads no worker pointer), on the only worker of a pool, or when the budget
 /// is spent and nobody idles ([`WorkerThread::renew_inline_joins`]). A call from outside every pool
-/// moves into one ([`join_from_outside`]). Otherwise b is pushed ([`join_pushing`], through
-/// [`join_pushing_out_of_line`]).
-///
-/// User code gets the pushing path out of line: most of its joins in deep recursion run inline, and
-/// without the pushing path's frame (job b, latch, guard) the caller's own frame stays small.
+/// moves into one ([`join_from_outside`]). Otherwise b is pushed ([`join_pushing`]).
 #[inline(always)]
-fn join_by_depth_rule<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+pub(crate) fn join_by_depth_rule<P, A, B, RA, RB>(_path: P, oper_a: A, oper_b: B) -> (RA, RB)
 where
+    P: PushingPath,
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
     RA: Send,
@@ -252,45 +275,17 @@ where
         return join_inline(oper_a, oper_b);
     }
     // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing_out_of_line(wt, oper_a, oper_b) }
+    unsafe { P::push(wt, oper_a, oper_b) }
 }
 
-/// [`join_by_depth_rule`] with the pushing path inlined, for the iterator layer's splits: out of
-/// line there it changed the inlining of the leaves, which made them slower. (A copy rather than
-/// one body taking the pushing path as a closure: that closure changed what the leaves compile to.)
-///
-/// `B_STOPS`: b is a boundary of cancellation (see [`join_pushing`]).
+/// A join that pushes b whenever another worker could take it, for a split made because a worker
+/// is idle (`crate::runtime::sharing::join_for_idle_worker`), where the depth rule would keep b
+/// private. Inline only on the only worker of a pool; moved into a pool from outside one;
+/// otherwise [`join_pushing`], inlined, b being `K` to cancellation.
 #[inline(always)]
-fn join_by_depth_rule_inlined<const B_STOPS: bool, A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+pub(crate) fn join_always_pushing<K, A, B, RA, RB>(_b: K, oper_a: A, oper_b: B) -> (RA, RB)
 where
-    A: FnOnce(FnContext) -> RA + Send,
-    B: FnOnce(FnContext) -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    if worker::take_inline_join() {
-        return join_inline(oper_a, oper_b);
-    }
-    let Some(wt) = current_worker() else {
-        return join_from_outside(oper_a, oper_b);
-    };
-    if wt.is_alone() {
-        wt.refill_inline_joins_alone();
-        return join_inline(oper_a, oper_b);
-    }
-    if wt.renew_inline_joins() {
-        return join_inline(oper_a, oper_b);
-    }
-    // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing::<B_STOPS, _, _, _, _>(wt, oper_a, oper_b) }
-}
-
-/// [`join_for_idle_worker`]: a join that pushes b whenever another worker could take it. Inline
-/// only on the only worker of a pool; moved into a pool from outside one; otherwise
-/// [`join_pushing`], inlined. `B_STOPS` as in [`join_by_depth_rule_inlined`].
-#[inline(always)]
-fn join_always_pushing<const B_STOPS: bool, A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
-where
+    K: Boundary,
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
     RA: Send,
@@ -304,7 +299,7 @@ where
         return join_inline(oper_a, oper_b);
     }
     // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing::<B_STOPS, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<K, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
 /// The calling thread's worker, or `None` if it runs none now (outside every pool). `'w`: the
@@ -316,7 +311,7 @@ fn current_worker<'w>() -> Option<&'w WorkerThread> {
     unsafe { WorkerThread::current().as_ref() }
 }
 
-/// The pushing path of [`join_context`], out of line (see [`join_by_depth_rule`]).
+/// The pushing path of [`join_context`], out of line (see [`OutOfLine`]).
 ///
 /// # Safety
 /// `wt` must be the current thread's worker.
@@ -333,7 +328,7 @@ where
     RB: Send,
 {
     // SAFETY: forwarded.
-    unsafe { join_pushing::<true, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<BStops, _, _, _, _>(wt, oper_a, oper_b) }
 }
 
 /// An inline join: `a` then `b` as plain calls, b pushed nowhere. On the only worker of a pool
@@ -390,7 +385,7 @@ where
         let oper_a = move |ctx: FnContext| oper_a(FnContext::new(injected || ctx.migrated));
         let oper_b = move |ctx: FnContext| oper_b(FnContext::new(injected || ctx.migrated));
         // SAFETY: `wt` is the current worker (in_worker runs us on it).
-        unsafe { join_pushing::<true, _, _, _, _>(wt, oper_a, oper_b) }
+        unsafe { join_pushing::<BStops, _, _, _, _>(wt, oper_a, oper_b) }
     })
 }
 
@@ -462,16 +457,16 @@ fn finish_b_while_a_unwinds(job_b: ErasedStackJob<'_, SpinLatch<'_>>, pushed: Pu
     .expect("b is finished on the worker that pushed it");
 }
 
-/// The join protocol on worker `wt`. `B_STOPS`: b is a boundary of cancellation (a
-/// stolen b does not start, a popped-back b is dropped, and the join unwinds); false for the
-/// pieces of a loop whose leaves stop by themselves ([`join_pieces_for_split`]).
+/// The join protocol on worker `wt`, b being `K` to cancellation ([`BStops`]: a stolen b does not
+/// start, a popped-back b is dropped, and the join unwinds; [`BRunsOn`]: the pieces of a loop whose
+/// leaves stop by themselves).
 ///
-/// Inlined into its callers (see [`join_by_depth_rule`] for where it is kept out of line).
+/// Inlined into its callers (see [`OutOfLine`] for where it is kept out of line).
 ///
 /// # Safety
 /// `wt` must be the current thread's worker.
 #[inline(always)]
-unsafe fn join_pushing<const B_STOPS: bool, A, B, RA, RB>(
+unsafe fn join_pushing<K: Boundary, A, B, RA, RB>(
     wt: &WorkerThread,
     oper_a: A,
     oper_b: B,
@@ -483,16 +478,18 @@ where
     RB: Send,
 {
     let origin: *const WorkerThread = wt;
-    // `stolen` is true when b runs through its JobRef; that is a migration only on another thread
-    // (the owner may also pop b from its public deque while waiting in an outer frame).
+    // `from_queue` is true when b runs through its JobRef; that is a migration only on another
+    // thread (the owner may also pop b from its public deque while waiting in an outer frame).
     let job_b = StackJob::new(
-        move |stolen: bool| {
-            if B_STOPS && stolen {
+        move |from_queue: bool| {
+            if K::AT_B && from_queue {
                 // A boundary: b taken from a queue starts only if its work is not cancelled (the
                 // worker runs under the node of b's region, see `crate::runtime::cancel`).
                 WorkerThread::with_current(WorkerThread::stop_if_cancelled);
             }
-            oper_b(FnContext::new(stolen && WorkerThread::current() != origin))
+            oper_b(FnContext::new(
+                from_queue && WorkerThread::current() != origin,
+            ))
         },
         SpinLatch::waking(wt.sleep_slot()),
     );
@@ -510,14 +507,14 @@ where
     std::mem::forget(guard);
 
     if wt.pop_private(pushed) {
-        if B_STOPS && wt.cancel_requested() {
+        if K::AT_B && wt.cancel_requested() {
             cancel_popped_b(&job_b);
         }
         // SAFETY: we popped b back, so its JobRef will never be executed; run once.
         let result_b = unsafe { job_b.run_inline(false) };
         return (result_a, result_b);
     }
-    let result_b = finish_published(wt, &job_b, spawn_mark, B_STOPS);
+    let result_b = finish_published(wt, &job_b, spawn_mark, K::AT_B);
     (result_a, result_b)
 }
 
@@ -742,7 +739,7 @@ mod tests {
                 }
                 let middle = executed();
                 for _ in 0..128 {
-                    crate::runtime::join::join_for_idle_worker(|| (), || ());
+                    crate::runtime::sharing::join_for_idle_worker(|| (), || ());
                 }
                 (middle - start, executed() - middle)
             });

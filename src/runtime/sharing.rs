@@ -32,7 +32,7 @@
 
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::jobs::latent;
-pub(crate) use crate::runtime::join::{join_for_split, join_pieces_for_split};
+use crate::runtime::join::{join_always_pushing, join_by_depth_rule, BRunsOn, BStops, Inlined};
 pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
 pub(crate) use crate::runtime::registry::worker::{
@@ -49,10 +49,37 @@ pub(crate) fn some_worker_searching() -> bool {
     WorkerThread::with_current(|wt| wt.searching_workers() > 0).unwrap_or(false)
 }
 
-/// A `join` that splits work *for* an idle worker: b is always pushed (see
-/// [`join::join_for_idle_worker`](crate::runtime::join::join_for_idle_worker)), and `a` first
-/// publishes this worker's oldest private job at once, not on the heartbeat (the split already
-/// judged the work worth a hand-off).
+/// [`join`](crate::join) for the iterator layer's up-front splits: the depth rule, with the
+/// pushing path inlined into the caller ([`Inlined`]).
+#[inline]
+pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_by_depth_rule(Inlined::<BStops>::PATH, |_| oper_a(), |_| oper_b())
+}
+
+/// [`join_for_split`] for the pieces of a parallel loop whose leaves stop by themselves when their
+/// work is cancelled (they poll before each batch and return what they have; the loop's call then
+/// unwinds once, [`stopped_at_end`]): b is no boundary of cancellation ([`BRunsOn`]).
+#[inline]
+pub(crate) fn join_pieces_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_by_depth_rule(Inlined::<BRunsOn>::PATH, |_| oper_a(), |_| oper_b())
+}
+
+/// A `join` that splits work *for* an idle worker: b is always pushed, however deep, where the
+/// depth rule would keep it private ([`join_always_pushing`]), and `a` first publishes this
+/// worker's oldest private job at once, not on the heartbeat (the split already judged the work
+/// worth a hand-off).
 #[inline]
 pub(crate) fn join_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -61,18 +88,18 @@ where
     RA: Send,
     RB: Send,
 {
-    crate::runtime::join::join_for_idle_worker(
-        move || {
+    join_always_pushing(
+        BStops,
+        move |_| {
             crate::runtime::registry::worker::publish_now();
             oper_a()
         },
-        oper_b,
+        |_| oper_b(),
     )
 }
 
 /// [`join_for_idle_worker`] for the pieces of a loop whose leaves stop by themselves when their
-/// work is cancelled (see [`join_pieces_for_split`] and [`stopped_at_end`]): b is no boundary of
-/// cancellation.
+/// work is cancelled (see [`join_pieces_for_split`]): b is no boundary of cancellation.
 #[inline]
 pub(crate) fn join_pieces_for_idle_worker<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -81,12 +108,13 @@ where
     RA: Send,
     RB: Send,
 {
-    crate::runtime::join::join_pieces_for_idle_worker(
-        move || {
+    join_always_pushing(
+        BRunsOn,
+        move |_| {
             crate::runtime::registry::worker::publish_now();
             oper_a()
         },
-        oper_b,
+        |_| oper_b(),
     )
 }
 
