@@ -22,7 +22,7 @@ cases=(
   "cap_ignored cap cap_join_tree_8"             # thieves take no place in the cap: more workers inside
   "cap_no_pump cap cap_spawns_8"                # a give-back hands no parked spawn on: a deadlock
   "resize_restart_lost resize resize_8"         # a slot regrown while its thread left stays empty: step bound
-  "deadline_keeps_running deadline deadline_vs_cancel_2"  # an ended timer still marked running: a later deadline never fires
+  "deadline_keeps_running deadline deadline_vs_cancel_2"  # an ended timer still marked running: a later deadline never fires, endless work runs on
 )
 
 export CARGO_TARGET_DIR=target/shuttle

@@ -11,11 +11,22 @@ use forkjoin::prelude::*;
 use forkjoin::{cancellable, CancelToken, Cancelled};
 use sim_tests::{draw, drop_and_check_joined, explore_fair, pool, schedules, Counter};
 
-/// Work that never ends on its own: only a cancellation stops it.
+/// Items the endless work may visit before the test calls its deadline lost: far more than any
+/// schedule visits before a deadline of at most 250 virtual microseconds (a step is one) fires.
+const LOST: usize = 200_000;
+
+/// Work that never ends on its own: only a cancellation stops it. Each item is a scheduling point
+/// (shuttle's atomic), so virtual time passes with the work; past [`LOST`] items the deadline
+/// counts as lost and the test fails.
 fn endless() -> usize {
+    let items = shuttle::sync::atomic::AtomicUsize::new(0);
     (0..u64::MAX)
         .into_par_iter()
-        .filter(|i| i.is_power_of_two())
+        .filter(|i| {
+            let seen = items.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            assert!(seen < LOST, "no cancellation after {LOST} items: a deadline was lost");
+            i.is_power_of_two()
+        })
         .count()
 }
 
