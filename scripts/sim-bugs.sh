@@ -22,6 +22,7 @@ cases=(
   "cap_ignored cap cap_join_tree_8"             # thieves take no place in the cap: more workers inside
   "cap_no_pump cap cap_spawns_8"                # a give-back hands no parked spawn on: a deadlock
   "resize_restart_lost resize resize_8"         # a slot regrown while its thread left stays empty: step bound
+  "demanded_split_private max_len max_len_barrier_across_the_items_8"  # a with_max_len piece private while its owner blocks: deadlock
   "deadline_keeps_running deadline deadline_vs_cancel_2"  # an ended timer still marked running: a later deadline never fires, endless work runs on
 )
 

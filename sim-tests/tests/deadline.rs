@@ -24,7 +24,10 @@ fn endless() -> usize {
         .into_par_iter()
         .filter(|i| {
             let seen = items.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            assert!(seen < LOST, "no cancellation after {LOST} items: a deadline was lost");
+            assert!(
+                seen < LOST,
+                "no cancellation after {LOST} items: a deadline was lost"
+            );
             i.is_power_of_two()
         })
         .count()

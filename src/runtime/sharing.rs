@@ -118,6 +118,34 @@ where
     )
 }
 
+/// A split of a loop's pieces that `with_max_len` demands: b is always pushed, as for an idle
+/// worker, and `a` first publishes every private job of this worker, b included, and announces
+/// them, whether or not a worker is idle now (see `crate::runtime::registry::worker::publish_all_now`).
+/// b is no boundary of cancellation, as in [`join_pieces_for_split`].
+#[inline]
+pub(crate) fn join_pieces_demanded<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_always_pushing(
+        BRunsOn,
+        move |_| {
+            // The simulation's self-check (scripts/sim-bugs.sh) publishes as for an idle worker
+            // only: a piece stays private while its owner blocks at the items' barrier.
+            if crate::platform::sync::sim_bug("demanded_split_private") {
+                crate::runtime::registry::worker::publish_now();
+            } else {
+                crate::runtime::registry::worker::publish_all_now();
+            }
+            oper_a()
+        },
+        |_| oper_b(),
+    )
+}
+
 /// How a parallel iterator call starts, from [`start_as`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum StartAs {

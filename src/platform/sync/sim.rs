@@ -400,7 +400,7 @@ impl Futex {
 }
 
 /// The broken variants the self-check knows (`scripts/sim-bugs.sh`): one site each.
-const SIM_BUGS: [&str; 13] = [
+const SIM_BUGS: [&str; 14] = [
     "no_wake_on_inject",
     "no_wake_on_latch",
     "steal_without_cas",
@@ -414,6 +414,7 @@ const SIM_BUGS: [&str; 13] = [
     "cap_no_pump",
     "resize_restart_lost",
     "deadline_keeps_running",
+    "demanded_split_private",
 ];
 
 /// `sync::sim_bug` under shuttle: `FORKJOIN_SIM_BUG`, read once per process (a std `OnceLock`:

@@ -92,9 +92,10 @@ where
 }
 
 /// [`split_up_front`]'s join. A split that `with_max_len` demands (`demanded`) pushes b however
-/// deep, as for an idle worker ([`join_demanded`]): the caller asked for pieces this small, as
+/// deep and publishes it at once ([`join_demanded`]): the caller asked for pieces this small, as
 /// rayon's fix for items that wait for each other, and the depth rule would run the deep halves
-/// inline, out of every other worker's reach. Other splits follow the depth rule.
+/// inline, out of every other worker's reach, as a private b would be while its owner blocks in
+/// another item. Other splits follow the depth rule.
 #[inline(always)]
 fn join_pieces<A, B, RA, RB>(demanded: bool, oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -119,7 +120,7 @@ where
     RA: Send,
     RB: Send,
 {
-    sharing::join_pieces_for_idle_worker(oper_a, oper_b)
+    sharing::join_pieces_demanded(oper_a, oper_b)
 }
 
 /// Runs one piece sequentially in adaptive batches, splitting the remainder in half whenever an idle

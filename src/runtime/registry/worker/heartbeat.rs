@@ -56,6 +56,17 @@ pub(crate) fn publish_now() {
     });
 }
 
+/// For a split the caller demanded (`with_max_len`): publish every private job of the calling
+/// worker at once, the split's b included, whether or not a worker is idle now. The caller asked for
+/// pieces this small, typically for items that wait for each other; a piece left private while its
+/// owner blocks in another item is out of reach of a sleeper that sleeps without a patrol timeout
+/// (it slept while every worker was idle), which found it only after a second.
+#[inline]
+pub(crate) fn publish_all_now() {
+    // Owner operations: the current worker is this thread's.
+    WorkerThread::with_current(WorkerThread::publish_all_private);
+}
+
 /// When the sharing heartbeat reads the clock: every call at first, and, while reads keep finding the
 /// heartbeat not due and come more than 16 times per interval, only every `stride`-th call, the
 /// stride doubling up to 256. A read that comes late (a gap of an interval / 16 or more) resets the

@@ -71,7 +71,7 @@ pub(crate) use self::capped::CapHold;
 // The type `adopted()` returns; callers use it without naming it, their docs name it.
 #[allow(unused_imports)]
 pub(crate) use self::adopted::Adopted;
-pub(crate) use self::heartbeat::{publish_now, publish_on_heartbeat};
+pub(crate) use self::heartbeat::{publish_all_now, publish_now, publish_on_heartbeat};
 pub(crate) use self::idle_poll::{
     back_off_idle_polls, offer_waiting, some_worker_idle, some_worker_idle_in,
 };
