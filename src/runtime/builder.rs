@@ -272,9 +272,11 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Names worker thread `i` with `closure(i)`. `build` calls it once per worker, in index order,
-    /// before it starts any thread (for a [`use_current_thread`](Self::use_current_thread) worker
-    /// 0 too, as rayon does, though that thread keeps its name).
+    /// Names worker thread `i` with `closure(i)`. `build` calls it once per worker slot, in index
+    /// order, before it starts any thread: for every worker up to the pool's capacity
+    /// ([`resizable_up_to`](Self::resizable_up_to)), so that a resize names the threads it starts
+    /// (for a [`use_current_thread`](Self::use_current_thread) worker 0 too, as rayon does, though
+    /// that thread keeps its name).
     ///
     /// # Errors
     ///
