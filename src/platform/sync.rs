@@ -103,14 +103,50 @@ mod imp {
     }
 }
 
-#[allow(unused_imports)]
 pub(crate) use imp::*;
 
-/// std's shared ownership, in every build: for what the models need not see and what must be one
-/// type across builds (a cancellation node, which tokens and region words share, and the
-/// handlers a forked child's pool shares). loom's `Arc` has no weak references.
+/// std's types, in every build (loom's and shuttle's included): for state the models need not
+/// see, for what must be one type across builds, and for what must live in a `static` (loom's
+/// types have no `const` constructors). The facade's items above are the modelled ones; code
+/// that names one of these chose std's on purpose.
 pub(crate) mod shared {
+    /// The global pool's pointer, in a `static`; the models never start the global pool.
+    pub(crate) use std::sync::atomic::AtomicPtr;
+    /// A value set once in a `static` (the iterators' pacing): never model-checked.
+    pub(crate) use std::sync::OnceLock;
+    /// One type across builds: a cancellation node (which tokens and region words share), the
+    /// handlers a forked child's pool shares, a waker; loom's `Arc` has no weak references.
     pub(crate) use std::sync::{Arc, Weak};
+    /// A lock in a `static` (trace sinks, the global pool's start): `const`-constructible, and
+    /// never model-checked.
+    pub(crate) use std::sync::{Mutex, MutexGuard};
+    /// A panic caught by a `join` (`Err` holds its payload), as std's threads return it.
+    pub(crate) use std::thread::Result as ThreadResult;
+    /// How the trace tells outside callers apart: the OS thread's id in every build.
+    pub(crate) use std::thread::ThreadId;
+
+    /// `ThreadPoolBuilder::build_scoped`'s threads: OS threads scoped to the caller's call, which
+    /// borrow from it, in every build (loom's threads cannot be scoped; no model or simulation
+    /// builds a scoped pool).
+    pub(crate) mod thread {
+        /// std's scoped threads and the builder that names and sizes one.
+        pub(crate) use std::thread::{scope, Builder};
+    }
+}
+
+/// std's threads, channels, locks and counters for the crate's unit tests, in every build: a test's
+/// helper threads and the values it checks belong to the test, not to the scheduler under test,
+/// so no model needs to see them.
+#[cfg(test)]
+pub(crate) mod for_tests {
+    /// A test's counters and flags.
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    /// A test's channels (`crate::test_support` blocks a worker on one).
+    pub(crate) use std::sync::mpsc;
+    /// A test's shared values.
+    pub(crate) use std::sync::{Arc, Mutex};
+    /// A test's helper threads, and the ids of the threads that ran its jobs.
+    pub(crate) use std::thread;
 }
 
 /// A 32-bit word that threads can block on until it changes: the sleep module's and the blocking latch's

@@ -7,6 +7,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::platform::affinity;
+use crate::platform::sync::shared;
 use crate::runtime::error::ThreadPoolBuildError;
 use crate::runtime::registry::entry;
 use crate::runtime::registry::thread_builder::{
@@ -118,11 +119,11 @@ impl ThreadPoolBuilder {
         W: Fn(ThreadBuilder) + Sync,
         F: FnOnce(&ThreadPool) -> R,
     {
-        std::thread::scope(|scope| {
+        shared::thread::scope(|scope| {
             let wrapper = &wrapper;
             let pool = self
                 .spawn_handler(|thread| {
-                    let mut builder = std::thread::Builder::new();
+                    let mut builder = shared::thread::Builder::new();
                     if let Some(name) = thread.name() {
                         builder = builder.name(name.to_owned());
                     }
@@ -331,7 +332,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
     {
-        self.config.panic_handler = Some(std::sync::Arc::new(panic_handler));
+        self.config.panic_handler = Some(shared::Arc::new(panic_handler));
         self
     }
 
@@ -360,7 +361,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.config.start_handler = Some(std::sync::Arc::new(start_handler));
+        self.config.start_handler = Some(shared::Arc::new(start_handler));
         self
     }
 
@@ -384,7 +385,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.config.exit_handler = Some(std::sync::Arc::new(exit_handler));
+        self.config.exit_handler = Some(shared::Arc::new(exit_handler));
         self
     }
 
@@ -699,8 +700,8 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_worker_that_cannot_pin_itself_fails_build() {
+        use crate::platform::sync::for_tests::{AtomicUsize, Ordering};
         use crate::platform::sync::Arc;
-        use std::sync::atomic::{AtomicUsize, Ordering};
         let exits = Arc::new(AtomicUsize::new(0));
         let e = exits.clone();
         let good = affinity::allowed_cpus().unwrap()[0];
