@@ -18,7 +18,7 @@ mod imp {
     };
     pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
     // The futex stand-in's (off Linux only).
-    #[cfg_attr(target_os = "linux", allow(unused_imports))]
+    #[cfg(not(target_os = "linux"))]
     pub(crate) use std::sync::Condvar;
     pub(crate) use std::thread;
     pub(crate) use std::thread_local;
@@ -416,7 +416,7 @@ pub(crate) fn yield_now() {
 
 /// Sleeps the calling thread for `duration`: std's sleep; under shuttle (which has no time), a
 /// timed wait on the virtual clock (`sim::Futex`), so a sleeper does not spin the scheduler.
-// The reserve's monitor, its only user, is not under loom.
+// Its users, the reserve's monitor and the CPU-limit follower, are not under loom.
 #[cfg_attr(forkjoin_loom, allow(dead_code))]
 pub(crate) fn sleep(duration: std::time::Duration) {
     #[cfg(not(forkjoin_shuttle))]
@@ -430,7 +430,7 @@ pub(crate) fn sleep(duration: std::time::Duration) {
 /// lock (shuttle stops detached threads when the main thread returns) must not leave it held for
 /// the next one. Use as `process_static! { static NAME: Mutex<T> = Mutex::new(INIT); }`.
 #[cfg(not(forkjoin_shuttle))]
-#[cfg_attr(forkjoin_loom, allow(unused_macros))] // the reserve, its only user, is not under loom
+#[cfg_attr(forkjoin_loom, allow(unused_macros))] // its users (reserve, follow) are not under loom
 macro_rules! process_static {
     (static $name:ident: $t:ty = $init:expr;) => {
         static $name: $t = $init;
@@ -444,6 +444,7 @@ macro_rules! process_static {
         }
     };
 }
+// Its users, the reserve and the CPU-limit follower, are not under loom.
 #[cfg_attr(forkjoin_loom, allow(unused_imports))]
 pub(crate) use process_static;
 
@@ -531,8 +532,9 @@ mod asym {
 
 #[cfg(not(all(target_os = "linux", not(forkjoin_loom), not(forkjoin_shuttle))))]
 mod asym {
-    #[cfg_attr(forkjoin_shuttle, allow(unused_imports))] // shuttle's barriers take no fence
-    use super::{fence, Ordering};
+    #[cfg(not(forkjoin_shuttle))] // shuttle's barriers take shuttle's uncharged fence
+    use super::fence;
+    use super::Ordering;
 
     pub(crate) fn init_asymmetric_barriers() {}
 
