@@ -34,7 +34,7 @@ type NameFn = dyn FnMut(usize) -> String;
 /// ```
 ///
 /// The type parameter is the spawn handler (see [`spawn_handler`](Self::spawn_handler)); it is
-/// `DefaultSpawn` (a `std::thread` per worker) unless one was given, as in rayon.
+/// `DefaultSpawn` (an OS thread per worker) unless one was given, as in rayon.
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     config: RegistryConfig,
     /// Names the workers; [`resolve`](Self::resolve) turns it into `config.thread_names`.
@@ -140,7 +140,7 @@ impl ThreadPoolBuilder {
 }
 
 impl<S> ThreadPoolBuilder<S> {
-    /// Starts each worker with `spawn` instead of a plain `std::thread`: it receives a
+    /// Starts each worker with `spawn` instead of a plain OS thread: it receives a
     /// [`ThreadBuilder`] and must call [`ThreadBuilder::run`] on some thread (a scoped thread, a
     /// thread with its own set-up, …), or return an error, which `build` returns.
     ///
