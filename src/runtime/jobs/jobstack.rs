@@ -782,7 +782,6 @@ mod tests {
         use crate::platform::clock::Instant;
         use crate::platform::sync::for_tests::{thread, AtomicBool};
         use crate::runtime::deque::Worker;
-        use std::time::Duration;
         const ROUNDS: usize = 20_000;
         /// Every this many rounds the owner waits for a steal before it pops.
         const WAIT_PERIOD: usize = 100;
@@ -823,7 +822,7 @@ mod tests {
             // Relaxed: a progress count; the final checks read after the joins.
             heavy_stolen.load(Ordering::Relaxed) + public_stolen.load(Ordering::Relaxed)
         };
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + std::time::Duration::from_secs(60);
         let mut owner_popped = 0;
         for round in 0..ROUNDS {
             let first = jobs.len();
