@@ -28,7 +28,6 @@ macro_rules! collection_paths {
     )*) => {$(
         $(#[$doc])*
         pub mod $module {
-            #[allow(unused_imports)]
             use super::*;
             $(
                 $(#[$tdoc])*

@@ -1,7 +1,6 @@
 //! Helpers shared by the crate's unit tests.
 
-use std::sync::mpsc;
-
+use crate::platform::sync::for_tests::mpsc;
 use crate::ThreadPool;
 
 /// Occupies one worker of `pool` with a job blocked in user code until the returned sender sends

@@ -15,12 +15,14 @@
 //! own clock, so heartbeats, patrols, timeouts and batch timing see the time a machine would.
 
 use std::time::Duration;
-/// std's `Instant`, which the public API takes for deadlines; only this module reads it.
+/// std's `Instant`, which the public API takes for deadlines; only this module reads it (and the
+/// unit tests, for their own time limits).
 pub(crate) use std::time::Instant;
 
 /// The time since the process first asked, for deadlines: std's monotonic clock (no calibration to
 /// drift over hours), except under shuttle, where it is the virtual clock, so that a deadline
 /// passes in virtual time and a replayed schedule sees the same times.
+#[cfg(not(forkjoin_loom))] // the deadline timer, its only user, is not under loom
 pub(crate) fn since_start() -> Duration {
     #[cfg(forkjoin_shuttle)]
     {
@@ -34,6 +36,7 @@ pub(crate) fn since_start() -> Duration {
 }
 
 /// How long until `deadline` (zero once it has passed), on std's clock.
+#[cfg(not(forkjoin_loom))] // the deadline timer, its only user, is not under loom
 pub(crate) fn until(deadline: Instant) -> Duration {
     deadline.saturating_duration_since(Instant::now())
 }

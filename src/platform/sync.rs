@@ -18,7 +18,7 @@ mod imp {
     };
     pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
     // The futex stand-in's (off Linux only).
-    #[cfg_attr(target_os = "linux", allow(unused_imports))]
+    #[cfg(not(target_os = "linux"))]
     pub(crate) use std::sync::Condvar;
     pub(crate) use std::thread;
     pub(crate) use std::thread_local;
@@ -103,14 +103,50 @@ mod imp {
     }
 }
 
-#[allow(unused_imports)]
 pub(crate) use imp::*;
 
-/// std's shared ownership, in every build: for what the models need not see and what must be one
-/// type across builds (a cancellation node, which tokens and region words share, and the
-/// handlers a forked child's pool shares). loom's `Arc` has no weak references.
+/// std's types, in every build (loom's and shuttle's included): for state the models need not
+/// see, for what must be one type across builds, and for what must live in a `static` (loom's
+/// types have no `const` constructors). The facade's items above are the modelled ones; code
+/// that names one of these chose std's on purpose.
 pub(crate) mod shared {
+    /// The global pool's pointer, in a `static`; the models never start the global pool.
+    pub(crate) use std::sync::atomic::AtomicPtr;
+    /// A value set once in a `static` (the iterators' pacing): never model-checked.
+    pub(crate) use std::sync::OnceLock;
+    /// One type across builds: a cancellation node (which tokens and region words share), the
+    /// handlers a forked child's pool shares, a waker; loom's `Arc` has no weak references.
     pub(crate) use std::sync::{Arc, Weak};
+    /// A lock in a `static` (trace sinks, the global pool's start): `const`-constructible, and
+    /// never model-checked.
+    pub(crate) use std::sync::{Mutex, MutexGuard};
+    /// A panic caught by a `join` (`Err` holds its payload), as std's threads return it.
+    pub(crate) use std::thread::Result as ThreadResult;
+    /// How the trace tells outside callers apart: the OS thread's id in every build.
+    pub(crate) use std::thread::ThreadId;
+
+    /// `ThreadPoolBuilder::build_scoped`'s threads: OS threads scoped to the caller's call, which
+    /// borrow from it, in every build (loom's threads cannot be scoped; no model or simulation
+    /// builds a scoped pool).
+    pub(crate) mod thread {
+        /// std's scoped threads and the builder that names and sizes one.
+        pub(crate) use std::thread::{scope, Builder};
+    }
+}
+
+/// std's threads, channels, locks and counters for the crate's unit tests, in every build: a test's
+/// helper threads and the values it checks belong to the test, not to the scheduler under test,
+/// so no model needs to see them.
+#[cfg(test)]
+pub(crate) mod for_tests {
+    /// A test's counters and flags.
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    /// A test's channels (`crate::test_support` blocks a worker on one).
+    pub(crate) use std::sync::mpsc;
+    /// A test's shared values.
+    pub(crate) use std::sync::{Arc, Mutex};
+    /// A test's helper threads, and the ids of the threads that ran its jobs.
+    pub(crate) use std::thread;
 }
 
 /// A 32-bit word that threads can block on until it changes: the sleep module's and the blocking latch's
@@ -380,7 +416,7 @@ pub(crate) fn yield_now() {
 
 /// Sleeps the calling thread for `duration`: std's sleep; under shuttle (which has no time), a
 /// timed wait on the virtual clock (`sim::Futex`), so a sleeper does not spin the scheduler.
-// The reserve's monitor, its only user, is not under loom.
+// Its users, the reserve's monitor and the CPU-limit follower, are not under loom.
 #[cfg_attr(forkjoin_loom, allow(dead_code))]
 pub(crate) fn sleep(duration: std::time::Duration) {
     #[cfg(not(forkjoin_shuttle))]
@@ -394,7 +430,7 @@ pub(crate) fn sleep(duration: std::time::Duration) {
 /// lock (shuttle stops detached threads when the main thread returns) must not leave it held for
 /// the next one. Use as `process_static! { static NAME: Mutex<T> = Mutex::new(INIT); }`.
 #[cfg(not(forkjoin_shuttle))]
-#[cfg_attr(forkjoin_loom, allow(unused_macros))] // the reserve, its only user, is not under loom
+#[cfg_attr(forkjoin_loom, allow(unused_macros))] // its users (reserve, follow) are not under loom
 macro_rules! process_static {
     (static $name:ident: $t:ty = $init:expr;) => {
         static $name: $t = $init;
@@ -408,6 +444,7 @@ macro_rules! process_static {
         }
     };
 }
+// Its users, the reserve and the CPU-limit follower, are not under loom.
 #[cfg_attr(forkjoin_loom, allow(unused_imports))]
 pub(crate) use process_static;
 
@@ -495,8 +532,9 @@ mod asym {
 
 #[cfg(not(all(target_os = "linux", not(forkjoin_loom), not(forkjoin_shuttle))))]
 mod asym {
-    #[cfg_attr(forkjoin_shuttle, allow(unused_imports))] // shuttle's barriers take no fence
-    use super::{fence, Ordering};
+    #[cfg(not(forkjoin_shuttle))] // shuttle's barriers take shuttle's uncharged fence
+    use super::fence;
+    use super::Ordering;
 
     pub(crate) fn init_asymmetric_barriers() {}
 

@@ -7,6 +7,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::platform::affinity;
+use crate::platform::sync::shared;
 use crate::runtime::error::ThreadPoolBuildError;
 use crate::runtime::registry::entry;
 use crate::runtime::registry::thread_builder::{
@@ -33,7 +34,7 @@ type NameFn = dyn FnMut(usize) -> String;
 /// ```
 ///
 /// The type parameter is the spawn handler (see [`spawn_handler`](Self::spawn_handler)); it is
-/// `DefaultSpawn` (a `std::thread` per worker) unless one was given, as in rayon.
+/// `DefaultSpawn` (an OS thread per worker) unless one was given, as in rayon.
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     config: RegistryConfig,
     /// Names the workers; [`resolve`](Self::resolve) turns it into `config.thread_names`.
@@ -118,11 +119,11 @@ impl ThreadPoolBuilder {
         W: Fn(ThreadBuilder) + Sync,
         F: FnOnce(&ThreadPool) -> R,
     {
-        std::thread::scope(|scope| {
+        shared::thread::scope(|scope| {
             let wrapper = &wrapper;
             let pool = self
                 .spawn_handler(|thread| {
-                    let mut builder = std::thread::Builder::new();
+                    let mut builder = shared::thread::Builder::new();
                     if let Some(name) = thread.name() {
                         builder = builder.name(name.to_owned());
                     }
@@ -139,7 +140,7 @@ impl ThreadPoolBuilder {
 }
 
 impl<S> ThreadPoolBuilder<S> {
-    /// Starts each worker with `spawn` instead of a plain `std::thread`: it receives a
+    /// Starts each worker with `spawn` instead of a plain OS thread: it receives a
     /// [`ThreadBuilder`] and must call [`ThreadBuilder::run`] on some thread (a scoped thread, a
     /// thread with its own set-up, …), or return an error, which `build` returns.
     ///
@@ -333,7 +334,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
     {
-        self.config.panic_handler = Some(std::sync::Arc::new(panic_handler));
+        self.config.panic_handler = Some(shared::Arc::new(panic_handler));
         self
     }
 
@@ -362,7 +363,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.config.start_handler = Some(std::sync::Arc::new(start_handler));
+        self.config.start_handler = Some(shared::Arc::new(start_handler));
         self
     }
 
@@ -386,7 +387,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.config.exit_handler = Some(std::sync::Arc::new(exit_handler));
+        self.config.exit_handler = Some(shared::Arc::new(exit_handler));
         self
     }
 
@@ -701,8 +702,8 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_worker_that_cannot_pin_itself_fails_build() {
+        use crate::platform::sync::for_tests::{AtomicUsize, Ordering};
         use crate::platform::sync::Arc;
-        use std::sync::atomic::{AtomicUsize, Ordering};
         let exits = Arc::new(AtomicUsize::new(0));
         let e = exits.clone();
         let good = affinity::allowed_cpus().unwrap()[0];

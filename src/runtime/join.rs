@@ -619,8 +619,8 @@ fn finish_published_erased(
 
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
+    use crate::platform::sync::for_tests::{thread, AtomicUsize, Ordering};
     use crate::ThreadPoolBuilder;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn fib(n: u64) -> u64 {
         if n < 2 {
@@ -782,15 +782,15 @@ mod tests {
         let mismatches = AtomicUsize::new(0);
         pool.install(|| {
             for _ in 0..2000 {
-                let caller = std::thread::current().id();
+                let caller = thread::current().id();
                 crate::join_context(
                     |c| {
-                        if c.migrated() != (std::thread::current().id() != caller) {
+                        if c.migrated() != (thread::current().id() != caller) {
                             mismatches.fetch_add(1, Ordering::Relaxed);
                         }
                     },
                     |c| {
-                        if c.migrated() != (std::thread::current().id() != caller) {
+                        if c.migrated() != (thread::current().id() != caller) {
                             mismatches.fetch_add(1, Ordering::Relaxed);
                         }
                         std::hint::black_box(fib(8));

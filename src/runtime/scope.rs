@@ -464,8 +464,8 @@ impl std::fmt::Debug for Scope<'_> {
 
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
+    use crate::platform::sync::for_tests::{AtomicUsize, Ordering};
     use crate::ThreadPoolBuilder;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
     fn nested_spawns_all_finish() {

@@ -522,9 +522,9 @@ pub fn current_thread_index() -> Option<usize> {
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
+    use crate::platform::clock::Instant;
+    use crate::platform::sync::for_tests::{mpsc, thread, AtomicUsize, Mutex, Ordering};
     use crate::ThreadPoolBuilder;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::mpsc;
     use std::time::Duration;
 
     #[test]
@@ -572,10 +572,10 @@ mod tests {
             .expect("spawned work lost after drop");
         assert_eq!(ran.load(Ordering::SeqCst), 1000);
         // The exit handlers run after the last job; wait for them with a generous bound.
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + Duration::from_secs(60);
         while exits.load(Ordering::SeqCst) < 3 {
-            assert!(std::time::Instant::now() < deadline, "workers did not exit");
-            std::thread::yield_now();
+            assert!(Instant::now() < deadline, "workers did not exit");
+            thread::yield_now();
         }
         assert_eq!(exits.load(Ordering::SeqCst), 3);
     }
@@ -583,7 +583,7 @@ mod tests {
     #[test]
     fn spawn_panic_goes_to_handler_and_worker_survives() {
         let (tx, rx) = mpsc::channel::<String>();
-        let tx = std::sync::Mutex::new(tx);
+        let tx = Mutex::new(tx);
         let pool = ThreadPoolBuilder::new()
             .num_threads(1)
             .panic_handler(move |p| {
@@ -647,7 +647,7 @@ mod tests {
     fn a_use_current_thread_pool_with_pending_work_is_left_once_it_terminates() {
         crate::test_support::watchdog("drop with spawned work pending", LIMIT, || {
             let (exit_tx, exit_rx) = mpsc::channel();
-            let exit_tx = std::sync::Mutex::new(exit_tx);
+            let exit_tx = Mutex::new(exit_tx);
             let pool = ThreadPoolBuilder::new()
                 .num_threads(2)
                 .use_current_thread()
@@ -672,7 +672,7 @@ mod tests {
     #[test]
     fn a_use_current_thread_worker_is_freed_when_its_thread_exits() {
         crate::test_support::watchdog("a worker thread that exits", LIMIT, || {
-            let (pool, registry) = std::thread::spawn(|| {
+            let (pool, registry) = thread::spawn(|| {
                 let pool = adopting_pool(3);
                 let registry = Arc::downgrade(&pool.registry);
                 (pool, registry)

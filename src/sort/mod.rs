@@ -19,6 +19,8 @@ mod unstable;
 
 use std::cmp::Ordering;
 
+use crate::platform::sync::shared::ThreadResult;
+
 pub(crate) use stable::par_merge_sort;
 pub(crate) use unstable::par_quicksort;
 
@@ -81,7 +83,7 @@ where
 ///
 /// The sorts need both sides to have finished (so every element is back where the caller's panic
 /// guard expects it) before they decide how to unwind, whatever `join` does with a panic.
-fn join_catch<A, B, RA, RB>(a: A, b: B) -> (std::thread::Result<RA>, std::thread::Result<RB>)
+fn join_catch<A, B, RA, RB>(a: A, b: B) -> (ThreadResult<RA>, ThreadResult<RB>)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,

@@ -17,6 +17,7 @@ use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::iter::{
     IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
 };
+use crate::platform::sync::shared;
 
 /// Building a collection from a parallel iterator (the parallel [`FromIterator`]), used by
 /// [`ParallelIterator::collect`].
@@ -111,7 +112,7 @@ macro_rules! collect_slice {
 collect_slice! {
     Box<[T]>;
     std::rc::Rc<[T]>;
-    std::sync::Arc<[T]>;
+    shared::Arc<[T]>;
 }
 
 /// Any `Cow` whose owned form can be collected: always `Cow::Owned`.

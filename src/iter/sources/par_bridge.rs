@@ -18,12 +18,12 @@
 //! worker folds at most one piece of a bridge: a piece that starts on a worker that already started
 //! one yields nothing (the first piece on that worker pulls until the end anyway), as in rayon.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
-
 use crate::iter::parallel_iterator::ParallelIterator;
 use crate::iter::plumbing::{drive_unindexed_lazily, UnindexedConsumer};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
+// The facade's: std's outside the models; under shuttle its lock is a scheduling point, so a
+// piece blocked on it lets the holder run.
+use crate::platform::sync::{AtomicBool, Mutex, Ordering};
 use crate::runtime::sharing;
 
 /// Turns a sequential iterator into a parallel one: `iter.par_bridge()`.

@@ -91,7 +91,10 @@ mod loom_impl {
     pub struct Reclaimer(Mode);
 
     /// What a steal holds while it reads a buffer (an epoch guard in epoch mode).
-    pub struct Guard(#[allow(dead_code)] Option<crossbeam_epoch::Guard>);
+    pub struct Guard {
+        /// Never read: held so that dropping it unpins.
+        _pin: Option<crossbeam_epoch::Guard>,
+    }
 
     impl Default for Reclaimer {
         fn default() -> Self {
@@ -112,9 +115,11 @@ mod loom_impl {
 
         pub(crate) fn pin(&self) -> Guard {
             match &self.0 {
-                Mode::Leak(_) => Guard(None),
+                Mode::Leak(_) => Guard { _pin: None },
                 // A fresh handle per pin: the guard keeps its local alive after the handle drops.
-                Mode::Epoch(c) => Guard(Some(c.register().pin())),
+                Mode::Epoch(c) => Guard {
+                    _pin: Some(c.register().pin()),
+                },
             }
         }
 

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Wake, Waker};
 
-use crate::platform::sync::{thread, Arc};
+use crate::platform::sync::{shared, thread, Arc};
 use crate::runtime::jobs::latch::CoreLatch;
 use crate::runtime::registry::worker::{self, WorkerThread};
 use crate::runtime::sleep::Sleep;
@@ -66,11 +66,11 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
 struct Unparker(thread::Thread);
 
 impl Wake for Unparker {
-    fn wake(self: std::sync::Arc<Self>) {
+    fn wake(self: shared::Arc<Self>) {
         self.0.unpark();
     }
 
-    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+    fn wake_by_ref(self: &shared::Arc<Self>) {
         self.0.unpark();
     }
 }
@@ -78,7 +78,7 @@ impl Wake for Unparker {
 /// Polls until ready, parking in between. A wake before the park leaves the thread's token set,
 /// so the park returns at once; a spurious return only costs a poll.
 fn park_until_ready<F: Future>(mut future: std::pin::Pin<&mut F>) -> F::Output {
-    let waker = Waker::from(std::sync::Arc::new(Unparker(thread::current())));
+    let waker = Waker::from(shared::Arc::new(Unparker(thread::current())));
     let mut cx = Context::from_waker(&waker);
     loop {
         if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
@@ -95,7 +95,7 @@ fn work_until_ready<F: Future>(wt: &WorkerThread, mut future: std::pin::Pin<&mut
     loop {
         // A latch sets once, so each poll gets its own (and its own waker). A stale waker of an
         // earlier poll only sets that poll's latch, which nobody waits on any more.
-        let latch = std::sync::Arc::new(WakeLatch::new(sleep.clone(), wt.index()));
+        let latch = shared::Arc::new(WakeLatch::new(sleep.clone(), wt.index()));
         let waker = Waker::from(latch.clone());
         if let Poll::Ready(output) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
             return output;
@@ -145,11 +145,11 @@ impl WakeLatch {
 }
 
 impl Wake for WakeLatch {
-    fn wake(self: std::sync::Arc<Self>) {
+    fn wake(self: shared::Arc<Self>) {
         self.set();
     }
 
-    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+    fn wake_by_ref(self: &shared::Arc<Self>) {
         self.set();
     }
 }

@@ -288,29 +288,29 @@ impl<T> fmt::Debug for Receiver<T> {
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize as StdAtomicUsize;
+    use crate::platform::sync::for_tests;
     use std::task::Wake;
 
     /// Counts its wakes.
     #[derive(Default)]
-    struct Count(StdAtomicUsize);
+    struct Count(for_tests::AtomicUsize);
 
     impl Wake for Count {
-        fn wake(self: std::sync::Arc<Self>) {
+        fn wake(self: for_tests::Arc<Self>) {
             self.wake_by_ref();
         }
-        fn wake_by_ref(self: &std::sync::Arc<Self>) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        fn wake_by_ref(self: &for_tests::Arc<Self>) {
+            self.0.fetch_add(1, for_tests::Ordering::SeqCst);
         }
     }
 
-    fn counting() -> (std::sync::Arc<Count>, Waker) {
-        let count = std::sync::Arc::new(Count::default());
+    fn counting() -> (for_tests::Arc<Count>, Waker) {
+        let count = for_tests::Arc::new(Count::default());
         (count.clone(), Waker::from(count))
     }
 
     fn wakes(count: &Count) -> usize {
-        count.0.load(std::sync::atomic::Ordering::SeqCst)
+        count.0.load(for_tests::Ordering::SeqCst)
     }
 
     #[test]
@@ -343,9 +343,9 @@ mod tests {
         let (count, waker) = counting();
         assert_eq!(rx.poll_recv(&waker), Poll::Pending);
         drop(waker);
-        assert_eq!(std::sync::Arc::strong_count(&count), 2);
+        assert_eq!(for_tests::Arc::strong_count(&count), 2);
         drop(rx);
-        assert_eq!(std::sync::Arc::strong_count(&count), 1, "waker dropped");
+        assert_eq!(for_tests::Arc::strong_count(&count), 1, "waker dropped");
         tx.send(1);
         assert_eq!(wakes(&count), 0);
     }

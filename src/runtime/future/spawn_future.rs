@@ -5,9 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use std::sync::Arc as StdArc;
-
-use crate::platform::sync::Arc;
+use crate::platform::sync::{shared, Arc};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::cancel::node::Node;
 use crate::runtime::cancel::Cancelled;
@@ -147,7 +145,7 @@ pub struct JobFuture<R> {
     /// `None` once the result was returned.
     receiver: Option<Receiver<Result<R, Payload>>>,
     /// The job's cancellation node: cancelled when the future is dropped.
-    node: StdArc<Node>,
+    node: shared::Arc<Node>,
 }
 
 impl<R> Drop for JobFuture<R> {

@@ -391,6 +391,7 @@ impl Caps {
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
+    use crate::platform::sync::for_tests;
 
     impl Caps {
         /// True if `inside`'s chain holds `cap` (a thread under `inside` is inside `cap`).
@@ -431,7 +432,7 @@ mod tests {
         let cap = caps.start(1, CapId::NONE);
         caps.hold(cap);
         let mut injected: Vec<Parked> = Vec::new();
-        let ran = std::sync::Arc::new(AtomicUsize::new(0));
+        let ran = for_tests::Arc::new(AtomicUsize::new(0));
         let r = ran.clone();
         let job: Parked = Box::new(move || {
             r.fetch_add(1, Ordering::Relaxed);

@@ -520,6 +520,7 @@ unsafe impl<T: Sync> Sync for SendPtr<T> {}
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
+    use crate::platform::sync::for_tests::mpsc;
     use crate::runtime::jobs::latch::CoreLatch;
 
     #[test]
@@ -565,7 +566,7 @@ mod tests {
 
     #[test]
     fn heap_job_runs_and_frees() {
-        let (tx, rx) = std::sync::mpsc::channel();
+        let (tx, rx) = mpsc::channel();
         let job = HeapJob::new(move || tx.send(7).unwrap());
         // SAFETY: the closure is 'static; executed once.
         let r = unsafe { job.into_job_ref() };

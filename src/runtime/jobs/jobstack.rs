@@ -779,9 +779,9 @@ mod tests {
     /// stack is private), so the thieves really race the owner; a deadline fails the test if they
     /// never steal.
     fn pop_and_steal_concurrently(s: JobStackOwner, thieves_pause: bool) {
+        use crate::platform::clock::Instant;
+        use crate::platform::sync::for_tests::{thread, AtomicBool};
         use crate::runtime::deque::Worker;
-        use std::sync::atomic::AtomicBool;
-        use std::time::{Duration, Instant};
         const ROUNDS: usize = 20_000;
         /// Every this many rounds the owner waits for a steal before it pops.
         const WAIT_PERIOD: usize = 100;
@@ -797,7 +797,7 @@ mod tests {
             .map(|_| {
                 let (s, public, done) = (s.thief(), public.stealer(), done.clone());
                 let (heavy_stolen, public_stolen) = (heavy_stolen.clone(), public_stolen.clone());
-                std::thread::spawn(move || {
+                thread::spawn(move || {
                     while !done.load(Ordering::Acquire) {
                         let top = s.top_before_barrier();
                         heavy_barrier();
@@ -812,7 +812,7 @@ mod tests {
                             unsafe { j.execute() };
                         }
                         if thieves_pause {
-                            std::thread::yield_now();
+                            thread::yield_now();
                         }
                     }
                 })
@@ -822,7 +822,7 @@ mod tests {
             // Relaxed: a progress count; the final checks read after the joins.
             heavy_stolen.load(Ordering::Relaxed) + public_stolen.load(Ordering::Relaxed)
         };
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + std::time::Duration::from_secs(60);
         let mut owner_popped = 0;
         for round in 0..ROUNDS {
             let first = jobs.len();
@@ -854,7 +854,7 @@ mod tests {
                         heavy_stolen.load(Ordering::Relaxed),
                         public_stolen.load(Ordering::Relaxed)
                     );
-                    std::thread::yield_now();
+                    thread::yield_now();
                 }
             }
             for &(j, p) in pushed.iter().rev() {

@@ -408,7 +408,7 @@ impl Latch for Arc<LockLatch> {
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
-    use std::sync::mpsc;
+    use crate::platform::sync::for_tests::{mpsc, thread};
     use std::time::Duration;
 
     #[test]
@@ -446,7 +446,7 @@ mod tests {
         let latch = Arc::new(LockLatch::new());
         let (tx, rx) = mpsc::channel();
         let l2 = latch.clone();
-        let t = std::thread::spawn(move || {
+        let t = thread::spawn(move || {
             l2.wait();
             tx.send(()).unwrap();
         });

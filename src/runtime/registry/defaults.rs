@@ -65,9 +65,10 @@ pub(crate) fn default_num_threads() -> Result<usize, ThreadPoolBuildError> {
     }
 }
 
-/// The environment variable that sets [`RegistryConfig::siblings_may_wait`] for pools built without
-/// `ThreadPoolBuilder::siblings_may_wait` (the global pool included), so that a dependency tree
-/// switched from rayon through `[patch]` can have it without a code change.
+/// The environment variable that sets
+/// [`RegistryConfig::siblings_may_wait`](super::RegistryConfig::siblings_may_wait) for pools built
+/// without `ThreadPoolBuilder::siblings_may_wait` (the global pool included), so that a dependency
+/// tree switched from rayon through `[patch]` can have it without a code change.
 pub(crate) const SIBLINGS_MAY_WAIT_ENV: &str = "FORKJOIN_SIBLINGS_MAY_WAIT";
 
 /// [`SIBLINGS_MAY_WAIT_ENV`]: false if unset or empty, true for `1` or `true`, false for `0` or

@@ -13,9 +13,7 @@
 //! **The global pool** is started, with the default configuration, by the first call from outside any
 //! pool that needs it ([`global_registry`]), unless [`init_global`] configured it before.
 
-use std::sync::atomic::{AtomicPtr, Ordering};
-
-use crate::platform::sync::Arc;
+use crate::platform::sync::{shared, Arc, Ordering};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::error::ThreadPoolBuildError;
@@ -31,9 +29,9 @@ use crate::runtime::trace::{self, TraceConfig};
 /// reference to it is `'static`). Replaced only in a child made by `fork()`, whose copy of the
 /// pool has no threads (the old one is leaked: its threads' stacks and handles are the parent's).
 /// std's atomic on purpose: loom models never start the global pool.
-static GLOBAL: AtomicPtr<Arc<Registry>> = AtomicPtr::new(std::ptr::null_mut());
+static GLOBAL: shared::AtomicPtr<Arc<Registry>> = shared::AtomicPtr::new(std::ptr::null_mut());
 /// Held while the global pool is started (or replaced).
-static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static GLOBAL_INIT: shared::Mutex<()> = shared::Mutex::new(());
 
 /// The global pool if it is started and its threads exist in this process.
 #[inline]
@@ -191,7 +189,7 @@ pub(crate) fn init_global(
 
 /// Runs `f` with the current pool: the calling worker's, or the global pool from outside any pool.
 /// A `use_current_thread` worker's pool is its thread's current pool, and `f` runs as that worker
-/// ([`worker::Adopted::run`]).
+/// (`Adopted::run` on the token [`worker::adopted`] returns).
 #[inline]
 pub(crate) fn with_current_registry<R>(f: impl FnOnce(&Arc<Registry>) -> R) -> R {
     WorkerThread::with_current_opt(|wt| match wt {
@@ -225,8 +223,8 @@ pub(crate) fn current_worker(registry: &Registry) -> Option<&WorkerThread> {
 }
 
 /// Runs `f` on the current thread's worker if it is a worker of `registry` (a `use_current_thread`
-/// worker runs `f` as its thread's current worker, see [`worker::Adopted::run`]); `None`
-/// otherwise.
+/// worker runs `f` as its thread's current worker, see `Adopted::run` on the token
+/// [`worker::adopted`] returns); `None` otherwise.
 pub(crate) fn with_worker_in<R>(
     registry: &Registry,
     f: impl FnOnce(&WorkerThread) -> R,
@@ -416,7 +414,7 @@ where
 
 /// Runs a spawned job's `func` under `node`: dropped unrun if the node is already cancelled (a
 /// boundary, see `crate::runtime::cancel`), else in a region of its own under it.
-fn run_spawned_under<F: FnOnce()>(node: &std::sync::Arc<Node>, func: F) -> Result<(), Payload> {
+fn run_spawned_under<F: FnOnce()>(node: &shared::Arc<Node>, func: F) -> Result<(), Payload> {
     if node.is_cancelled() {
         return unwind::halt_unwinding(move || drop(func));
     }
@@ -427,7 +425,7 @@ fn run_spawned_under<F: FnOnce()>(node: &std::sync::Arc<Node>, func: F) -> Resul
 /// it was made under.
 struct Spawned<F> {
     pool: Arc<Registry>,
-    under: Option<std::sync::Arc<Node>>,
+    under: Option<shared::Arc<Node>>,
     cap: Option<CapHold>,
     func: F,
 }
@@ -468,7 +466,7 @@ where
 /// has no room: `token` says a pump already reserved the places, see `crate::runtime::jobs::cap`),
 /// under its node if it has one; a panic goes to the pool's handler.
 fn run_spawned<F: FnOnce() + Send + 'static>(spawned: Spawned<F>, token: bool) {
-    let run = |under: Option<std::sync::Arc<Node>>, func: F| match under {
+    let run = |under: Option<shared::Arc<Node>>, func: F| match under {
         None => unwind::halt_unwinding(func),
         Some(node) => run_spawned_under(&node, func),
     };
@@ -508,17 +506,16 @@ fn run_spawned<F: FnOnce() + Send + 'static>(spawned: Spawned<F>, token: bool) {
 #[cfg(all(test, not(any(forkjoin_loom, forkjoin_shuttle))))]
 mod tests {
     use std::io;
-    use std::sync::Mutex;
-    use std::thread::JoinHandle;
 
     use super::*;
+    use crate::platform::sync::for_tests::{thread, Mutex};
     use crate::runtime::registry::thread_builder::{CustomSpawn, ThreadBuilder};
 
     /// [`start_with_what_spawns`] with a spawn handler that can start only `limits[k]` threads on
     /// its `k`-th pool (no limit past the list); returns the pool's size or the error's count of
     /// started threads, and how many pools were tried. Every thread started is stopped and joined.
     fn start_under_limits(threads: usize, limits: &[usize]) -> (Result<usize, usize>, usize) {
-        let handles = Mutex::new(Vec::<JoinHandle<()>>::new());
+        let handles = Mutex::new(Vec::<thread::JoinHandle<()>>::new());
         let tries = std::cell::Cell::new(0);
         let mut spawned_in_try = 0;
         let mut spawn = CustomSpawn::new(|thread: ThreadBuilder| {
@@ -536,7 +533,7 @@ mod tests {
             handles
                 .lock()
                 .unwrap()
-                .push(std::thread::spawn(move || thread.run()));
+                .push(thread::spawn(move || thread.run()));
             Ok(())
         });
         let config = |num_threads| RegistryConfig {

@@ -14,9 +14,9 @@
 //! exits when no following pool is left. Nothing on any worker's path. Not under loom or the
 //! simulation.
 
-use std::sync::Weak;
 use std::time::Duration;
 
+use crate::platform::sync::shared::Weak;
 use crate::platform::sync::{process_static, thread, Arc, Mutex};
 use crate::runtime::registry::{resize, Registry};
 

@@ -37,7 +37,7 @@ pub(crate) use self::defaults::{
 };
 use self::slots::Slots;
 use crate::platform::sync::{
-    fence, sim_bug, thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering,
+    fence, shared, sim_bug, thread, Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering,
 };
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::deque::{Stealer, Worker};
@@ -76,9 +76,9 @@ pub(crate) struct RegistryConfig {
     pub(crate) stack_size: Option<usize>,
     /// The handlers are shared (`std`'s `Arc`, never a model's): a `fork()`ed child's global pool
     /// reuses its parent's (`crate::runtime::registry::entry`).
-    pub(crate) panic_handler: Option<std::sync::Arc<PanicHandler>>,
-    pub(crate) start_handler: Option<std::sync::Arc<IndexHandler>>,
-    pub(crate) exit_handler: Option<std::sync::Arc<IndexHandler>>,
+    pub(crate) panic_handler: Option<shared::Arc<PanicHandler>>,
+    pub(crate) start_handler: Option<shared::Arc<IndexHandler>>,
+    pub(crate) exit_handler: Option<shared::Arc<IndexHandler>>,
     /// With `ThreadPoolBuilder::pin_threads`: the CPUs to pin the workers to (never empty), worker `i`
     /// on `cpus[i % cpus.len()]`. For the starter (`crate::runtime::registry::thread_builder::start_pool`).
     pub(crate) pin_cpus: Option<Vec<usize>>,
@@ -320,9 +320,9 @@ pub(crate) struct Registry {
     caps: Caps,
     injector: Injector,
     terminate_count: AtomicUsize,
-    panic_handler: Option<std::sync::Arc<PanicHandler>>,
-    start_handler: Option<std::sync::Arc<IndexHandler>>,
-    exit_handler: Option<std::sync::Arc<IndexHandler>>,
+    panic_handler: Option<shared::Arc<PanicHandler>>,
+    start_handler: Option<shared::Arc<IndexHandler>>,
+    exit_handler: Option<shared::Arc<IndexHandler>>,
     /// The stack size the builder gave the workers, if any (for a `fork()`ed child's global pool).
     stack_size: Option<usize>,
     /// The fork generation (`crate::platform::fork`) the threads were started in: in a child made

@@ -44,9 +44,9 @@
 //! `fork()` starts its own monitor with its first pool (a fork while the monitor holds its lock,
 //! a window of microseconds per tick, would leave that lock held in the child).
 
-use std::sync::Weak;
 use std::time::Duration;
 
+use crate::platform::sync::shared::Weak;
 use crate::platform::sync::{process_static, sim_bug, thread, Arc, Mutex, Ordering};
 use crate::platform::thread_state;
 use crate::runtime::registry::worker;

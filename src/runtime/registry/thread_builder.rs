@@ -116,7 +116,7 @@ pub trait ThreadSpawn: sealed::Sealed {
     fn owns_threads(&self) -> bool;
 }
 
-/// The default spawn handler: a `std::thread` per worker, named and sized as configured, joined
+/// The default spawn handler: an OS thread per worker, named and sized as configured, joined
 /// when the pool is dropped.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DefaultSpawn;

@@ -682,9 +682,8 @@ impl Sleep {
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::mpsc;
-    use std::sync::Arc;
+    use crate::platform::clock::Instant;
+    use crate::platform::sync::for_tests::{mpsc, thread, Arc, AtomicBool};
     use std::time::Duration;
 
     /// Drives one "worker" through the idle rounds until it sleeps or aborts.
@@ -703,10 +702,10 @@ mod tests {
 
     /// Polls `done` (yielding) until it holds; fails the test after 60 s instead of hanging.
     fn wait_for(what: &str, done: impl Fn() -> bool) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + Duration::from_secs(60);
         while !done() {
-            assert!(std::time::Instant::now() < deadline, "timed out: {what}");
-            std::thread::yield_now();
+            assert!(Instant::now() < deadline, "timed out: {what}");
+            thread::yield_now();
         }
     }
 
@@ -719,7 +718,7 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let s2 = sleep.clone();
         let (tid_tx, tid_rx) = mpsc::channel();
-        let t = std::thread::spawn(move || {
+        let t = thread::spawn(move || {
             #[cfg(target_os = "linux")]
             // SAFETY: a plain syscall without arguments.
             tid_tx.send(unsafe { libc::gettid() }).unwrap();
@@ -776,7 +775,7 @@ mod tests {
         let work = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
         let (s2, w2) = (sleep.clone(), work.clone());
-        let t = std::thread::spawn(move || {
+        let t = thread::spawn(move || {
             let r = idle_until_done(&s2, 0, &w2);
             tx.send(r).unwrap();
         });
@@ -859,7 +858,7 @@ mod tests {
         let sleep = Arc::new(Sleep::new(2));
         let (tx, rx) = mpsc::channel();
         let s2 = sleep.clone();
-        let t = std::thread::spawn(move || {
+        let t = thread::spawn(move || {
             let never = AtomicBool::new(false);
             loop {
                 if idle_until_done(&s2, 1, &never) == Idled::Slept {
@@ -870,13 +869,13 @@ mod tests {
         });
         // Keep poking until the thread has really slept and been woken by the targeted call (the poll
         // interval is not a synchronisation assumption: any interleaving ends with a received message).
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             sleep.notify_worker_latch_is_set(1);
             if rx.recv_timeout(Duration::from_millis(10)).is_ok() {
                 break;
             }
-            assert!(std::time::Instant::now() < deadline, "sleeper never woken");
+            assert!(Instant::now() < deadline, "sleeper never woken");
         }
         t.join().unwrap();
     }

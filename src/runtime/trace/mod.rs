@@ -36,7 +36,7 @@ pub(crate) use self::event::{Event, JobKind, Source, WakeReason};
 use self::json::{CallerSnapshot, PoolSnapshot};
 use self::ring::Ring;
 pub(crate) use self::ring::RingWriter;
-use crate::platform::sync::{Arc, Mutex};
+use crate::platform::sync::{shared, Arc, Mutex};
 
 /// The environment variable naming the trace file of pools built without `trace_file`.
 pub(crate) const TRACE_ENV: &str = "FORKJOIN_TRACE";
@@ -90,7 +90,7 @@ pub(crate) struct PoolTrace {
 
 /// The `install` spans of one outside thread.
 struct CallerTrack {
-    thread: std::thread::ThreadId,
+    thread: shared::ThreadId,
     name: String,
     /// `(begin, end)` ticks; at most `capacity`, the oldest dropped first.
     spans: VecDeque<(u64, u64)>,
@@ -280,16 +280,16 @@ impl SinkFile {
     }
 }
 
-// A plain std mutex: it lives in a static, which loom's types cannot (and the trace is never
-// model-checked).
-static SINKS: std::sync::Mutex<Sinks> = std::sync::Mutex::new(Sinks {
+// std's mutex in every build: it lives in a static, which loom's types cannot (and the trace is
+// never model-checked).
+static SINKS: shared::Mutex<Sinks> = shared::Mutex::new(Sinks {
     origin: None,
     next_pid: 0,
     files: Vec::new(),
     exit_hook: false,
 });
 
-fn lock_sinks() -> std::sync::MutexGuard<'static, Sinks> {
+fn lock_sinks() -> shared::MutexGuard<'static, Sinks> {
     SINKS.lock().unwrap_or_else(|e| e.into_inner())
 }
 

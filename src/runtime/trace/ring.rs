@@ -170,6 +170,7 @@ impl RingWriter {
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
+    use crate::platform::sync::for_tests::thread;
 
     fn published(n: u32) -> Event {
         Event::Published { jobs: n }
@@ -203,7 +204,7 @@ mod tests {
     #[test]
     fn a_reader_beside_the_writer_sees_whole_events_in_order() {
         let (ring, writer) = Ring::new(64);
-        let reader = std::thread::spawn(move || {
+        let reader = thread::spawn(move || {
             let mut seen = 0u64;
             for _ in 0..2000 {
                 let snap = ring.snapshot();

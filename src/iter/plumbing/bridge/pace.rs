@@ -2,10 +2,10 @@
 //! remainder it would hand off is worth the hand-off (rules 3 and 4 of the [bridge's module
 //! doc](super)).
 
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::platform::clock::{self, ticks};
+use crate::platform::sync::shared::OnceLock;
 
 /// A batch shorter than this grows the next batch size: eightfold while batches take under an
 /// eighth of it, twofold above that (see [`next_batch`]).

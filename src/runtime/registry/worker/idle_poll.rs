@@ -134,7 +134,8 @@ impl WorkerThread {
 #[cfg(all(test, not(forkjoin_loom)))]
 mod tests {
     use super::*;
-    use std::time::{Duration, Instant};
+    use crate::platform::clock::Instant;
+    use std::time::Duration;
 
     #[test]
     fn some_worker_idle_sees_the_other_worker_idle() {

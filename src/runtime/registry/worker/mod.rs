@@ -49,7 +49,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use self::heartbeat::{PublishClock, PUBLISH_INTERVAL};
 use self::queues::SPAWN_IDS;
-use crate::platform::sync::{sim_bug, thread_local, Arc, AtomicUsize};
+use crate::platform::sync::{shared, sim_bug, thread_local, Arc, AtomicUsize};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::deque::Worker;
@@ -68,9 +68,6 @@ pub(crate) use self::adopted::{
     adopt_current_thread, adopted, current_or_adopted, is_worker_thread, leave_terminated_pool,
 };
 pub(crate) use self::capped::CapHold;
-// The type `adopted()` returns; callers use it without naming it, their docs name it.
-#[allow(unused_imports)]
-pub(crate) use self::adopted::Adopted;
 pub(crate) use self::heartbeat::{publish_all_now, publish_now, publish_on_heartbeat};
 pub(crate) use self::idle_poll::{
     back_off_idle_polls, offer_waiting, some_worker_idle, some_worker_idle_in,
@@ -87,7 +84,7 @@ thread_local! {
     /// * only [`WorkerThread::enter`] sets it, and only [`leave`] clears it;
     /// * a pool thread's worker is a local of [`main_loop`], which enters before the thread runs
     ///   any pool code and leaves before the local is dropped;
-    /// * a `use_current_thread` worker is entered by [`Adopted::run`] for the length of its call,
+    /// * a `use_current_thread` worker is entered by [`Adopted::run`](adopted::Adopted::run) for the length of its call,
     ///   and left when that call returns or unwinds; `adopted.rs` frees it only while this is null.
     static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
 }
@@ -317,10 +314,10 @@ impl WorkerThread {
     pub(crate) fn open_cancellable_region(
         &self,
         key: usize,
-        node: &std::sync::Arc<Node>,
+        node: &shared::Arc<Node>,
     ) -> RegionGuard<'_> {
         let own = Own {
-            cancel: Some(std::sync::Arc::as_ptr(node) as usize),
+            cancel: Some(shared::Arc::as_ptr(node) as usize),
             cap: None,
         };
         self.open_region_under(key, self.region.get(), own)
@@ -331,7 +328,7 @@ impl WorkerThread {
     /// it unwound with (a panic, or the `Cancelled` payload of a boundary).
     pub(crate) fn run_under<R>(
         &self,
-        node: &std::sync::Arc<Node>,
+        node: &shared::Arc<Node>,
         f: impl FnOnce() -> R,
     ) -> Result<R, Payload> {
         let key = 0u8;
@@ -352,15 +349,15 @@ impl WorkerThread {
 
     /// The node this worker runs under, shared: for work made here that may outlive the region
     /// (a `spawn`), which holds it.
-    pub(crate) fn cancel_node_shared(&self) -> Option<std::sync::Arc<Node>> {
+    pub(crate) fn cancel_node_shared(&self) -> Option<shared::Arc<Node>> {
         let node = self.cancel.get();
         (!node.is_null()).then(|| {
-            // SAFETY: every node a worker runs under is owned by a `std::sync::Arc`
+            // SAFETY: every node a worker runs under is owned by a `shared::Arc`
             // (`open_cancellable_region` takes one, and regions opened for jobs copy such
             // addresses), and it is live (the field's invariant): one more count for the clone.
             unsafe {
-                std::sync::Arc::increment_strong_count(node);
-                std::sync::Arc::from_raw(node)
+                shared::Arc::increment_strong_count(node);
+                shared::Arc::from_raw(node)
             }
         })
     }
