@@ -14,8 +14,9 @@
 //! a boxed producer) and the result erased again, so each adaptor type is compiled once, not once
 //! per chain.
 //!
-//! Runs a few seconds by default; `FORKJOIN_SOAK=1` runs many more cases from a seed taken from the
-//! clock; `FORKJOIN_DIFF_SEED=<seed>` replays one case (printed on failure).
+//! Runs a few seconds by default; `FORKJOIN_DIFF_SOAK=1` runs a hundred times more cases from a seed
+//! taken from the clock (hours; not CI's `FORKJOIN_SOAK`, under which the fixed cases run);
+//! `FORKJOIN_DIFF_SEED=<seed>` replays one case (printed on failure).
 
 mod common;
 mod iter_common;
@@ -1166,14 +1167,14 @@ fn check_case(seed: u64, panics: bool) {
     }
 }
 
-/// The seeds to run: one (`FORKJOIN_DIFF_SEED`), many from the clock (`FORKJOIN_SOAK`), or a
-/// fixed set.
+/// The seeds to run: one (`FORKJOIN_DIFF_SEED`), many from the clock (`FORKJOIN_DIFF_SOAK`), or
+/// a fixed set.
 fn seeds(salt: u64, default_cases: u64) -> Vec<u64> {
     if let Ok(seed) = std::env::var("FORKJOIN_DIFF_SEED") {
         let seed = seed.parse().expect("FORKJOIN_DIFF_SEED must be a u64");
         return vec![seed];
     }
-    let (base, cases) = if std::env::var_os("FORKJOIN_SOAK").is_some() {
+    let (base, cases) = if std::env::var_os("FORKJOIN_DIFF_SOAK").is_some() {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
@@ -1189,7 +1190,7 @@ fn seeds(salt: u64, default_cases: u64) -> Vec<u64> {
 }
 
 fn watch(what: &'static str, f: impl FnOnce() + Send + 'static) {
-    let limit = if std::env::var_os("FORKJOIN_SOAK").is_some() {
+    let limit = if std::env::var_os("FORKJOIN_DIFF_SOAK").is_some() {
         Duration::from_secs(6 * 3600)
     } else {
         Duration::from_secs(300)

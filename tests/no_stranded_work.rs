@@ -1,10 +1,14 @@
 //! Work stays reachable while its owner blocks in user code (a channel, a barrier): each pattern
-//! completes on rayon, and runs [`RUNS`] times per pool size here under a watchdog that fails the
-//! test instead of hanging it: by a steal, a patrol, or the pool's reserve worker when every thread
-//! is blocked. The patterns that still hang on forkjoin are README limitations ("Blocking inside
-//! parallel work"); for those, these tests run the fixes it gives, and the patterns themselves on
-//! pools built with `siblings_may_wait(true)`, where they complete as on rayon (at 2 threads and
-//! more: on one thread they hang on rayon too).
+//! completes on rayon, and runs [`runs`] times (200 under `FORKJOIN_SOAK`, 20 by default) per pool
+//! size here under a watchdog that fails the test instead of hanging it: by a steal, a patrol, or
+//! the pool's reserve worker when every thread is blocked. The patterns that still hang on forkjoin
+//! are README limitations ("Blocking inside parallel work"); for those, these tests run the fixes
+//! it gives, and the patterns themselves on pools built with `siblings_may_wait(true)`, where they
+//! complete as on rayon (at 2 threads and more: on one thread they hang on rayon too).
+//!
+//! A binary of its own, not a module of `tests/integration/`: its barriers need every party on a CPU at
+//! once, and the oversubscribed pools of other tests running beside it on 2 cores would stretch its
+//! runs towards the watchdog's limit.
 
 mod common;
 
@@ -15,7 +19,9 @@ use forkjoin::prelude::*;
 use forkjoin::{ThreadPool, ThreadPoolBuilder};
 
 /// Runs per pattern and pool size.
-const RUNS: usize = 200;
+fn runs() -> usize {
+    common::soak(200, 20)
+}
 /// The watchdog's limit for all runs of one pattern on one pool.
 const LIMIT: Duration = Duration::from_secs(240);
 
@@ -53,7 +59,7 @@ fn on_built_pools(
     for &threads in sizes {
         common::watchdog(&format!("{what} on {threads} threads"), LIMIT, move || {
             let pool = build(threads);
-            for _ in 0..RUNS {
+            for _ in 0..runs() {
                 pattern(&pool, threads);
             }
         });

@@ -1,7 +1,8 @@
-//! Helpers shared by the runtime integration tests (`mod common;` in each test file).
+//! Helpers shared by the integration tests: a module of the combined binary (`tests/integration/`) and of
+//! each test that runs as a binary of its own (`mod common;` in the file).
 //!
-//! Every test file is its own crate and uses a different subset of these, so each item carries
-//! `#[allow(dead_code)]`: an item one binary leaves unused would otherwise warn (and fail clippy).
+//! Each binary uses a different subset of these, so each item carries `#[allow(dead_code)]`: an item
+//! one binary leaves unused would otherwise warn (and fail clippy).
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -47,10 +48,32 @@ pub fn fib(n: u32) -> u64 {
     a + b
 }
 
+/// The number of runs of a soak: `full` when the environment variable `FORKJOIN_SOAK` is set to
+/// anything but `0` (`.ci/run` sets it), `short` otherwise, so that `cargo test --release` stays
+/// quick on a newcomer's machine while CI runs every soak in full (`docs/testing.md`).
+#[allow(dead_code)] // only the binaries with soaks use it
+pub fn soak(full: usize, short: usize) -> usize {
+    match std::env::var_os("FORKJOIN_SOAK") {
+        Some(v) if !v.is_empty() && v != "0" => full,
+        _ => short,
+    }
+}
+
 #[path = "watchdog.rs"]
 mod watchdog_impl;
 #[allow(unused_imports)] // only the binaries that test for hangs use it
 pub(crate) use watchdog_impl::watchdog;
+
+/// The name the test harness gives test function `name` of the module whose `module_path!()` is
+/// `module_path`: its path without the crate's name (`panic::name` in the combined binary, `name` in
+/// a binary of its own), what a `--exact` filter must match when a test re-runs itself.
+#[allow(dead_code)] // only the tests that re-run themselves use it
+pub fn test_name(module_path: &str, name: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_crate, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
+}
 
 /// This test binary, set to re-run only its ignored probe test `name` in a child process, with
 /// `probe_var` set so that the probe knows it is the child.

@@ -1,4 +1,6 @@
-// Shared helpers for the iter tests (`mod iter_common;`).
+// Shared helpers for the iter tests: a module of the combined binary (`tests/integration/`) and of
+// each iterator test with a binary of its own (`mod iter_common;`); the examples and benches include
+// `spin.rs` by path.
 #![allow(dead_code)]
 
 pub mod spin;
