@@ -14,6 +14,11 @@
 //!   ...): their cost is the code they instantiate, which one binary does not share, and with them
 //!   this binary took about 1.3 times the CPU time they all take apart (`docs/testing.md`).
 
+// `examples.rs` includes examples as they are, and they bring their own copies of files that
+// `trace.rs` and `iter_common` load too (`examples/common/trace_json.rs`, `iter_common/spin.rs`):
+// separate modules, each used by its own includer.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "../iter_common/mod.rs"]
