@@ -419,6 +419,7 @@ impl Drop for ThreadPool {
             // No spawned work was pending: the workers exit promptly, so wait for them (no thread
             // outlives its pool). Never from one of the pool's own workers (it cannot join itself).
             self.registry.join_threads();
+            self.registry.finish_trace();
         }
     }
 }

@@ -872,6 +872,22 @@ fn call_panic_handler(handler: &PanicHandler, payload: Payload) {
     }
 }
 
+impl Registry {
+    /// Writes the trace file with the pool's final events, if it traces; call once every worker
+    /// thread has exited. The pool's handle does so on drop, so that the file is there when the
+    /// drop returns even if another thread still holds a reference to the registry.
+    pub(crate) fn finish_trace(&self) {
+        // A spawn handler's threads are not joined (their handles are not ours): the registry's
+        // drop, after the last of them, writes the file.
+        if !self.resizable {
+            return;
+        }
+        if let Some(trace) = &self.trace {
+            trace.finish();
+        }
+    }
+}
+
 impl Drop for Registry {
     fn drop(&mut self) {
         // Every worker has exited (each held a reference): their rings are complete.

@@ -36,7 +36,7 @@ pub(crate) use self::event::{Event, JobKind, Source, WakeReason};
 use self::json::{CallerSnapshot, PoolSnapshot};
 use self::ring::Ring;
 pub(crate) use self::ring::RingWriter;
-use crate::platform::sync::{shared, Arc, Mutex};
+use crate::platform::sync::{shared, Arc, AtomicBool, Mutex, Ordering};
 
 /// The environment variable naming the trace file of pools built without `trace_file`.
 pub(crate) const TRACE_ENV: &str = "FORKJOIN_TRACE";
@@ -86,6 +86,8 @@ pub(crate) struct PoolTrace {
     capacity: usize,
     rings: Box<[Arc<Ring>]>,
     callers: Mutex<Vec<CallerTrack>>,
+    /// [`finish`](Self::finish) ran: the file holds the pool's final events.
+    finished: AtomicBool,
 }
 
 /// The `install` spans of one outside thread.
@@ -130,6 +132,7 @@ impl PoolTrace {
             capacity,
             rings: rings.into_boxed_slice(),
             callers: Mutex::new(Vec::new()),
+            finished: AtomicBool::new(false),
         });
         sinks.file(&config.path).live.push(trace.clone());
         if !sinks.exit_hook {
@@ -188,7 +191,13 @@ impl PoolTrace {
 
     /// The pool is gone (its threads have exited): keeps its events for its file and rewrites the
     /// file. An I/O error is reported on stderr (this runs in a `Drop`).
+    /// Once only: by the pool's handle once it joined the threads, or else when the registry is
+    /// dropped (whoever drops the last reference, the stall monitor's tick included).
     pub(crate) fn finish(&self) {
+        // Relaxed: both callers run after the threads exited; the swap only makes it once.
+        if self.finished.swap(true, Ordering::Relaxed) {
+            return;
+        }
         let mut sinks = lock_sinks();
         let origin = sinks.origin.unwrap_or(0);
         let rendered = Rendered::of(&self.snapshot(), origin);
