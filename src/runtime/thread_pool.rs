@@ -351,7 +351,7 @@ impl ThreadPool {
     /// Nothing queued is lost or run twice. [`current_num_threads`](Self::current_num_threads)
     /// says `n` on return; [`broadcast`](crate::broadcast) reaches the `n` workers; a call
     /// already running keeps the pieces it split for the old size, and a job still running on a
-    /// leaving thread sees its [`current_thread_index`](crate::current_thread_index) at or past `n`
+    /// leaving thread sees its [`current_thread_index`] at or past `n`
     /// until it returns.
     ///
     /// [`ThreadPoolBuilder::resizable_up_to`]: crate::ThreadPoolBuilder::resizable_up_to
