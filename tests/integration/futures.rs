@@ -345,7 +345,7 @@ fn panics_propagate_to_the_awaiting_task() {
 /// A future dropped while its job runs: dropping it cancels the job, which stops at its next
 /// boundary; this one has none and runs to its end. Its result and its closure's captures are
 /// dropped (each exactly once), and the waker it registered is released and never woken. (A job
-/// not yet started when its future drops never runs: `tests/cancel.rs`.)
+/// not yet started when its future drops never runs: `cancel.rs`.)
 #[test]
 fn dropping_the_future_before_completion() {
     watchdog(|| {

@@ -1,6 +1,6 @@
 //! Waits that cannot deadlock on the user's own locks, however deeply regions nest.
 //!
-//! The patterns of `tests/no_deadlock.rs`, placed under a chain of nested `scope`s: every scope
+//! The patterns of `no_deadlock.rs`, placed under a chain of nested `scope`s: every scope
 //! (and every job taken from a queue) opens a region, and a wait must accept exactly the work of
 //! its own region at any depth. Each pattern runs [`runs`] times (200 under `FORKJOIN_SOAK`, 50 by
 //! default) on pools of 1, 2, 8 and 64 threads under a watchdog that fails the test instead of
