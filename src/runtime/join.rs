@@ -260,28 +260,39 @@ where
     RA: Send,
     RB: Send,
 {
-    // Outside a pool the budget is always 0, so this runs inline only on a worker.
-    if worker::take_inline_join() {
-        return join_inline(oper_a, oper_b);
-    }
-    let Some(wt) = current_worker() else {
-        return join_from_outside(oper_a, oper_b);
+    // One call site per path, so each closure is compiled into one inline join and one pushing
+    // join (not one per reason to run inline).
+    let pushing = if worker::take_inline_join() {
+        // Outside a pool the budget is always 0, so this runs inline only on a worker.
+        None
+    } else {
+        let Some(wt) = current_worker() else {
+            return join_from_outside(oper_a, oper_b);
+        };
+        if wt.is_alone() {
+            wt.refill_inline_joins_alone();
+            None
+        } else if wt.renew_inline_joins() {
+            None
+        } else {
+            Some(wt)
+        }
     };
-    if wt.is_alone() {
-        wt.refill_inline_joins_alone();
-        return join_inline(oper_a, oper_b);
+    match pushing {
+        None => join_inline(oper_a, oper_b),
+        // SAFETY: `wt` is the calling thread's worker.
+        Some(wt) => unsafe { P::push(wt, oper_a, oper_b) },
     }
-    if wt.renew_inline_joins() {
-        return join_inline(oper_a, oper_b);
-    }
-    // SAFETY: `wt` is the calling thread's worker.
-    unsafe { P::push(wt, oper_a, oper_b) }
 }
 
 /// A join that pushes b whenever another worker could take it, for a split made because a worker
 /// is idle (`crate::runtime::sharing::join_for_idle_worker`), where the depth rule would keep b
 /// private. Inline only on the only worker of a pool; moved into a pool from outside one;
-/// otherwise [`join_pushing`], inlined, b being `K` to cancellation.
+/// otherwise [`join_pushing`], b being `K` to cancellation.
+///
+/// The halves are called through `dyn` ([`join_always_pushing_erased`]): these splits are few (one
+/// per idle worker or demanded piece), an indirect call is nothing beside their hand-off, and the
+/// protocol is compiled once per `K` instead of once per pair of closures.
 #[inline(always)]
 pub(crate) fn join_always_pushing<K, A, B, RA, RB>(_b: K, oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -291,15 +302,52 @@ where
     RA: Send,
     RB: Send,
 {
+    with_halves_erased(oper_a, oper_b, join_always_pushing_erased::<K>)
+}
+
+/// [`join_always_pushing`] without the halves' types.
+#[inline(never)]
+fn join_always_pushing_erased<K: Boundary>(
+    oper_a: &mut ErasedHalf<'_>,
+    oper_b: &mut ErasedHalf<'_>,
+) {
     let Some(wt) = current_worker() else {
-        return join_from_outside(oper_a, oper_b);
+        return join_erased_from_outside(oper_a, oper_b);
     };
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
-        return join_inline(oper_a, oper_b);
+        join_inline(|ctx| oper_a(ctx), |ctx| oper_b(ctx));
+        return;
     }
     // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing::<K, _, _, _, _>(wt, oper_a, oper_b) }
+    unsafe { join_pushing::<K, _, _, _, _>(wt, |ctx| oper_a(ctx), |ctx| oper_b(ctx)) };
+}
+
+/// A half of a join without its types: called once, it runs the half and keeps its result where
+/// [`with_halves_erased`] reads it.
+type ErasedHalf<'a> = dyn FnMut(FnContext) + Send + 'a;
+
+/// Calls `join` with the halves type-erased, and returns their results once it returned (a panic
+/// of either unwinds out of `join`, and through here).
+#[inline(always)]
+fn with_halves_erased<A, B, RA, RB>(
+    oper_a: A,
+    oper_b: B,
+    join: impl FnOnce(&mut ErasedHalf<'_>, &mut ErasedHalf<'_>),
+) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let (mut oper_a, mut oper_b) = (Some(oper_a), Some(oper_b));
+    let (mut result_a, mut result_b) = (None, None);
+    join(
+        &mut |ctx| result_a = Some(oper_a.take().expect("a runs once")(ctx)),
+        &mut |ctx| result_b = Some(oper_b.take().expect("b runs once")(ctx)),
+    );
+    (result_a.expect("a ran"), result_b.expect("b ran"))
 }
 
 /// The calling thread's worker, or `None` if it runs none now (outside every pool). `'w`: the
@@ -353,9 +401,16 @@ where
             }
         }
     }
+    /// Hands b to [`run_erased_b_while_a_unwinds`] as a call through `dyn`, so that cold path is
+    /// compiled once.
+    #[inline(always)]
+    fn run_b_while_a_unwinds<B: FnOnce(FnContext) -> RB, RB>(b: B) {
+        let mut b = Some(b);
+        run_erased_b_while_a_unwinds(&mut |ctx| drop(b.take().expect("b runs once")(ctx)));
+    }
     #[cold]
     #[inline(never)]
-    fn run_b_while_a_unwinds<B: FnOnce(FnContext) -> RB, RB>(b: B) {
+    fn run_erased_b_while_a_unwinds(b: &mut dyn FnMut(FnContext)) {
         // Cancelled work does not start b (see `crate::runtime::cancel`); b is dropped unrun.
         if WorkerThread::with_current(WorkerThread::cancel_requested) != Some(true) {
             let _ = unwind::halt_unwinding(|| b(FnContext::new(false)));
@@ -378,6 +433,15 @@ where
     RA: Send,
     RB: Send,
 {
+    // Each half becomes a call through `dyn`, so the join below is compiled once, not once per pair
+    // of closures: this path costs one injection, and the indirect calls are nothing beside it.
+    with_halves_erased(oper_a, oper_b, join_erased_from_outside)
+}
+
+/// [`join_from_outside`] without the halves' types.
+#[cold]
+#[inline(never)]
+fn join_erased_from_outside(oper_a: &mut ErasedHalf<'_>, oper_b: &mut ErasedHalf<'_>) {
     // The current pool: the global one, or a `use_current_thread` worker's, whose thread then
     // runs this join as that worker.
     entry::in_current_pool_from_outside(|wt, injected| {
@@ -385,8 +449,8 @@ where
         let oper_a = move |ctx: FnContext| oper_a(FnContext::new(injected || ctx.migrated));
         let oper_b = move |ctx: FnContext| oper_b(FnContext::new(injected || ctx.migrated));
         // SAFETY: `wt` is the current worker (in_worker runs us on it).
-        unsafe { join_pushing::<BStops, _, _, _, _>(wt, oper_a, oper_b) }
-    })
+        unsafe { join_pushing::<BStops, _, _, _, _>(wt, oper_a, oper_b) };
+    });
 }
 
 /// Brings b to completion if `a` unwinds (see the module docs).
@@ -618,247 +682,4 @@ fn finish_published_erased(
 }
 
 #[cfg(all(test, not(forkjoin_loom)))]
-mod tests {
-    use crate::platform::sync::for_tests::{thread, AtomicUsize, Ordering};
-    use crate::ThreadPoolBuilder;
-
-    fn fib(n: u64) -> u64 {
-        if n < 2 {
-            return n;
-        }
-        let (a, b) = crate::join(|| fib(n - 1), || fib(n - 2));
-        a + b
-    }
-
-    /// The jobs `fib(n)` pushes on a worker whose pool has nobody idle, by the depth rule of
-    /// `worker::take_inline_join`: a join pushes while its inline-join budget is not armed; a push
-    /// with three older jobs below arms it (63 inline joins); the join that finds it spent renews it
-    /// (nobody idle) and runs inline; popping back one of the first three jobs disarms it.
-    fn fib_pushes_with_nobody_idle(n: u64) -> u64 {
-        struct Model {
-            budget: u32,
-            depth: usize,
-            pushes: u64,
-        }
-        fn fib(m: &mut Model, n: u64) {
-            if n < 2 {
-                return;
-            }
-            if m.budget > 1 {
-                m.budget -= 1;
-            } else if m.budget == 1 {
-                m.budget = 64;
-            } else {
-                m.depth += 1;
-                m.pushes += 1;
-                let depth = m.depth;
-                if depth > 3 {
-                    m.budget = 64;
-                }
-                fib(m, n - 1);
-                if depth <= 3 {
-                    m.budget = 0;
-                }
-                m.depth -= 1;
-                fib(m, n - 2);
-                return;
-            }
-            fib(m, n - 1);
-            fib(m, n - 2);
-        }
-        let mut m = Model {
-            budget: 0,
-            depth: 0,
-            pushes: 0,
-        };
-        fib(&mut m, n);
-        assert_eq!((m.budget == 0 || m.budget > 1, m.depth), (true, 0));
-        m.pushes
-    }
-
-    #[test]
-    fn fib_in_pools_of_every_size() {
-        // fib(22) makes 28656 joins; with nobody idle only the shallow ones push.
-        let pushes = fib_pushes_with_nobody_idle(22);
-        assert!((4..28656).contains(&pushes), "model: {pushes}");
-        for threads in [1, 2, 3, 8] {
-            let pool = ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            // Every other worker blocked in user code: nobody idles, nobody steals, and the count is
-            // exact.
-            let blocked: Vec<_> = (1..threads)
-                .map(|_| crate::test_support::block_one_worker(&pool))
-                .collect();
-            assert_eq!(pool.install(|| fib(22)), 17711, "{threads} threads");
-            let stats = pool.stats();
-            drop(blocked);
-            if threads == 1 {
-                // The only worker's joins push nothing (nobody could steal): only the install.
-                assert_eq!(stats.jobs_executed, 1, "{stats:?}");
-            } else {
-                // Each pushed job is popped back and run once, plus the install and the blocking
-                // jobs (injector pops).
-                let injected = threads as u64;
-                assert_eq!(stats.steals, 0, "{stats:?}");
-                assert_eq!(stats.injector_pops, injected, "{stats:?}");
-                assert_eq!(stats.local_pops, pushes, "{threads} threads: {stats:?}");
-                assert_eq!(
-                    stats.jobs_executed,
-                    pushes + injected,
-                    "{threads} threads: {stats:?}"
-                );
-            }
-            // With the workers free again, the result is the same whoever runs what.
-            assert_eq!(pool.install(|| fib(22)), 17711, "{threads} threads, free");
-        }
-    }
-
-    /// Runs 128 plain deep joins, then 128 offering ones, below three pending jobs on a 2-thread
-    /// pool whose other worker is blocked (so nothing is stolen); with `fake_idle`, the pool's
-    /// idle count says someone idles. Returns the jobs executed by each group.
-    fn deep_join_pushes(fake_idle: bool) -> (u64, u64) {
-        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let release_tx = crate::test_support::block_one_worker(&pool);
-        let executed = || pool.stats().jobs_executed;
-        let counts = pool.install(|| {
-            let registry = super::WorkerThread::with_current(|wt| wt.registry().clone()).unwrap();
-            let idle = registry.sleep().idle_workers();
-            if fake_idle {
-                idle.fetch_add(1, Ordering::Relaxed);
-            }
-            // Three pending jobs of this worker: the joins below are "deep".
-            let nest = |f: &(dyn Fn() -> (u64, u64) + Sync)| {
-                crate::join(|| crate::join(|| crate::join(f, || ()).0, || ()).0, || ()).0
-            };
-            let counts = nest(&|| {
-                let start = executed();
-                for _ in 0..128 {
-                    crate::join(|| (), || ());
-                }
-                let middle = executed();
-                for _ in 0..128 {
-                    crate::runtime::sharing::join_for_idle_worker(|| (), || ());
-                }
-                (middle - start, executed() - middle)
-            });
-            if fake_idle {
-                idle.fetch_sub(1, Ordering::Relaxed);
-            }
-            counts
-        });
-        drop(release_tx);
-        counts
-    }
-
-    #[test]
-    fn below_three_pending_jobs_joins_push_only_for_an_idle_worker_and_offered_ones_always() {
-        // Nobody idles: the first deep join pushes (that push arms the budget), the next 127 have
-        // nobody to offer b to, so they run it inline.
-        let (plain, offered) = deep_join_pushes(false);
-        assert_eq!(plain, 1, "jobs for 128 deep joins, nobody idle");
-        assert_eq!(offered, 128, "jobs for 128 offered joins");
-        // Someone idles: at least one deep join in 64 pushes (its publications, which rewind the
-        // private stack, can make later joins shallow enough to push too).
-        let (plain, offered) = deep_join_pushes(true);
-        assert!(
-            plain >= 2,
-            "jobs for 128 deep joins with an idle worker: {plain}"
-        );
-        assert_eq!(offered, 128, "jobs for 128 offered joins");
-    }
-
-    #[test]
-    fn join_from_outside_uses_the_global_pool() {
-        assert_eq!(fib(15), 610);
-        let (a, b) = crate::join_context(|c| c.migrated(), |c| c.migrated());
-        assert!(a && b, "called from outside: both halves run elsewhere");
-    }
-
-    #[test]
-    fn migrated_flag_matches_the_executing_thread() {
-        let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-        let mismatches = AtomicUsize::new(0);
-        pool.install(|| {
-            for _ in 0..2000 {
-                let caller = thread::current().id();
-                crate::join_context(
-                    |c| {
-                        if c.migrated() != (thread::current().id() != caller) {
-                            mismatches.fetch_add(1, Ordering::Relaxed);
-                        }
-                    },
-                    |c| {
-                        if c.migrated() != (thread::current().id() != caller) {
-                            mismatches.fetch_add(1, Ordering::Relaxed);
-                        }
-                        std::hint::black_box(fib(8));
-                    },
-                );
-            }
-        });
-        assert_eq!(mismatches.into_inner(), 0);
-    }
-
-    #[test]
-    fn panics_in_a_b_and_both() {
-        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let ran_b = AtomicUsize::new(0);
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            pool.install(|| {
-                crate::join(
-                    || panic!("a"),
-                    || {
-                        ran_b.fetch_add(1, Ordering::SeqCst);
-                    },
-                )
-            })
-        }));
-        assert_eq!(
-            crate::platform::unwind::payload_message(&r.unwrap_err()),
-            "a"
-        );
-        assert_eq!(
-            ran_b.load(Ordering::SeqCst),
-            1,
-            "b still runs when a panics"
-        );
-        let r = std::panic::catch_unwind(|| pool.join(|| 1, || -> u8 { panic!("b") }));
-        assert_eq!(
-            crate::platform::unwind::payload_message(&r.unwrap_err()),
-            "b"
-        );
-        let r = std::panic::catch_unwind(|| {
-            pool.join(|| -> u8 { panic!("first") }, || -> u8 { panic!("second") })
-        });
-        assert_eq!(
-            crate::platform::unwind::payload_message(&r.unwrap_err()),
-            "first"
-        );
-        assert_eq!(pool.install(|| fib(18)), 2584, "pool still usable");
-    }
-
-    #[test]
-    fn panic_in_stolen_b_is_resumed() {
-        let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-        for _ in 0..50 {
-            let r = std::panic::catch_unwind(|| {
-                pool.install(|| {
-                    crate::join(
-                        || fib(20),
-                        || {
-                            if crate::current_thread_index().is_some() {
-                                panic!("stolen b")
-                            }
-                        },
-                    )
-                })
-            });
-            assert_eq!(
-                crate::platform::unwind::payload_message(&r.unwrap_err()),
-                "stolen b"
-            );
-        }
-    }
-}
+mod tests;

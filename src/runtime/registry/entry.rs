@@ -305,9 +305,12 @@ where
     OP: FnOnce(&WorkerThread, bool) -> R + Send,
     R: Send,
 {
-    with_erased(op, |op| {
-        with_current_registry(|registry| in_worker(registry, op));
-    })
+    with_erased(op, in_current_pool_erased)
+}
+
+/// [`in_current_pool_from_outside`] without the operation's types (compiled once).
+fn in_current_pool_erased(op: &mut ErasedOp<'_>) {
+    with_current_registry(|registry| in_worker(registry, op));
 }
 
 /// Calls `run` with `op` type-erased, and returns what `op` returned once `run` called it.
