@@ -134,10 +134,11 @@ pub(crate) mod shared {
     }
 }
 
-/// std's threads, channels, locks and counters for the crate's unit tests, in every build: a test's
-/// helper threads and the values it checks belong to the test, not to the scheduler under test,
-/// so no model needs to see them.
-#[cfg(test)]
+/// std's threads, channels, locks and counters for the crate's unit tests, whatever the facade
+/// holds: a test's helper threads and the values it checks belong to the test, not to the scheduler
+/// under test, so no model needs to see them. Not in the loom build, whose unit tests are the loom
+/// models (they use loom's own); the others do not run there.
+#[cfg(all(test, not(forkjoin_loom)))]
 pub(crate) mod for_tests {
     /// A test's counters and flags.
     pub(crate) use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

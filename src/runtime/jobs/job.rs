@@ -328,7 +328,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     ///
     /// # Safety
     /// As for [`into_result`](Self::into_result).
-    #[cfg(test)]
+    #[cfg(all(test, not(forkjoin_loom)))] // its tests do not run under loom
     pub(crate) unsafe fn into_job_result(self) -> JobResult<R> {
         // SAFETY: forwarded to the caller.
         unsafe { self.result.into_inner().assume_init() }

@@ -233,8 +233,8 @@ impl<Q, H> Slots<Q, H> {
         all
     }
 
-    /// True if slot `index` is vacant (for the tests and the models).
-    #[cfg(any(test, forkjoin_loom))]
+    /// True if slot `index` is vacant (for the tests, which do not run under loom or shuttle).
+    #[cfg(all(test, not(any(forkjoin_loom, forkjoin_shuttle))))]
     pub fn is_vacant(&self, index: usize) -> bool {
         matches!(self.states[index], SlotState::Vacant(_))
     }

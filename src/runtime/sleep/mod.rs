@@ -673,7 +673,7 @@ impl Sleep {
     }
 
     /// Number of threads currently counted as sleeping (a snapshot).
-    #[cfg(test)]
+    #[cfg(all(test, not(forkjoin_loom)))] // its tests do not run under loom
     pub(crate) fn num_sleeping(&self) -> usize {
         self.counters.load(Ordering::Relaxed).sleeping_threads() as usize
     }
