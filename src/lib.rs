@@ -16,8 +16,6 @@
 //! public runtime API; its internals are private to it) → `iter` and `sort` (which reach the
 //! scheduler only through `runtime::sharing` and the public API). `docs/architecture.md` has the map.
 #![deny(missing_docs, missing_debug_implementations, unreachable_pub)]
-// The loom build still has `pub` internals (the deque's loom reclaimer); they are not public API.
-#![cfg_attr(forkjoin_loom, allow(missing_debug_implementations, unreachable_pub))]
 
 mod platform;
 mod runtime;

@@ -505,8 +505,7 @@ mod asym {
     }
 
     /// The thief's side: a process-wide barrier (or a full fence, pairing with `light_barrier`'s).
-    #[allow(unreachable_pub)] // see the re-export below
-    pub fn heavy_barrier() {
+    pub(crate) fn heavy_barrier() {
         // Relaxed: see `light_barrier`.
         if ENABLED.load(Ordering::Relaxed) {
             // SAFETY: a plain syscall with integer arguments.
@@ -556,8 +555,7 @@ mod asym {
     }
 
     /// The thief's side (portable: a full fence).
-    #[allow(unreachable_pub)] // see the re-export below
-    pub fn heavy_barrier() {
+    pub(crate) fn heavy_barrier() {
         // SeqCst fence: pairs with the fence in `light_barrier`. Under shuttle the uncharged one,
         // charged as the `membarrier` it is on Linux instead.
         #[cfg(forkjoin_shuttle)]
@@ -570,7 +568,6 @@ mod asym {
     }
 }
 
-pub(crate) use asym::{init_asymmetric_barriers, light_barrier, light_barrier_is_sound};
-// `pub` only so the loom models can reach it through `crate::__loom`; the module itself is private.
-#[allow(unreachable_pub)]
-pub use asym::heavy_barrier;
+pub(crate) use asym::{
+    heavy_barrier, init_asymmetric_barriers, light_barrier, light_barrier_is_sound,
+};

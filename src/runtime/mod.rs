@@ -24,14 +24,8 @@
 //! `tests/layers.rs` checks both rules on the source.
 
 pub mod deque;
-// `pub` items in here are reachable from the loom models through `__loom` (below); elsewhere they
-// are private to the crate, as the module is.
-#[allow(unreachable_pub)]
 mod jobs;
 mod registry;
-// `pub` items in here are reachable from the loom models through `__loom` ; elsewhere they
-// are private to the crate, as the module is.
-#[allow(unreachable_pub)]
 mod sleep;
 mod trace;
 

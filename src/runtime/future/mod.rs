@@ -26,8 +26,6 @@
 //! pool's idle protocol when there are none. The waker then wakes the worker with
 //! `Sleep::notify_worker_latch_is_set`, like any latch set from another pool.
 
-#[allow(unreachable_pub)] // `pub` for the loom models (`__loom`); private to the crate otherwise
 pub(crate) mod block_on;
-#[allow(unreachable_pub)] // as above
 pub(crate) mod oneshot;
 pub(crate) mod spawn_future;
