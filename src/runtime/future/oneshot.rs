@@ -49,7 +49,7 @@
 //! [`will_wake`](std::task::Waker::will_wake) the same task, once the value is there: exactly one
 //! wake, by the sender, never before the value is readable.
 //!
-//! `loom-tests/tests/future.rs` checks these claims under every interleaving (with at most two
+//! `loom-tests/models/future.rs` checks these claims under every interleaving (with at most two
 //! preemptions): the value is read, a receiver that waits after a pending poll is woken (a lost
 //! wake-up is a loom deadlock), a re-registered waker replaces the old one, and a receiver
 //! dropped at any point leaks neither the value nor the waker.

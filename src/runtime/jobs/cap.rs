@@ -27,7 +27,7 @@
 //! (`inject`), and the thread that runs it keeps them for the job's length. Parking and giving
 //! back are each a write, a SeqCst fence and a read (the parked count; `running`), so at least one
 //! side sees the other: a parker that finds no room leaves the job to a holder whose give-back
-//! comes later and sees it. `loom-tests/tests/cap.rs` checks the limit and this hand-off.
+//! comes later and sees it. `loom-tests/models/cap.rs` checks the limit and this hand-off.
 //!
 //! **Slots.** A slot's memory lives as long as the pool (a [`Segmented`] table), so a thief that
 //! reads a cap from a stale tag reads some slot, never freed memory, as a stale region walk does;

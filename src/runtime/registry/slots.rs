@@ -52,7 +52,7 @@
 //! The ended threads' handles are joined outside the lock, by the next resize or when the pool is
 //! dropped (an ended thread's stack is freed only when it is joined).
 //!
-//! `loom-tests/tests/resize.rs` checks this state machine with a worker, a resizer and a
+//! `loom-tests/models/resize.rs` checks this state machine with a worker, a resizer and a
 //! terminator racing; `sim-tests/tests/resize.rs` resizes the real pool at 64 workers while it runs.
 
 use crate::platform::sync::sim_bug;

@@ -31,7 +31,7 @@
 //! that makes J findable is followed by a fence before the setter reads the counters. A sleeper
 //! whose search read the bit clear read a clear that comes before that set in the bit's
 //! modification order, so its fence precedes the setter's, and the setter sees it sleepy (or
-//! asleep) and wakes it, as in case B of the proof. `loom-tests/tests/work_map.rs` checks a push,
+//! asleep) and wakes it, as in case B of the proof. `loom-tests/models/work_map.rs` checks a push,
 //! a thief that unmarks and a worker falling asleep.
 
 use crate::platform::sync::{fence, AtomicU64, Ordering};
