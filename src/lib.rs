@@ -16,8 +16,6 @@
 //! public runtime API; its internals are private to it) → `iter` and `sort` (which reach the
 //! scheduler only through `runtime::sharing` and the public API). `docs/architecture.md` has the map.
 #![deny(missing_docs, missing_debug_implementations, unreachable_pub)]
-// The loom build exposes scheduler internals to the models (`__loom`); they are not public API.
-#![cfg_attr(forkjoin_loom, allow(missing_debug_implementations, unreachable_pub))]
 
 mod platform;
 mod runtime;
@@ -207,9 +205,6 @@ struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/tracing.md")]
 struct TracingDoctests;
-
-#[cfg(forkjoin_loom)]
-pub use runtime::__loom;
 
 /// The simulation's virtual-time mode (`sim-tests`, `scripts/predict.sh`): not public API.
 #[cfg(forkjoin_shuttle)]

@@ -134,10 +134,11 @@ pub(crate) mod shared {
     }
 }
 
-/// std's threads, channels, locks and counters for the crate's unit tests, in every build: a test's
-/// helper threads and the values it checks belong to the test, not to the scheduler under test,
-/// so no model needs to see them.
-#[cfg(test)]
+/// std's threads, channels, locks and counters for the crate's unit tests, whatever the facade
+/// holds: a test's helper threads and the values it checks belong to the test, not to the scheduler
+/// under test, so no model needs to see them. Not in the loom build, whose unit tests are the loom
+/// models (they use loom's own); the others do not run there.
+#[cfg(all(test, not(forkjoin_loom)))]
 pub(crate) mod for_tests {
     /// A test's counters and flags.
     pub(crate) use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -504,8 +505,7 @@ mod asym {
     }
 
     /// The thief's side: a process-wide barrier (or a full fence, pairing with `light_barrier`'s).
-    #[allow(unreachable_pub)] // see the re-export below
-    pub fn heavy_barrier() {
+    pub(crate) fn heavy_barrier() {
         // Relaxed: see `light_barrier`.
         if ENABLED.load(Ordering::Relaxed) {
             // SAFETY: a plain syscall with integer arguments.
@@ -555,8 +555,7 @@ mod asym {
     }
 
     /// The thief's side (portable: a full fence).
-    #[allow(unreachable_pub)] // see the re-export below
-    pub fn heavy_barrier() {
+    pub(crate) fn heavy_barrier() {
         // SeqCst fence: pairs with the fence in `light_barrier`. Under shuttle the uncharged one,
         // charged as the `membarrier` it is on Linux instead.
         #[cfg(forkjoin_shuttle)]
@@ -569,7 +568,6 @@ mod asym {
     }
 }
 
-pub(crate) use asym::{init_asymmetric_barriers, light_barrier, light_barrier_is_sound};
-// `pub` only so the loom models can reach it through `crate::__loom`; the module itself is private.
-#[allow(unreachable_pub)]
-pub use asym::heavy_barrier;
+pub(crate) use asym::{
+    heavy_barrier, init_asymmetric_barriers, light_barrier, light_barrier_is_sound,
+};

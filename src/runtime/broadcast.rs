@@ -181,6 +181,8 @@ where
     let slots = registry.lock_slots();
     for index in 0..slots.target() {
         let op = op.clone();
+        // Under loom, clippy takes the facade's `Arc` for a function to pass as `*op`.
+        #[cfg_attr(forkjoin_loom, allow(clippy::redundant_closure))]
         let job = entry::spawned_job(registry, false, move || {
             BroadcastContext::with(|ctx| op(ctx))
         });

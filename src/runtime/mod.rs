@@ -24,14 +24,8 @@
 //! `tests/layers.rs` checks both rules on the source.
 
 pub mod deque;
-// `pub` items in here are reachable from the loom models through `__loom` (below); elsewhere they
-// are private to the crate, as the module is.
-#[allow(unreachable_pub)]
 mod jobs;
 mod registry;
-// `pub` items in here are reachable from the loom models through `__loom` ; elsewhere they
-// are private to the crate, as the module is.
-#[allow(unreachable_pub)]
 mod sleep;
 mod trace;
 
@@ -57,30 +51,8 @@ pub(crate) mod stats;
 pub(crate) mod thread_pool;
 pub(crate) mod yield_now;
 
-/// Internals the loom models in `loom-tests/` need; not part of the public API.
-#[cfg(forkjoin_loom)]
-#[doc(hidden)]
-pub mod __loom {
-    pub use crate::platform::sync::heavy_barrier;
-    pub use crate::runtime::cancel::node::Node;
-    pub use crate::runtime::deque::Reclaimer;
-    pub use crate::runtime::future::block_on::WakeLatch;
-    pub use crate::runtime::future::oneshot::{channel, Receiver, Sender};
-    pub use crate::runtime::jobs::cap::{CapId, Caps, Parked};
-    pub use crate::runtime::jobs::job::{JobRef, StackJob};
-    pub use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief, Pushed};
-    pub use crate::runtime::jobs::latch::{CoreLatch, Latch, SpinLatch};
-    pub use crate::runtime::jobs::region::{Own, RegionTag, Regions, WaitFor};
-    pub use crate::runtime::registry::slots::{Decision, Slots};
-
-    /// [`Stealer::steal_if`](crate::deque::Stealer), for the models.
-    pub fn steal_if<T>(
-        stealer: &crate::deque::Stealer<T>,
-        accept: impl FnOnce(*const T) -> bool,
-    ) -> Option<crate::deque::Steal<T>> {
-        stealer.steal_if(accept)
-    }
-    pub use crate::runtime::sleep::work_map::WorkMap;
-    pub use crate::runtime::sleep::{IdleState, Idled, Sleep, SleepMode};
-    pub use crossbeam_epoch::Collector;
-}
+// The loom models (`loom-tests/models/`) are unit tests of the crate, so that they reach the
+// scheduler's internals while those stay `pub(crate)`; docs/testing.md has the command.
+#[cfg(all(test, forkjoin_loom))]
+#[path = "../../loom-tests/models/mod.rs"]
+mod loom_models;

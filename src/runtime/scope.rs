@@ -304,6 +304,9 @@ impl<'scope> Scope<'scope> {
         let slots = self.registry.lock_slots();
         for index in 0..slots.target() {
             let share = share.clone();
+            // The closure owns this clone (under loom, clippy takes the facade's `Arc` for a
+            // function to pass as `*share`).
+            #[cfg_attr(forkjoin_loom, allow(clippy::redundant_closure))]
             let job = self.counted_job(move || share());
             self.registry.push_broadcast(index, job);
         }

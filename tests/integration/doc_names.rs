@@ -1,7 +1,7 @@
 //! The names the docs give in backquotes exist: every `snake_case` or `path::like` name in
 //! README.md, docs/ and the READMEs under src/ must appear as a word somewhere in the code (src/,
-//! the tests, the simulation and loom crates, examples, benches, scripts, compat/) or as a file
-//! name there. A function renamed in the code but not in the prose fails here.
+//! the tests, the simulation crate, the loom models, examples, benches, scripts, compat/) or as a
+//! file name there. A function renamed in the code but not in the prose fails here.
 
 use std::collections::HashSet;
 use std::fs;

@@ -53,9 +53,6 @@
 
 #[cfg(not(forkjoin_loom))]
 pub(crate) mod deadline;
-// `pub` items in here are reachable from the loom models through `__loom`; elsewhere they are
-// private to the crate, as the module is.
-#[allow(unreachable_pub)]
 pub(crate) mod node;
 pub(crate) mod token;
 

@@ -14,7 +14,7 @@ use crate::platform::sync::{AtomicBool, Mutex, Ordering};
 use crate::platform::unwind::Payload;
 
 /// One cancellation flag and the nodes cancelled with it.
-pub struct Node {
+pub(crate) struct Node {
     cancelled: AtomicBool,
     /// Nodes cancelled when this one is: child tokens, and the nodes of the `cancellable` regions,
     /// futures and spawns made under this one.
@@ -34,7 +34,7 @@ struct Children {
 
 impl Node {
     /// A node that is not cancelled and has no parent.
-    pub fn new() -> Arc<Node> {
+    pub(crate) fn new() -> Arc<Node> {
         Self::with_deadline(None)
     }
 
@@ -52,7 +52,7 @@ impl Node {
     }
 
     /// A node cancelled when any of `parents` is (and born cancelled if one already is).
-    pub fn child_of(parents: &[&Node]) -> Arc<Node> {
+    pub(crate) fn child_of(parents: &[&Node]) -> Arc<Node> {
         let child = Node::new();
         for parent in parents {
             parent.adopt(&child);
@@ -84,14 +84,14 @@ impl Node {
 
     /// True once the node is cancelled: one load.
     #[inline(always)]
-    pub fn is_cancelled(&self) -> bool {
+    pub(crate) fn is_cancelled(&self) -> bool {
         // Acquire: what the canceller wrote before `cancel` is visible to whoever stops because of
         // it (a flag read in a loop needs no more; on x86 it is a plain load).
         self.cancelled.load(Ordering::Acquire)
     }
 
     /// Sets the flag of this node and of every node registered under it, transitively. Idempotent.
-    pub fn cancel(&self) {
+    pub(crate) fn cancel(&self) {
         if self.cancelled.swap(true, Ordering::AcqRel) {
             return;
         }

@@ -99,7 +99,6 @@ mod worker;
 pub use stealer::{Steal, Stealer};
 pub use worker::Worker;
 
-/// Reclaimer selection for loom models (see `reclaim.rs`); reached through `forkjoin::__loom`.
-#[cfg(forkjoin_loom)]
-#[doc(hidden)]
-pub use reclaim::Reclaimer;
+/// The loom models pick a deque's reclaimer (see `reclaim.rs`).
+#[cfg(all(test, forkjoin_loom))]
+pub(crate) use reclaim::Reclaimer;

@@ -60,7 +60,7 @@ impl Reclaimer {
 }
 
 #[cfg(forkjoin_loom)]
-pub use loom_impl::Reclaimer;
+pub(crate) use loom_impl::Reclaimer;
 
 #[cfg(forkjoin_loom)]
 mod loom_impl {
@@ -88,10 +88,10 @@ mod loom_impl {
     }
 
     /// The loom-build reclaimer: leak-until-drop (the default), or a model-private epoch collector.
-    pub struct Reclaimer(Mode);
+    pub(crate) struct Reclaimer(Mode);
 
     /// What a steal holds while it reads a buffer (an epoch guard in epoch mode).
-    pub struct Guard {
+    pub(crate) struct Guard {
         /// Never read: held so that dropping it unpins.
         _pin: Option<crossbeam_epoch::Guard>,
     }
@@ -104,12 +104,13 @@ mod loom_impl {
 
     impl Reclaimer {
         /// The default under loom: retired buffers are freed when the deque is dropped.
-        pub fn new() -> Self {
+        pub(crate) fn new() -> Self {
             Reclaimer(Mode::Leak(UnsafeCell::new(Vec::new())))
         }
 
         /// A reclaimer that runs crossbeam-epoch on `collector` (give each model its own).
-        pub fn epoch(collector: crossbeam_epoch::Collector) -> Self {
+        #[cfg_attr(not(test), allow(dead_code))] // only the models (unit tests) pick this mode
+        pub(crate) fn epoch(collector: crossbeam_epoch::Collector) -> Self {
             Reclaimer(Mode::Epoch(collector))
         }
 

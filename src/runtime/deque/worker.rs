@@ -77,14 +77,7 @@ impl<T> Worker<T> {
     }
 
     /// Creates an empty deque whose retired buffers go to `reclaim` (loom models pick the mode).
-    #[cfg(forkjoin_loom)]
-    #[doc(hidden)]
-    pub fn with_reclaimer(reclaim: Reclaimer) -> Self {
-        Self::from_inner(Inner::new(reclaim))
-    }
-
-    #[cfg(not(forkjoin_loom))]
-    fn with_reclaimer(reclaim: Reclaimer) -> Self {
+    pub(crate) fn with_reclaimer(reclaim: Reclaimer) -> Self {
         Self::from_inner(Inner::new(reclaim))
     }
 

@@ -113,7 +113,7 @@ fn work_until_ready<F: Future>(wt: &WorkerThread, mut future: std::pin::Pin<&mut
 /// Like a [`CrossPoolLatch`](crate::runtime::jobs::latch::CrossPoolLatch), but owned by the
 /// waker's `Arc`, so the latch and the sleep state outlive every wake (a waker may be called from
 /// any thread, at any time, any number of times, also after `block_on` returned).
-pub struct WakeLatch {
+pub(crate) struct WakeLatch {
     core: CoreLatch,
     sleep: Arc<Sleep>,
     index: usize,
@@ -121,7 +121,7 @@ pub struct WakeLatch {
 
 impl WakeLatch {
     /// A latch that worker `index` of `sleep`'s pool waits on.
-    pub fn new(sleep: Arc<Sleep>, index: usize) -> Self {
+    pub(crate) fn new(sleep: Arc<Sleep>, index: usize) -> Self {
         WakeLatch {
             core: CoreLatch::new(),
             sleep,
@@ -130,12 +130,12 @@ impl WakeLatch {
     }
 
     /// The state machine inside (what the waiting worker sleeps on).
-    pub fn core(&self) -> &CoreLatch {
+    pub(crate) fn core(&self) -> &CoreLatch {
         &self.core
     }
 
     /// Sets the latch and wakes the worker if it sleeps on it (what the waker does).
-    pub fn set(&self) {
+    pub(crate) fn set(&self) {
         // The latch lives as long as `self` (the waker's `Arc`): no lifetime rule to keep. A
         // second set finds `SET`, not `SLEEPING`, and wakes nobody.
         if self.core.set_owned() {

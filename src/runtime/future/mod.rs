@@ -16,7 +16,7 @@
 //! sender's `SENT` and the receiver's `WAKER` are set by read-modify-writes of that word, so
 //! whichever comes second sees the other, and either the poll finds the value or the sender
 //! finds the waker. `oneshot.rs` gives the states, who may touch which cell, and why no wake-up
-//! is lost; `loom-tests/tests/future.rs` checks it.
+//! is lost; `loom-tests/models/future.rs` checks it.
 //!
 //! **Waiting for a future.** `block_on` polls on the calling thread. A plain thread parks between
 //! polls, and its waker unparks it. A worker must not block its pool, so it waits the way `join`
@@ -26,8 +26,6 @@
 //! pool's idle protocol when there are none. The waker then wakes the worker with
 //! `Sleep::notify_worker_latch_is_set`, like any latch set from another pool.
 
-#[allow(unreachable_pub)] // `pub` for the loom models (`__loom`); private to the crate otherwise
 pub(crate) mod block_on;
-#[allow(unreachable_pub)] // as above
 pub(crate) mod oneshot;
 pub(crate) mod spawn_future;

@@ -49,7 +49,7 @@
 //! [`will_wake`](std::task::Waker::will_wake) the same task, once the value is there: exactly one
 //! wake, by the sender, never before the value is readable.
 //!
-//! `loom-tests/tests/future.rs` checks these claims under every interleaving (with at most two
+//! `loom-tests/models/future.rs` checks these claims under every interleaving (with at most two
 //! preemptions): the value is read, a receiver that waits after a pending poll is woken (a lost
 //! wake-up is a loom deadlock), a re-registered waker replaces the old one, and a receiver
 //! dropped at any point leaks neither the value nor the waker.
@@ -138,7 +138,7 @@ unsafe impl<T: Send> Sync for Shared<T> {}
 unsafe impl<T: Send> Send for Shared<T> {}
 
 /// A channel for one value: the [`Sender`] goes to the job, the [`Receiver`] to the future.
-pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+pub(crate) fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let shared = Arc::new(Shared {
         state: AtomicState::new(),
         value: UnsafeCell::new(None),
@@ -153,7 +153,7 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
 }
 
 /// The sending half: [`send`](Self::send) consumes it.
-pub struct Sender<T> {
+pub(crate) struct Sender<T> {
     shared: Arc<Shared<T>>,
 }
 
@@ -161,7 +161,7 @@ impl<T> Sender<T> {
     /// Stores `value` and wakes the receiver's latest waker, if it registered one and still
     /// exists. A panic of that waker's `wake_by_ref` (user code) unwinds out of this call; the
     /// value is stored by then.
-    pub fn send(self, value: T) {
+    pub(crate) fn send(self, value: T) {
         let shared = &*self.shared;
         // SAFETY: `SENT` is clear (only this sender, consumed here, sets it), so the receiver does
         // not touch `value` (module docs) until the `set` below publishes this write.
@@ -194,7 +194,7 @@ impl<T> fmt::Debug for Sender<T> {
 }
 
 /// The receiving half, polled by one task at a time (`&mut self`).
-pub struct Receiver<T> {
+pub(crate) struct Receiver<T> {
     shared: Arc<Shared<T>>,
 }
 
@@ -204,7 +204,7 @@ impl<T> Receiver<T> {
     ///
     /// # Panics
     /// If called again after it returned the value.
-    pub fn poll_recv(&mut self, waker: &Waker) -> Poll<T> {
+    pub(crate) fn poll_recv(&mut self, waker: &Waker) -> Poll<T> {
         let shared = &*self.shared;
         // Acquire: pairs with the sender's AcqRel `set(SENT)`, publishing the value.
         let state = shared.state.load(Ordering::Acquire);

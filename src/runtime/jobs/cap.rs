@@ -27,7 +27,7 @@
 //! (`inject`), and the thread that runs it keeps them for the job's length. Parking and giving
 //! back are each a write, a SeqCst fence and a read (the parked count; `running`), so at least one
 //! side sees the other: a parker that finds no room leaves the job to a holder whose give-back
-//! comes later and sees it. `loom-tests/tests/cap.rs` checks the limit and this hand-off.
+//! comes later and sees it. `loom-tests/models/cap.rs` checks the limit and this hand-off.
 //!
 //! **Slots.** A slot's memory lives as long as the pool (a [`Segmented`] table), so a thief that
 //! reads a cap from a stale tag reads some slot, never freed memory, as a stale region walk does;
@@ -48,35 +48,35 @@ use crate::platform::sync::{fence, sim_bug, AtomicUsize, Mutex, Ordering};
 
 /// A cap, as one word: its slot's index + 1; [`CapId::NONE`] (0) for no cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct CapId(usize);
+pub(crate) struct CapId(usize);
 
 impl CapId {
     /// No cap.
-    pub const NONE: CapId = CapId(0);
+    pub(crate) const NONE: CapId = CapId(0);
 
     /// The cap as one word, for a region entry.
     #[inline(always)]
-    pub fn into_raw(self) -> usize {
+    pub(crate) fn into_raw(self) -> usize {
         self.0
     }
 
     /// Rebuilds a cap from [`into_raw`](Self::into_raw)'s word (any word is a valid id: one that
     /// names no allocated slot names no cap).
     #[inline(always)]
-    pub fn from_raw(raw: usize) -> CapId {
+    pub(crate) fn from_raw(raw: usize) -> CapId {
         CapId(raw)
     }
 
     /// True for [`CapId::NONE`].
     #[inline(always)]
-    pub fn is_none(self) -> bool {
+    pub(crate) fn is_none(self) -> bool {
         self.0 == 0
     }
 }
 
 /// A job a cap could not start, to run once it can: run, it holds places in every cap of its chain
 /// (reserved from outside all of them).
-pub type Parked = Box<dyn FnOnce() + Send>;
+pub(crate) type Parked = Box<dyn FnOnce() + Send>;
 
 /// One cap.
 struct Slot {
@@ -117,7 +117,7 @@ struct Alloc {
 }
 
 /// The caps of one pool.
-pub struct Caps {
+pub(crate) struct Caps {
     slots: Segmented<Slot>,
     alloc: Mutex<Alloc>,
     /// Slots in use: while 0, no job of the pool runs under a cap.
@@ -132,7 +132,7 @@ impl Default for Caps {
 
 impl Caps {
     /// An empty table.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Caps {
             slots: Segmented::new(8, false),
             alloc: Mutex::new(Alloc {
@@ -146,7 +146,7 @@ impl Caps {
     /// True if some cap of the pool is in use. Relaxed: a thief uses it only to decide whether to
     /// filter before it takes a job; the reservation after the take does not depend on it.
     #[inline]
-    pub fn any_live(&self) -> bool {
+    pub(crate) fn any_live(&self) -> bool {
         self.live.load(Ordering::Relaxed) != 0
     }
 
@@ -164,7 +164,7 @@ impl Caps {
     /// Starts a cap of `limit` threads inside `parent` (or none), with the calling thread inside
     /// it and one reference, the call's. The cap holds its parent until its slot is free, so a
     /// held cap's whole chain stays as it was made.
-    pub fn start(&self, limit: usize, parent: CapId) -> CapId {
+    pub(crate) fn start(&self, limit: usize, parent: CapId) -> CapId {
         debug_assert!(limit > 0);
         if !parent.is_none() {
             self.hold(parent);
@@ -194,13 +194,13 @@ impl Caps {
     }
 
     /// One more reference to `cap` (a spawn made under it), which must be live.
-    pub fn hold(&self, cap: CapId) {
+    pub(crate) fn hold(&self, cap: CapId) {
         self.live_slot(cap).refs.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Drops a reference to `cap`; the last frees its slot, which drops its reference to its
     /// parent.
-    pub fn unhold(&self, cap: CapId) {
+    pub(crate) fn unhold(&self, cap: CapId) {
         let mut cap = cap;
         while !cap.is_none() {
             let slot = self.live_slot(cap);
@@ -263,14 +263,14 @@ impl Caps {
     }
 
     /// The innermost cap on both `a`'s and `b`'s chains ([`CapId::NONE`] if none).
-    pub fn common(&self, a: CapId, b: CapId) -> CapId {
+    pub(crate) fn common(&self, a: CapId, b: CapId) -> CapId {
         self.walk_outside(a, b, |_, _| true).unwrap_or(CapId::NONE)
     }
 
     /// True if a thread under `inside` could reserve the places a job under `cap` needs now: a
     /// filter, read from a word that may be stale.
     #[inline]
-    pub fn has_room(&self, cap: CapId, inside: CapId) -> bool {
+    pub(crate) fn has_room(&self, cap: CapId, inside: CapId) -> bool {
         self.walk_outside(cap, inside, |_, slot| {
             slot.running.load(Ordering::Relaxed) < slot.limit.load(Ordering::Relaxed)
         })
@@ -280,7 +280,7 @@ impl Caps {
     /// Reserves a place in every cap of `cap`'s chain that is not on `inside`'s chain, for a thread
     /// under `inside` that is about to run a job under `cap` (`cap` must be live); all or none.
     /// `Err` names a cap that had no room.
-    pub fn reserve(&self, cap: CapId, inside: CapId) -> Result<(), CapId> {
+    pub(crate) fn reserve(&self, cap: CapId, inside: CapId) -> Result<(), CapId> {
         let mut reserved = 0;
         let result = self.walk_outside(cap, inside, |_, slot| {
             let limit = slot.limit.load(Ordering::Relaxed);
@@ -312,7 +312,7 @@ impl Caps {
 
     /// Gives back what [`reserve`](Self::reserve)`(cap, inside)` took, and hands parked jobs the
     /// room that frees (see [`pump`](Self::pump)).
-    pub fn give_back(&self, cap: CapId, inside: CapId, inject: &mut dyn FnMut(Parked)) {
+    pub(crate) fn give_back(&self, cap: CapId, inside: CapId, inject: &mut dyn FnMut(Parked)) {
         let _ = self.walk_outside(cap, inside, |_, slot| {
             // SeqCst RMW, then a SeqCst fence before the parked count is read: pairs with `park`.
             slot.running.fetch_sub(1, Ordering::SeqCst);
@@ -335,7 +335,7 @@ impl Caps {
 
     /// Parks `job`, a job under `cap` that found no room in `at` (a cap of `cap`'s chain), until a
     /// give-back of `at` lets it start; pumps at once if room appeared meanwhile.
-    pub fn park(&self, at: CapId, cap: CapId, job: Parked, inject: &mut dyn FnMut(Parked)) {
+    pub(crate) fn park(&self, at: CapId, cap: CapId, job: Parked, inject: &mut dyn FnMut(Parked)) {
         self.push_parked(at, cap, job);
         // SeqCst fence between the parked count's write and the read of `running` in `pump`'s
         // reservation: pairs with `give_back`.

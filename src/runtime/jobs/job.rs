@@ -25,7 +25,7 @@ use crate::runtime::trace::JobKind;
 /// A type-erased pointer to a job, the table of what its type knows (how to execute it, and what
 /// kind of job it is, for the trace), and the region it was created in.
 #[derive(Clone, Copy, Debug)]
-pub struct JobRef {
+pub(crate) struct JobRef {
     pointer: *const (),
     vtable: &'static JobVTable,
     tag: RegionTag,
@@ -47,7 +47,7 @@ unsafe impl Send for JobRef {}
 unsafe impl Sync for JobRef {}
 
 /// Something a [`JobRef`] can point to.
-pub trait Job {
+pub(crate) trait Job {
     /// What the trace calls a job of this type.
     const KIND: JobKind = JobKind::Other;
     /// Jobs of this type are a scope's ([`ScopeJob`]): one that is dropped unrun may leave its
@@ -150,7 +150,7 @@ impl JobRef {
 
     /// The identity of the job (its data pointer).
     #[inline]
-    pub fn id(&self) -> *const () {
+    pub(crate) fn id(&self) -> *const () {
         self.pointer
     }
 
@@ -159,7 +159,7 @@ impl JobRef {
     /// # Safety
     /// Each `JobRef` is executed at most once, while its data is live (see [`JobRef::new`]).
     #[inline]
-    pub unsafe fn execute(self) {
+    pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded caller contract; the table was instantiated for this pointer's type.
         unsafe { (self.vtable.execute)(self.pointer) }
     }
@@ -207,7 +207,7 @@ impl<T> JobResult<T> {
 /// No drop glue: the closure is run exactly once (inline by the creator, or through the `JobRef` by
 /// whoever took it), and a result written by `execute` is always taken by the waiter. This keeps the
 /// `join` fast path free of "was it run / is there a result" checks.
-pub struct StackJob<L, F, R> {
+pub(crate) struct StackJob<L, F, R> {
     latch: L,
     func: UnsafeCell<ManuallyDrop<F>>,
     /// Written by `execute` before it sets the latch; left uninitialised until then, so creating
@@ -218,7 +218,7 @@ pub struct StackJob<L, F, R> {
 impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// A job running `func`, signalling `latch` when executed through its [`JobRef`].
     #[inline]
-    pub fn new(func: F, latch: L) -> Self {
+    pub(crate) fn new(func: F, latch: L) -> Self {
         StackJob {
             latch,
             func: UnsafeCell::new(ManuallyDrop::new(func)),
@@ -233,14 +233,14 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// discarded (e.g. popped back by its creator); its closure and result must be `Send` if another
     /// thread may execute it.
     #[inline]
-    pub unsafe fn as_job_ref(&self) -> JobRef {
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
         // SAFETY: forwarded to the caller.
         unsafe { JobRef::new(self) }
     }
 
     /// The latch set after the job ran through its [`JobRef`].
     #[inline]
-    pub fn latch(&self) -> &L {
+    pub(crate) fn latch(&self) -> &L {
         &self.latch
     }
 
@@ -250,7 +250,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// At most once, and only if the job's `JobRef` was not and will not be executed (its creator took
     /// it back, or never shared it).
     #[inline]
-    pub unsafe fn run_inline(&self, stolen: bool) -> R {
+    pub(crate) unsafe fn run_inline(&self, stolen: bool) -> R {
         let func = self.func.with_mut(|f| {
             // SAFETY: per the contract nobody else runs or touches `func`, and it is taken once.
             unsafe { ManuallyDrop::take(&mut *f) }
@@ -264,7 +264,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// # Safety
     /// As for [`run_inline`](Self::run_inline), which it replaces.
     #[inline]
-    pub unsafe fn drop_unrun(&self) {
+    pub(crate) unsafe fn drop_unrun(&self) {
         self.func.with_mut(|f| {
             // SAFETY: per the contract nobody else runs or touches `func`, and it is taken once.
             unsafe { ManuallyDrop::drop(&mut *f) }
@@ -288,7 +288,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     /// The latch must have been observed set (so the executing thread is done with the job), and the
     /// result must not have been taken before.
     #[inline]
-    pub unsafe fn take_result(&self) -> R {
+    pub(crate) unsafe fn take_result(&self) -> R {
         sync::plain_access(&self.result, false);
         // SAFETY: per the contract, `execute` initialised the result and no other thread accesses it
         // any more; it is read out once.
@@ -328,7 +328,7 @@ impl<L: Latch, F: FnOnce(bool) -> R, R> StackJob<L, F, R> {
     ///
     /// # Safety
     /// As for [`into_result`](Self::into_result).
-    #[cfg(test)]
+    #[cfg(all(test, not(forkjoin_loom)))] // its tests do not run under loom
     pub(crate) unsafe fn into_job_result(self) -> JobResult<R> {
         // SAFETY: forwarded to the caller.
         unsafe { self.result.into_inner().assume_init() }

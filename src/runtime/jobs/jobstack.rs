@@ -85,7 +85,7 @@ const CAPACITY: usize = 4;
 /// A thief carries one from [`JobStackThief::top_before_barrier`] to
 /// [`JobStackThief::steal_after_barrier_if`]; its CAS succeeds only if the word still holds this value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Top(u64);
+pub(crate) struct Top(u64);
 
 impl Top {
     const INDEX_BITS: u32 = 16;
@@ -193,19 +193,19 @@ struct JobStack {
 /// Holds the value of `bottom` right after the push (the job's index + 1), which is never zero, so an
 /// `Option<Pushed>` is one word.
 #[derive(Clone, Copy, Debug)]
-pub struct Pushed(NonZeroUsize);
+pub(crate) struct Pushed(NonZeroUsize);
 
 impl Pushed {
     /// Jobs on the stack right after the push, this one included (what `bottom` became).
     #[inline(always)]
-    pub fn depth(self) -> usize {
+    pub(crate) fn depth(self) -> usize {
         self.0.get()
     }
 
     /// A witness of no job on this stack (the job went elsewhere, e.g. the stack was full): `bottom`
     /// never takes this value, so [`JobStackOwner::pop`] of it is always false — the same answer as
     /// for a job that was taken, without a separate "was it pushed" test on the pop path.
-    pub const NOWHERE: Pushed = Pushed(NonZeroUsize::MAX);
+    pub(crate) const NOWHERE: Pushed = Pushed(NonZeroUsize::MAX);
 }
 
 impl JobStack {
@@ -223,7 +223,7 @@ impl JobStack {
 }
 
 /// The owner's handle of a job stack: push, pop and publish. One per stack, `Send` but `!Sync`.
-pub struct JobStackOwner {
+pub(crate) struct JobStackOwner {
     stack: Arc<JobStack>,
     /// `!Sync`: the owner operations assume a single calling thread (they write `bottom` and the slots
     /// with plain stores). `Send`: the registry creates the handle and moves it into the worker thread.
@@ -232,7 +232,7 @@ pub struct JobStackOwner {
 
 /// A thief's handle of a job stack: heavy steals of the oldest job. Cloneable and shared.
 #[derive(Clone)]
-pub struct JobStackThief {
+pub(crate) struct JobStackThief {
     stack: Arc<JobStack>,
 }
 
@@ -241,7 +241,7 @@ impl JobStackOwner {
     ///
     /// Call [`init_asymmetric_barriers`](crate::platform::sync::init_asymmetric_barriers) first: where the
     /// owner's light barrier is not sound, the stack refuses every push.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::with_limit(if light_barrier_is_sound() {
             CAPACITY
         } else {
@@ -273,7 +273,7 @@ impl JobStackOwner {
     }
 
     /// A thief handle of this stack.
-    pub fn thief(&self) -> JobStackThief {
+    pub(crate) fn thief(&self) -> JobStackThief {
         JobStackThief {
             stack: self.stack.clone(),
         }
@@ -281,7 +281,7 @@ impl JobStackOwner {
 
     /// True if no job is left to take (every pushed job was popped back or taken).
     #[inline]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         let stack = &*self.stack;
         // Relaxed: only the owner writes `bottom`; a thief's concurrent take only makes the answer
         // stale towards "empty", which `take_oldest` then finds out.
@@ -293,7 +293,7 @@ impl JobStackOwner {
     /// Ends with the owner's light barrier (the idle-worker count loaded right after is then ordered
     /// after the push; today that load is only a hint).
     #[inline(always)]
-    pub fn push(&self, job: JobRef) -> Option<Pushed> {
+    pub(crate) fn push(&self, job: JobRef) -> Option<Pushed> {
         let stack = &*self.stack;
         // Relaxed: only the owner writes `bottom`.
         let b = stack.owner.bottom.load(Ordering::Relaxed);
@@ -322,7 +322,7 @@ impl JobStackOwner {
     /// `bottom` to 0 (and nested pushes since return it there), or it still sits below `bottom`, and
     /// `top` shows it taken.
     #[inline(always)]
-    pub fn pop(&self, pushed: Pushed) -> bool {
+    pub(crate) fn pop(&self, pushed: Pushed) -> bool {
         let stack = &*self.stack;
         let idx = pushed.0.get() - 1;
         // Relaxed: only the owner writes `bottom`.
@@ -419,7 +419,7 @@ impl JobStackOwner {
     }
 
     /// Takes the oldest job off the stack (for publication); `None` if empty.
-    pub fn take_oldest(&self) -> Option<JobRef> {
+    pub(crate) fn take_oldest(&self) -> Option<JobRef> {
         let stack = &*self.stack;
         loop {
             // Acquire: pairs with thieves' CAS of `top`.
@@ -455,7 +455,7 @@ impl JobStackOwner {
     /// Where the stack stands now, so that a later [`holds_older_than`](Self::holds_older_than)
     /// can tell whether a job pushed before this moment is still here.
     #[inline]
-    pub fn mark(&self) -> StackMark {
+    pub(crate) fn mark(&self) -> StackMark {
         let stack = &*self.stack;
         StackMark {
             // Relaxed: a hint (see `holds_older_than`).
@@ -469,7 +469,7 @@ impl JobStackOwner {
     /// or stolen). The stack is strictly nested, so such a job is older than every job pushed
     /// since. A hint: a concurrent heavy steal may take it right after.
     #[inline]
-    pub fn holds_older_than(&self, mark: StackMark) -> bool {
+    pub(crate) fn holds_older_than(&self, mark: StackMark) -> bool {
         // Relaxed: a hint; a rewind (the stack ran empty, so every older job was taken) starts a
         // new generation, and jobs pushed after it are all newer than the mark.
         let top = self.stack.top.load(Ordering::Relaxed);
@@ -479,7 +479,7 @@ impl JobStackOwner {
 
 /// A moment in a private stack's life, from [`JobStackOwner::mark`].
 #[derive(Clone, Copy, Debug)]
-pub struct StackMark {
+pub(crate) struct StackMark {
     top: Top,
     bottom: usize,
 }
@@ -492,7 +492,7 @@ impl Default for JobStackOwner {
 
 impl JobStackThief {
     /// Jobs the owner has popped back so far (statistics; a snapshot).
-    pub fn popped(&self) -> u64 {
+    pub(crate) fn popped(&self) -> u64 {
         // Relaxed: a statistic.
         self.stack.owner.popped.load(Ordering::Relaxed)
     }
@@ -501,7 +501,7 @@ impl JobStackThief {
     /// `top`. Pass the ticket to [`steal_after_barrier_if`](Self::steal_after_barrier_if) once the caller
     /// has run `heavy_barrier()`; dropping it instead also uncounts the thief.
     #[inline]
-    pub fn top_before_barrier(&self) -> StealTicket<'_> {
+    pub(crate) fn top_before_barrier(&self) -> StealTicket<'_> {
         // SeqCst RMW: before the heavy barrier, which orders it against the owner's light barrier
         // (see `JobStackOwner::pop_contended`).
         self.stack.heavy_thieves.fetch_add(1, Ordering::SeqCst);
@@ -516,15 +516,15 @@ impl JobStackThief {
     ///
     /// The caller must have executed [`crate::platform::sync::heavy_barrier`] after taking the ticket.
     /// (The pool steals through [`steal_after_barrier_if`](Self::steal_after_barrier_if).)
-    #[cfg(any(test, forkjoin_loom))]
-    pub fn steal_after_barrier(&self, ticket: StealTicket<'_>) -> Option<JobRef> {
+    #[cfg(test)] // the unit tests and the loom models
+    pub(crate) fn steal_after_barrier(&self, ticket: StealTicket<'_>) -> Option<JobRef> {
         self.steal_after_barrier_if(ticket, |_| true)
     }
 
     /// `steal_after_barrier`, taking the oldest job only if `accept`
     /// says yes to it. `accept` sees the job as read before the CAS: if the CAS then fails, its
     /// answer is discarded with the job (see `crate::runtime::jobs::region`).
-    pub fn steal_after_barrier_if(
+    pub(crate) fn steal_after_barrier_if(
         &self,
         ticket: StealTicket<'_>,
         accept: impl FnOnce(&JobRef) -> bool,
@@ -559,7 +559,7 @@ impl JobStackThief {
 /// A heavy steal in flight on one stack, from [`JobStackThief::top_before_barrier`] to the end of
 /// [`JobStackThief::steal_after_barrier_if`] (or until dropped): holds the `top` the thief read, and
 /// keeps the thief counted in the stack's heavy steals, so the owner settles its last job by CAS.
-pub struct StealTicket<'a> {
+pub(crate) struct StealTicket<'a> {
     thief: &'a JobStackThief,
     top: Top,
 }

@@ -21,7 +21,7 @@ use crate::runtime::sleep::{Sleep, Slot};
 use crate::runtime::trace::JobKind;
 
 /// Setting a latch.
-pub trait Latch {
+pub(crate) trait Latch {
     /// What the trace calls a `StackJob` that signals this latch: a `join`'s b (a [`SpinLatch`]),
     /// an `install` moved into a pool ([`LockLatch`], [`CrossPoolLatch`]), or another job.
     const JOB_KIND: JobKind = JobKind::Other;
@@ -87,14 +87,14 @@ impl AtomicLatchState {
 
 /// The state machine shared by worker-side latches.
 #[derive(Debug)]
-pub struct CoreLatch {
+pub(crate) struct CoreLatch {
     state: AtomicLatchState,
 }
 
 impl CoreLatch {
     /// An unset latch.
     #[inline]
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         CoreLatch {
             state: AtomicLatchState::new(LatchState::UNSET),
         }
@@ -102,14 +102,14 @@ impl CoreLatch {
 
     /// True once the latch is set. Everything the setter wrote before setting is then visible.
     #[inline]
-    pub fn probe(&self) -> bool {
+    pub(crate) fn probe(&self) -> bool {
         // Acquire: pairs with the AcqRel swap in `set`.
         self.state.load(Ordering::Acquire) == LatchState::SET
     }
 
     /// The waiter is about to sleep: `UNSET → SLEEPING`. False if already set.
     #[inline]
-    pub fn try_sleep(&self) -> bool {
+    pub(crate) fn try_sleep(&self) -> bool {
         // SeqCst: ordered after the waiter's SeqCst store of its sleep slot, so a setter that sees
         // SLEEPING (via its swap) also finds the slot claimable.
         self.state.compare_exchange(
@@ -122,7 +122,7 @@ impl CoreLatch {
 
     /// The waiter is awake again: `SLEEPING → UNSET` (no-op if the latch was set meanwhile).
     #[inline]
-    pub fn wake_up(&self) {
+    pub(crate) fn wake_up(&self) {
         // Relaxed suffices: the waiter re-probes with Acquire before trusting the state.
         self.state.compare_exchange(
             LatchState::SLEEPING,
@@ -163,10 +163,10 @@ impl CoreLatch {
     }
 }
 
-#[cfg(forkjoin_loom)]
+#[cfg(all(test, forkjoin_loom))]
 impl CoreLatch {
     /// [`set_owned`](Self::set_owned) for the loom models.
-    pub fn set_owned_for_tests(&self) -> bool {
+    pub(crate) fn set_owned_for_tests(&self) -> bool {
         self.set_owned()
     }
 }
@@ -193,7 +193,7 @@ impl Latch for CoreLatch {
 /// `join` that may share b. Its setter must run in the waiter's own pool, whose sleep state (and so the
 /// slot) that setter's worker keeps alive after the swap; a job b is only reachable through the queues of
 /// its own pool, so this holds. For a setter that may run in another pool, see [`CrossPoolLatch`].
-pub struct SpinLatch<'r> {
+pub(crate) struct SpinLatch<'r> {
     core: CoreLatch,
     waiter: &'r Slot,
 }
@@ -201,7 +201,7 @@ pub struct SpinLatch<'r> {
 impl<'r> SpinLatch<'r> {
     /// A latch whose waiter sleeps on `waiter`; its setter runs in the waiter's pool.
     #[inline(always)]
-    pub fn waking(waiter: &'r Slot) -> Self {
+    pub(crate) fn waking(waiter: &'r Slot) -> Self {
         SpinLatch {
             core: CoreLatch::new(),
             waiter,
@@ -210,13 +210,13 @@ impl<'r> SpinLatch<'r> {
 
     /// The state machine inside (what a waiting worker sleeps on).
     #[inline]
-    pub fn core(&self) -> &CoreLatch {
+    pub(crate) fn core(&self) -> &CoreLatch {
         &self.core
     }
 
     /// True once set.
     #[inline]
-    pub fn probe(&self) -> bool {
+    pub(crate) fn probe(&self) -> bool {
         self.core.probe()
     }
 }
@@ -240,7 +240,7 @@ impl Latch for SpinLatch<'_> {
 
 /// A [`SpinLatch`] whose setter may run in another pool (a worker's `install` into a foreign pool): it
 /// keeps the waiter's sleep state alive with its own `Arc` while it wakes the waiter.
-pub struct CrossPoolLatch<'r> {
+pub(crate) struct CrossPoolLatch<'r> {
     core: CoreLatch,
     sleep: &'r Arc<Sleep>,
     target: usize,
@@ -257,7 +257,7 @@ impl<'r> CrossPoolLatch<'r> {
     }
 
     /// The state machine inside (what a waiting worker sleeps on).
-    pub fn core(&self) -> &CoreLatch {
+    pub(crate) fn core(&self) -> &CoreLatch {
         &self.core
     }
 }

@@ -57,11 +57,11 @@ const FIRST_SEGMENT: usize = 64;
 /// The region a job was created in: `0` for none ([`RegionTag::ROOT`]), else 1 + its worker's
 /// index + its level shifted past the worker bits (see [`Regions::tag`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct RegionTag(usize);
+pub(crate) struct RegionTag(usize);
 
 impl RegionTag {
     /// Created outside every region: nobody waits for it inside the pool.
-    pub const ROOT: RegionTag = RegionTag(0);
+    pub(crate) const ROOT: RegionTag = RegionTag(0);
 
     /// The tag as one word, for a queue slot.
     #[inline(always)]
@@ -79,7 +79,7 @@ impl RegionTag {
 
 /// What a waiting worker may run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WaitFor {
+pub(crate) enum WaitFor {
     /// Anything: an idle worker, `yield_now`, `block_on`.
     Anything,
     /// The job with this key and the jobs of its region's subtree (a `join`'s stolen b, a scope).
@@ -91,7 +91,7 @@ pub enum WaitFor {
 
 /// What a region opens with of its own instead of its parent's.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Own {
+pub(crate) struct Own {
     /// The address of a cancellation node (`cancellable`, a spawn made under a node).
     pub cancel: Option<usize>,
     /// A cap (`with_max_threads`, a spawn made under a cap).
@@ -127,7 +127,7 @@ impl Default for Entry {
 }
 
 /// The region table of one pool: a grow-only table of entries per worker, indexed by level.
-pub struct Regions {
+pub(crate) struct Regions {
     workers: Box<[Segmented<Entry>]>,
     /// Bits of a tag (after the `+ 1`) that hold the worker index.
     worker_bits: u32,
@@ -135,7 +135,7 @@ pub struct Regions {
 
 impl Regions {
     /// A table for `workers` workers, each with its first segment allocated.
-    pub fn new(workers: usize) -> Self {
+    pub(crate) fn new(workers: usize) -> Self {
         let workers = workers.max(1);
         Regions {
             workers: (0..workers)
@@ -147,7 +147,7 @@ impl Regions {
 
     /// The tag of worker `worker`'s region at nesting `level` (any level).
     #[inline]
-    pub fn tag(&self, worker: usize, level: usize) -> RegionTag {
+    pub(crate) fn tag(&self, worker: usize, level: usize) -> RegionTag {
         debug_assert!(worker < self.workers.len());
         let raw = level
             .checked_shl(self.worker_bits)
@@ -177,7 +177,13 @@ impl Regions {
     /// cap. Only the worker that owns the entry calls this, and only while no job tagged `tag`
     /// exists.
     #[inline]
-    pub fn open(&self, tag: RegionTag, key: usize, parent: RegionTag, own: Own) -> (usize, CapId) {
+    pub(crate) fn open(
+        &self,
+        tag: RegionTag,
+        key: usize,
+        parent: RegionTag,
+        own: Own,
+    ) -> (usize, CapId) {
         let (table, level) = self.locate(tag).expect("a tag made by `tag`");
         let entry = table.get_or_grow(level);
         // The parent is this worker's enclosing region or the tag of a job it is about to run: open.
@@ -212,7 +218,7 @@ impl Regions {
     /// The key of region `tag` (0 for the root). Only for a region the caller knows is open, e.g.
     /// its own.
     #[inline]
-    pub fn key_of(&self, tag: RegionTag) -> usize {
+    pub(crate) fn key_of(&self, tag: RegionTag) -> usize {
         // Relaxed: the caller's own entry, or one ordered before it like `belongs`' walk.
         self.entry(tag).map_or(0, |e| e.key.load(Ordering::Relaxed))
     }
@@ -221,7 +227,7 @@ impl Regions {
     /// itself, or its tag's chain meets a region whose key is the awaited key (see the module docs for
     /// why the walk may race with nothing that matters).
     #[inline]
-    pub fn belongs(&self, want: WaitFor, job: usize, tag: RegionTag) -> bool {
+    pub(crate) fn belongs(&self, want: WaitFor, job: usize, tag: RegionTag) -> bool {
         match want {
             WaitFor::Anything => true,
             WaitFor::Injected => tag == RegionTag::ROOT,

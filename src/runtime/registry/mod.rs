@@ -22,9 +22,6 @@ pub(crate) mod handler_panic;
 #[cfg(not(forkjoin_loom))]
 pub(crate) mod reserve;
 pub(crate) mod resize;
-// `pub` items in here are reachable from the loom models through `__loom`; elsewhere they are
-// private to the crate, as the module is.
-#[allow(unreachable_pub)]
 pub(crate) mod slots;
 pub(crate) mod thread_builder;
 pub(crate) mod worker;

@@ -52,7 +52,7 @@
 //! The ended threads' handles are joined outside the lock, by the next resize or when the pool is
 //! dropped (an ended thread's stack is freed only when it is joined).
 //!
-//! `loom-tests/tests/resize.rs` checks this state machine with a worker, a resizer and a
+//! `loom-tests/models/resize.rs` checks this state machine with a worker, a resizer and a
 //! terminator racing; `sim-tests/tests/resize.rs` resizes the real pool at 64 workers while it runs.
 
 use crate::platform::sync::sim_bug;
@@ -71,7 +71,7 @@ enum SlotState<Q> {
 
 /// A running worker's decision at its main loop once its terminate latch is set.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Below the target again: the latch was reset; keep running.
     Stay,
     /// A broadcast share waits or the deque holds jobs: run them or give them away, then decide
@@ -84,7 +84,7 @@ pub enum Decision {
 /// The slots of one pool, behind the registry's slots lock: `Q` is a slot's queues, `H` a thread's
 /// join handle (generic, so that the loom model can use stand-ins).
 #[derive(Debug)]
-pub struct Slots<Q, H> {
+pub(crate) struct Slots<Q, H> {
     target: usize,
     terminated: bool,
     states: Vec<SlotState<Q>>,
@@ -96,7 +96,7 @@ pub struct Slots<Q, H> {
 
 impl<Q, H> Slots<Q, H> {
     /// `running` slots with threads (being started), then one `Vacant` slot per entry of `vacant`.
-    pub fn new(running: usize, vacant: Vec<Q>) -> Self {
+    pub(crate) fn new(running: usize, vacant: Vec<Q>) -> Self {
         let states: Vec<SlotState<Q>> = (0..running)
             .map(|_| SlotState::Running)
             .chain(vacant.into_iter().map(SlotState::Vacant))
@@ -111,22 +111,22 @@ impl<Q, H> Slots<Q, H> {
     }
 
     /// The pool's size.
-    pub fn target(&self) -> usize {
+    pub(crate) fn target(&self) -> usize {
         self.target
     }
 
     /// How many slots there are.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.states.len()
     }
 
     /// True once the pool terminated.
-    pub fn terminated(&self) -> bool {
+    pub(crate) fn terminated(&self) -> bool {
         self.terminated
     }
 
     /// Keeps the handle of the thread just started for slot `index`.
-    pub fn started(&mut self, index: usize, handle: H) {
+    pub(crate) fn started(&mut self, index: usize, handle: H) {
         if let Some(old) = self.handles[index].replace(handle) {
             self.retired.push(old);
         }
@@ -136,7 +136,7 @@ impl<Q, H> Slots<Q, H> {
     /// each vacant slot below it (it returns the queues back if the thread could not be started).
     /// Returns the `Running` slots at or past the new target, whose latches the caller must set, and
     /// the first failed start, if any (the target is then that slot's index).
-    pub fn resize<E>(
+    pub(crate) fn resize<E>(
         &mut self,
         n: usize,
         mut start: impl FnMut(usize, Q) -> Result<H, (Q, E)>,
@@ -183,7 +183,12 @@ impl<Q, H> Slots<Q, H> {
     /// Slot `index`'s thread is at its main loop with its latch set: leave, stay or drain first.
     /// `drained`: no broadcast share waits for it and its public deque is empty. `reset_latch` is
     /// called (under the lock) when it stays.
-    pub fn decide(&mut self, index: usize, drained: bool, reset_latch: impl FnOnce()) -> Decision {
+    pub(crate) fn decide(
+        &mut self,
+        index: usize,
+        drained: bool,
+        reset_latch: impl FnOnce(),
+    ) -> Decision {
         debug_assert!(matches!(self.states[index], SlotState::Running));
         if !self.terminated && index < self.target {
             reset_latch();
@@ -199,7 +204,12 @@ impl<Q, H> Slots<Q, H> {
     /// Slot `index`'s leaving thread puts its queues back. `Some(queues)` if a grow wants the slot
     /// again meanwhile: the thread keeps them and runs on (`reset_latch` is called under the lock);
     /// `None`: the slot is `Vacant` and the thread ends.
-    pub fn vacate(&mut self, index: usize, queues: Q, reset_latch: impl FnOnce()) -> Option<Q> {
+    pub(crate) fn vacate(
+        &mut self,
+        index: usize,
+        queues: Q,
+        reset_latch: impl FnOnce(),
+    ) -> Option<Q> {
         let SlotState::Leaving { restart } = self.states[index] else {
             unreachable!("only a leaving thread vacates")
         };
@@ -217,25 +227,25 @@ impl<Q, H> Slots<Q, H> {
     }
 
     /// The pool terminates: no thread stays or restarts from now on (the caller sets every latch).
-    pub fn terminate(&mut self) {
+    pub(crate) fn terminate(&mut self) {
         self.terminated = true;
     }
 
     /// The handles of threads that ended or are ending, to join outside the lock.
-    pub fn take_retired(&mut self) -> Vec<H> {
+    pub(crate) fn take_retired(&mut self) -> Vec<H> {
         std::mem::take(&mut self.retired)
     }
 
     /// Every handle, to join outside the lock once the pool terminated.
-    pub fn take_all_handles(&mut self) -> Vec<H> {
+    pub(crate) fn take_all_handles(&mut self) -> Vec<H> {
         let mut all = self.take_retired();
         all.extend(self.handles.iter_mut().filter_map(Option::take));
         all
     }
 
-    /// True if slot `index` is vacant (for the tests and the models).
-    #[cfg(any(test, forkjoin_loom))]
-    pub fn is_vacant(&self, index: usize) -> bool {
+    /// True if slot `index` is vacant (for the tests, which do not run under loom or shuttle).
+    #[cfg(all(test, not(any(forkjoin_loom, forkjoin_shuttle))))]
+    pub(crate) fn is_vacant(&self, index: usize) -> bool {
         matches!(self.states[index], SlotState::Vacant(_))
     }
 }

@@ -41,7 +41,7 @@ pub(crate) mod slot;
 pub(crate) mod work_map;
 
 use self::counters::{AtomicCounters, JobsEventCounter};
-pub use self::slot::Slot;
+pub(crate) use self::slot::Slot;
 use self::slot::SlotState;
 use std::time::Duration;
 
@@ -101,7 +101,7 @@ const ALL_IDLE_PATROL: Duration = Duration::from_secs(1);
 pub(crate) const MAX_THREADS: usize = 0xFFFF;
 
 /// The idle/sleep state of one pool.
-pub struct Sleep {
+pub(crate) struct Sleep {
     /// `[JEC: 32 bits][sleepers: 32 bits]` (see [`counters`]), one word so that "JEC unchanged" and
     /// "count me as a sleeper" are decided by a single CAS.
     counters: CachePadded<AtomicCounters>,
@@ -131,7 +131,7 @@ const NO_PATROL_YET: u64 = u64::MAX;
 
 /// A worker's progress through one idle period; create with [`Sleep::start_looking_as`].
 #[derive(Debug)]
-pub struct IdleState {
+pub(crate) struct IdleState {
     index: usize,
     rounds: u32,
     /// The JEC value observed when announcing sleepiness (valid once `rounds > ROUNDS_UNTIL_SLEEPY`).
@@ -150,7 +150,7 @@ pub struct IdleState {
 
 /// What an idle worker can take, which decides which wakes for new work reach it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SleepMode {
+pub(crate) enum SleepMode {
     /// Anything: an idle worker. Sleeps as `SLEEPING`; a publication wakes it first.
     Idle,
     /// Only jobs of what it waits for (`crate::runtime::jobs::region`). Sleeps as
@@ -173,7 +173,7 @@ enum Slept {
 
 /// What [`Sleep::no_work_found`] did, for the caller's statistics.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Idled {
+pub(crate) enum Idled {
     /// Spun, yielded or announced sleepiness.
     Waited,
     /// Tried to sleep but new work (or the latch) intervened.
@@ -201,14 +201,14 @@ impl IdleState {
     /// True (once) after a timed sleep ran out: the worker should now patrol, i.e. heavy-steal the
     /// oldest private job of every worker, before it searches and sleeps again.
     #[inline]
-    pub fn take_patrol_due(&mut self) -> bool {
+    pub(crate) fn take_patrol_due(&mut self) -> bool {
         std::mem::take(&mut self.patrol_due)
     }
 
     /// True (once) if a waker claimed this worker for new work: the worker must then search, or pass
     /// the wake on with [`Sleep::wake_one_if_sleeping`].
     #[inline]
-    pub fn take_woken_for_work(&mut self) -> bool {
+    pub(crate) fn take_woken_for_work(&mut self) -> bool {
         std::mem::take(&mut self.woken_for_work)
     }
 
@@ -223,15 +223,15 @@ impl IdleState {
 
 impl Sleep {
     /// Sleep state for a pool of `num_threads` workers (and no reserve worker).
-    #[cfg(any(test, forkjoin_loom))]
-    pub fn new(num_threads: usize) -> Self {
+    #[cfg(test)] // the unit tests and the loom models
+    pub(crate) fn new(num_threads: usize) -> Self {
         Self::with_reserve(num_threads, 0)
     }
 
     /// Sleep state for a pool of `num_threads` workers and `reserve` more slots (vacant slots a resize
     /// may start, and the reserve worker's), which count as idle candidates only while a thread runs
     /// them ([`Sleep::thread_started`]).
-    pub fn with_reserve(num_threads: usize, reserve: usize) -> Self {
+    pub(crate) fn with_reserve(num_threads: usize, reserve: usize) -> Self {
         let slots = num_threads + reserve;
         assert!(slots <= MAX_THREADS + 1);
         Sleep {
@@ -246,8 +246,8 @@ impl Sleep {
     }
 
     /// Number of workers this sleep state serves (reserve slots included).
-    #[cfg(forkjoin_loom)]
-    pub fn num_threads(&self) -> usize {
+    #[cfg(all(test, forkjoin_loom))] // the loom models
+    pub(crate) fn num_threads(&self) -> usize {
         self.slots.len()
     }
 
@@ -264,15 +264,15 @@ impl Sleep {
     }
 
     /// Begins an idle period for worker `index`.
-    #[cfg(any(test, forkjoin_loom))]
+    #[cfg(test)] // the unit tests and the loom models
     #[inline]
-    pub fn start_looking(&self, index: usize) -> IdleState {
+    pub(crate) fn start_looking(&self, index: usize) -> IdleState {
         self.start_looking_as(index, SleepMode::Idle)
     }
 
     /// Begins an idle period for worker `index`, which can take what `mode` says.
     #[inline]
-    pub fn start_looking_as(&self, index: usize, mode: SleepMode) -> IdleState {
+    pub(crate) fn start_looking_as(&self, index: usize, mode: SleepMode) -> IdleState {
         IdleState {
             index,
             rounds: 0,
@@ -287,7 +287,7 @@ impl Sleep {
 
     /// The count of idle workers that can steal (see the field).
     #[inline(always)]
-    pub fn idle_workers(&self) -> &AtomicUsize {
+    pub(crate) fn idle_workers(&self) -> &AtomicUsize {
         &self.idle_workers
     }
 
@@ -300,7 +300,7 @@ impl Sleep {
     /// half of its next call at once, every time, and the work would break up into hand-offs that
     /// cost more than the work they carry.
     #[inline]
-    pub fn leave_idle(&self) -> bool {
+    pub(crate) fn leave_idle(&self) -> bool {
         // Decrement, SeqCst fence, load: pairs with the sleeper's increment of `untimed_sleepers`,
         // fence and load of `idle_workers` in `sleep` (a store-load handshake: either it sees us
         // leave and sleeps with a patrol timeout, or we see it and publish at once).
@@ -312,7 +312,7 @@ impl Sleep {
     /// True if some worker sleeps with no patrol timeout (a hint: Relaxed). A worker that saw one
     /// when it left the idle count (`leave_idle`) sees it here until it wakes.
     #[inline]
-    pub fn has_untimed_sleepers(&self) -> bool {
+    pub(crate) fn has_untimed_sleepers(&self) -> bool {
         self.untimed_sleepers.load(Ordering::Relaxed) != 0
     }
 
@@ -324,7 +324,7 @@ impl Sleep {
     /// interval per sleeper: with 15 sleepers and one busy worker, one every 7 µs. One patrol scans
     /// every worker's private stack, so one per interval pool-wide finds what all of them would; a
     /// patrol that loses sleeps again (twice as long) and a later one takes the next hidden job.
-    pub fn claim_patrol(&self) -> bool {
+    pub(crate) fn claim_patrol(&self) -> bool {
         let now = crate::platform::clock::ticks();
         // Relaxed: a rate limit, not a protocol step; a job hidden on a private stack stays there
         // until some patrol's own barrier (see `crate::runtime::jobs::jobstack`), whoever runs it.
@@ -345,7 +345,7 @@ impl Sleep {
     /// last check before blocking (see README, "JEC wrap-around").
     // Under loom both round limits are 0, which makes the first two comparisons constant.
     #[cfg_attr(forkjoin_loom, allow(clippy::absurd_extreme_comparisons))]
-    pub fn no_work_found(
+    pub(crate) fn no_work_found(
         &self,
         idle: &mut IdleState,
         try_sleep: impl FnOnce() -> bool,
@@ -523,9 +523,9 @@ impl Sleep {
     /// that can steal, if needed. Returns the index of the worker it woke, if any (for the trace).
     /// The pool's deques announce through `WorkMap::publish`, which fences itself and calls
     /// [`new_jobs_fenced`](Self::new_jobs_fenced); the models and unit tests use this.
-    #[cfg(any(test, forkjoin_loom))]
+    #[cfg(test)]
     #[inline]
-    pub fn new_jobs(&self) -> Option<usize> {
+    pub(crate) fn new_jobs(&self) -> Option<usize> {
         // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a
         // sleepy thread's search sees our job, or we see its odd JEC / its sleeper count below.
         fence(Ordering::SeqCst);
@@ -535,7 +535,7 @@ impl Sleep {
     /// `new_jobs` for a caller that issued the `fence(SeqCst)` itself after
     /// making the job visible (`WorkMap::publish`, whose fences follow its last write).
     #[inline]
-    pub fn new_jobs_fenced(&self) -> Option<usize> {
+    pub(crate) fn new_jobs_fenced(&self) -> Option<usize> {
         self.announce_jobs(false)
     }
 
@@ -598,7 +598,7 @@ impl Sleep {
     /// Passes on a wake for work that a waiting worker could not use (rule 7): wakes one *idle*
     /// sleeper, which takes anything, if one sleeps. Never another waiting worker, so a wake cannot
     /// circle among waiters that all refuse the job.
-    pub fn pass_wake_to_idle(&self) -> Option<usize> {
+    pub(crate) fn pass_wake_to_idle(&self) -> Option<usize> {
         // Relaxed: as in `wake_one_if_sleeping`.
         if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
             self.claim_first(SlotState::SLEEPING)
@@ -645,12 +645,12 @@ impl Sleep {
     }
 
     /// A latch that worker `index` may be sleeping on was set: wake that worker if it sleeps.
-    pub fn notify_worker_latch_is_set(&self, index: usize) {
+    pub(crate) fn notify_worker_latch_is_set(&self, index: usize) {
         self.slots[index].notify_latch_is_set();
     }
 
     /// Worker `index`'s sleep slot: what a latch it waits on keeps to wake it.
-    pub fn slot(&self, index: usize) -> &Slot {
+    pub(crate) fn slot(&self, index: usize) -> &Slot {
         &self.slots[index]
     }
 
@@ -673,7 +673,7 @@ impl Sleep {
     }
 
     /// Number of threads currently counted as sleeping (a snapshot).
-    #[cfg(test)]
+    #[cfg(all(test, not(forkjoin_loom)))] // its tests do not run under loom
     pub(crate) fn num_sleeping(&self) -> usize {
         self.counters.load(Ordering::Relaxed).sleeping_threads() as usize
     }

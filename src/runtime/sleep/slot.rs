@@ -52,7 +52,7 @@ impl SlotState {
 /// A latch keeps a reference to its waiter's slot ([`crate::runtime::jobs::latch::SpinLatch`]), so that its setter
 /// wakes the waiter with [`notify_latch_is_set`](Self::notify_latch_is_set) without first finding the
 /// pool's sleep state and indexing it.
-pub struct Slot {
+pub(crate) struct Slot {
     futex: Futex,
     /// Futex wakes issued to this worker (statistics; cold path only).
     wakeups: AtomicU64,
@@ -68,7 +68,7 @@ impl Slot {
     }
 
     /// A latch that this slot's worker may be sleeping on was set: wake the worker if it sleeps.
-    pub fn notify_latch_is_set(&self) {
+    pub(crate) fn notify_latch_is_set(&self) {
         // The sleeper's mark says how it sleeps; a latch wakes it whichever it is.
         for mark in [
             SlotState::SLEEPING,

@@ -31,7 +31,7 @@
 //! that makes J findable is followed by a fence before the setter reads the counters. A sleeper
 //! whose search read the bit clear read a clear that comes before that set in the bit's
 //! modification order, so its fence precedes the setter's, and the setter sees it sleepy (or
-//! asleep) and wakes it, as in case B of the proof. `loom-tests/tests/work_map.rs` checks a push,
+//! asleep) and wakes it, as in case B of the proof. `loom-tests/models/work_map.rs` checks a push,
 //! a thief that unmarks and a worker falling asleep.
 
 use crate::platform::sync::{fence, AtomicU64, Ordering};
@@ -43,14 +43,14 @@ const BITS: usize = u64::BITS as usize;
 
 /// One bit per worker: "its public deque may hold jobs" (see the module docs).
 #[derive(Debug)]
-pub struct WorkMap {
+pub(crate) struct WorkMap {
     /// 64 workers per word, each word on its own cache line (words change independently).
     words: Box<[CachePadded<AtomicU64>]>,
 }
 
 impl WorkMap {
     /// A map for `num_workers` workers, none marked.
-    pub fn new(num_workers: usize) -> Self {
+    pub(crate) fn new(num_workers: usize) -> Self {
         WorkMap {
             words: (0..num_workers.div_ceil(BITS).max(1))
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
@@ -66,7 +66,7 @@ impl WorkMap {
     /// Returns the worker woken, if any. Call after the push, from the owner or from a thief that
     /// saw the deque fill while it unmarked it.
     #[inline]
-    pub fn publish(&self, index: usize, sleep: &Sleep) -> Option<usize> {
+    pub(crate) fn publish(&self, index: usize, sleep: &Sleep) -> Option<usize> {
         let (word, bit) = self.word_and_bit(index);
         // SeqCst fence: pairs with the fence in `unmark_if_empty` (one of us sees the other's
         // write: our push, or its clear) and, when the bit is already set, with a sleeper's
@@ -90,7 +90,7 @@ impl WorkMap {
     /// `is_empty(victim)` reads its length; both only read the deque. Returns the victim and what
     /// was stolen, or `None` if every marked deque was empty.
     #[inline]
-    pub fn steal<T>(
+    pub(crate) fn steal<T>(
         &self,
         me: usize,
         start: usize,
@@ -126,7 +126,7 @@ impl WorkMap {
     /// True if some worker other than `me` is marked: a hint (no fence) that jobs may wait in
     /// another deque, for deciding whether waking one more sleeper could pay off.
     #[inline]
-    pub fn others_marked(&self, me: usize) -> bool {
+    pub(crate) fn others_marked(&self, me: usize) -> bool {
         let (mine, bit) = (me / BITS, 1u64 << (me % BITS));
         self.words.iter().enumerate().any(|(w, word)| {
             // Relaxed: a hint (see above).

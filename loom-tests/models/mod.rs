@@ -1,23 +1,35 @@
-//! loom model checks for forkjoin's concurrent protocols live in `tests/`, one file per primitive.
-//!
-//! They compile to nothing unless built with `--cfg forkjoin_loom`; see the README for the command.
+//! loom model checks of forkjoin's concurrent protocols, one file per primitive. They are unit
+//! tests of the crate (included from `src/runtime/mod.rs` under `cfg(all(test, forkjoin_loom))`),
+//! so they reach the scheduler's internals as `crate::runtime::...` while those stay private to
+//! the crate. docs/testing.md has the command.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
+mod cancel;
+mod cap;
+mod deque;
+mod future;
+mod join;
+mod latch;
+mod region;
+mod resize;
+mod sleep;
+mod work_map;
+
 /// The paths a model took over all its interleavings: each model requires every path it names, so
 /// one that stopped reaching a race fails instead of passing without checking it.
 #[derive(Clone, Default)]
-pub struct Reached(Arc<Mutex<BTreeSet<&'static str>>>);
+struct Reached(Arc<Mutex<BTreeSet<&'static str>>>);
 
 impl Reached {
     /// Notes that an interleaving took `path`.
-    pub fn note(&self, path: &'static str) {
+    fn note(&self, path: &'static str) {
         self.0.lock().unwrap().insert(path);
     }
 
     /// Fails unless some interleaving took each of `paths`.
-    pub fn require(&self, paths: &[&'static str]) {
+    fn require(&self, paths: &[&'static str]) {
         let reached = self.0.lock().unwrap();
         for path in paths {
             assert!(reached.contains(path), "no interleaving reached {path:?}");

@@ -1,13 +1,12 @@
-//! loom models of caps (`forkjoin::runtime::jobs::cap`): concurrent reservations never put more
+//! loom models of caps (`crate::runtime::jobs::cap`): concurrent reservations never put more
 //! threads inside a cap than its limit, and a spawn parked for want of room is never stranded: a
 //! parker and a thread giving its place back race, and exactly one of them hands the job on.
-#![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{CapId, Caps, Parked};
+use super::Reached;
+use crate::runtime::jobs::cap::{CapId, Caps, Parked};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use loom_tests::Reached;
 
 #[test]
 fn reservations_never_exceed_the_limit() {

@@ -3,10 +3,11 @@
 //! asleep. Both searchers use the production search (`WorkMap::steal`) and sleep through the real
 //! protocol with every worker counted idle (no patrol timeout), so a job hidden behind a cleared bit,
 //! or a lost wake-up, is a loom deadlock.
-#![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{CoreLatch, Idled, Sleep, WorkMap};
-use forkjoin::deque::{Stealer, Worker};
+use crate::deque::{Stealer, Worker};
+use crate::runtime::jobs::latch::CoreLatch;
+use crate::runtime::sleep::work_map::WorkMap;
+use crate::runtime::sleep::{Idled, Sleep};
 use loom::sync::atomic::Ordering;
 use loom::sync::Arc;
 use loom::thread;

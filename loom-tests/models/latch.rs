@@ -1,9 +1,9 @@
 //! loom models of the latch protocol: a worker waiting on a `SpinLatch` through the sleep module
 //! (probe → announce sleepy → `UNSET → SLEEPING` → fall asleep) against the setter's swap + targeted wake.
 //! A lost wake-up shows up as a loom deadlock; a missing release/acquire as a stale read of the result.
-#![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{Idled, Latch, Sleep, SpinLatch};
+use crate::runtime::jobs::latch::{Latch, SpinLatch};
+use crate::runtime::sleep::{Idled, Sleep};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;

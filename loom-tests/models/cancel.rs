@@ -1,23 +1,25 @@
-//! loom models of cancellation (`forkjoin::runtime::cancel`): a node's `cancel` against a child
+//! loom models of cancellation (`crate::runtime::cancel`): a node's `cancel` against a child
 //! registering under it (the child is cancelled whatever the interleaving), and a cancelled job b
 //! against the owner's pop and a thief's steal, as the runtime's boundaries drop it: b's closure
 //! runs at most once, its captures drop exactly once, and the owner always gets a result or the
 //! cancellation, woken through the sleep protocol when it waits (a lost wake-up is a loom deadlock).
-#![cfg(forkjoin_loom)]
 // The explicit drops mark where each job's borrow of the leaked `Sleep` ends, before `free_sleep`.
 #![allow(clippy::drop_non_drop)]
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use forkjoin::__loom::{
-    heavy_barrier, CoreLatch, Idled, JobRef, JobStackOwner, Node, Sleep, SpinLatch, StackJob,
-};
-use forkjoin::deque::{Steal, Worker};
-use forkjoin::Cancelled;
+use super::Reached;
+use crate::deque::{Steal, Worker};
+use crate::platform::sync::heavy_barrier;
+use crate::runtime::cancel::node::Node;
+use crate::runtime::jobs::job::{JobRef, StackJob};
+use crate::runtime::jobs::jobstack::JobStackOwner;
+use crate::runtime::jobs::latch::{CoreLatch, SpinLatch};
+use crate::runtime::sleep::{Idled, Sleep};
+use crate::Cancelled;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use loom_tests::Reached;
 
 #[test]
 fn cancel_vs_adopt() {

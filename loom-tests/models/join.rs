@@ -1,13 +1,14 @@
 //! loom models of `join`'s pop-vs-steal of job b: the owner pushes b on its private job stack, runs a,
 //! then pops b back or — if a thief took it (heavy steal after its process-wide barrier, or the owner's
 //! own publication) — waits on b's latch. b must run exactly once and its result reach the owner.
-#![cfg(forkjoin_loom)]
 // The explicit drops mark where each job's borrow of the leaked `Sleep` ends, before `free_sleep`.
 #![allow(clippy::drop_non_drop)]
 
-use forkjoin::__loom::{
-    heavy_barrier, Idled, JobStackOwner, JobStackThief, Pushed, Sleep, SpinLatch, StackJob,
-};
+use crate::platform::sync::heavy_barrier;
+use crate::runtime::jobs::job::StackJob;
+use crate::runtime::jobs::jobstack::{JobStackOwner, JobStackThief, Pushed};
+use crate::runtime::jobs::latch::{CoreLatch, SpinLatch};
+use crate::runtime::sleep::{Idled, Sleep};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -180,7 +181,7 @@ fn patrol_finds_a_job_whose_owner_blocks() {
             // The thief's idle loop, as in `WorkerThread::wait_until_cold`: counted idle (1 of 2
             // workers), patrols when a timed sleep ran out.
             sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
-            let never_set = forkjoin::__loom::CoreLatch::new();
+            let never_set = CoreLatch::new();
             let mut idle = sleep.start_looking(1);
             loop {
                 if idle.take_patrol_due() {

@@ -1,10 +1,9 @@
 //! loom models of the Chase-Lev deque (minimum capacity 2 under loom, so growth, shrinking and
 //! wrap-around are reached in a few operations). Every model asserts exactly-once delivery: the
 //! items taken by all threads plus those drained at the end are exactly the items pushed.
-#![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{Collector, Reclaimer};
-use forkjoin::deque::{Steal, Stealer, Worker};
+use crate::deque::{Reclaimer, Steal, Stealer, Worker};
+use crossbeam_epoch::Collector;
 use loom::thread;
 use std::ops::Range;
 

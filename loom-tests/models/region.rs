@@ -1,11 +1,10 @@
 //! loom models of the region test that waiting workers run before they take a job
-//! (`forkjoin::runtime::jobs::region`): a thief that tests a job against a filter before its CAS
+//! (`crate::runtime::jobs::region`): a thief that tests a job against a filter before its CAS
 //! takes only jobs that pass, each exactly once; and the region table it reads is ordered by the
 //! push that published the job, while a reused entry can only fool a test whose CAS then fails.
-#![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{steal_if, Own, RegionTag, Regions, WaitFor};
-use forkjoin::deque::{Steal, Worker};
+use crate::deque::{Steal, Worker};
+use crate::runtime::jobs::region::{Own, RegionTag, Regions, WaitFor};
 use loom::sync::Arc;
 use loom::thread;
 
@@ -22,7 +21,7 @@ fn a_filtered_thief_takes_only_what_it_accepts_and_each_job_once() {
             let mut got = Vec::new();
             for _ in 0..3 {
                 // SAFETY: `steal_if` passes the bits of a `usize` slot.
-                match steal_if(&stealer, |item| unsafe { *item } % 2 == 0) {
+                match stealer.steal_if(|item| unsafe { *item } % 2 == 0) {
                     Some(Steal::Success(v)) => got.push(v),
                     Some(Steal::Retry) => thread::yield_now(),
                     Some(Steal::Empty) | None => break,
@@ -56,7 +55,7 @@ fn a_reused_region_entry_never_lets_a_foreign_job_through() {
         let (r, s) = (regions.clone(), stealer);
         let thief = thread::spawn(move || {
             // SAFETY: `steal_if` passes the bits of a `(RegionTag, u8)` slot; only the tag is read.
-            let stolen = steal_if(&s, |job: *const (RegionTag, u8)| unsafe {
+            let stolen = s.steal_if(|job: *const (RegionTag, u8)| unsafe {
                 r.belongs(WaitFor::Key(10), 0, (*job).0)
             });
             match stolen {
@@ -97,7 +96,7 @@ fn a_region_past_the_first_segment_is_visible_to_a_thief() {
         let r = regions.clone();
         let thief = thread::spawn(move || {
             // SAFETY: `steal_if` passes the bits of a `(RegionTag, u8)` slot; only the tag is read.
-            steal_if(&stealer, |job: *const (RegionTag, u8)| unsafe {
+            stealer.steal_if(|job: *const (RegionTag, u8)| unsafe {
                 r.belongs(WaitFor::Key(1064), 0, (*job).0)
             })
         });

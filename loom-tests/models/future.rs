@@ -5,11 +5,12 @@
 //! The receiver's waker unparks its thread, and the receiver parks after a pending poll: a lost
 //! wake-up is a loom deadlock. A value read without the pairing acquire is a loom data race on
 //! the cell.
-#![cfg(forkjoin_loom)]
 
 use std::task::{Poll, Wake, Waker};
 
-use forkjoin::__loom::{channel, Idled, Sleep, WakeLatch};
+use crate::runtime::future::block_on::WakeLatch;
+use crate::runtime::future::oneshot::channel;
+use crate::runtime::sleep::{Idled, Sleep};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;

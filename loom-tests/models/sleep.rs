@@ -1,9 +1,9 @@
 //! loom models of the sleep protocol: new work published while a worker goes idle → sleepy → asleep.
 //! The work is a Relaxed flag (so only the protocol's own fences can make it visible); a lost wake-up
 //! is a loom deadlock (the worker blocks forever on its futex stand-in).
-#![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{CoreLatch, Idled, Sleep, SleepMode};
+use crate::runtime::jobs::latch::CoreLatch;
+use crate::runtime::sleep::{Idled, Sleep, SleepMode};
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -101,7 +101,7 @@ fn publication_wake_skips_a_guarded_sleeper() {
     loom::model(|| {
         let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(2)))));
         let jobs = Arc::new(AtomicUsize::new(0));
-        let latch0 = Arc::new(forkjoin::__loom::CoreLatch::new());
+        let latch0 = Arc::new(CoreLatch::new());
         let (l0, s0) = (latch0.clone(), sleep);
         let guarded = thread::spawn(move || {
             let mut idle = s0.start_looking_as(0, SleepMode::Guarded);
@@ -186,7 +186,7 @@ fn a_wake_refused_by_a_waiting_worker_reaches_an_idle_one() {
     loom::model(|| {
         let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(2)))));
         let jobs = Arc::new(AtomicUsize::new(0));
-        let latch0 = Arc::new(forkjoin::__loom::CoreLatch::new());
+        let latch0 = Arc::new(CoreLatch::new());
         let (l0, s0) = (latch0.clone(), sleep);
         let waiting = thread::spawn(move || {
             let mut idle = s0.start_looking_as(0, SleepMode::Waiting);

@@ -1,16 +1,15 @@
-//! loom model of a resize's race (`forkjoin::runtime::registry::slots`): a worker told to leave
+//! loom model of a resize's race (`crate::runtime::registry::slots`): a worker told to leave
 //! drains its public deque into the injector while a thief steals from that deque, and a resizer
 //! grows the pool back while the worker decides or vacates. The job is taken exactly once (by the
 //! thief, or through the injector), and the slot ends with exactly one thread if the final size
 //! includes it, none otherwise: never two, never a slot below the size left empty.
-#![cfg(forkjoin_loom)]
 
-use forkjoin::__loom::{Decision, Slots};
-use forkjoin::deque::{Steal, Worker};
+use super::Reached;
+use crate::deque::{Steal, Worker};
+use crate::runtime::registry::slots::{Decision, Slots};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::{Arc, Mutex};
 use loom::thread;
-use loom_tests::Reached;
 
 /// Slot 1's queues, in the model: its deque (the private stack is empty at the main loop).
 type Queues = Worker<usize>;
