@@ -285,6 +285,32 @@ where
     }
 }
 
+/// [`join_by_depth_rule`] with the halves called through `dyn`, for splits that are few per call
+/// (the deterministic tree's up-front joins, about one per worker): the protocol is compiled once,
+/// not once per pair of closures, at the cost of an indirect call per half.
+#[inline(always)]
+pub(crate) fn join_by_depth_rule_erased<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    with_halves_erased(oper_a, oper_b, |oper_a, oper_b| {
+        join_by_depth_rule_dyn(oper_a, oper_b)
+    })
+}
+
+/// [`join_by_depth_rule_erased`] without the halves' types.
+#[inline(never)]
+fn join_by_depth_rule_dyn(oper_a: &mut ErasedHalf<'_>, oper_b: &mut ErasedHalf<'_>) {
+    join_by_depth_rule(
+        Inlined::<BStops>::PATH,
+        |ctx| oper_a(ctx),
+        |ctx| oper_b(ctx),
+    );
+}
+
 /// A join that pushes b whenever another worker could take it, for a split made because a worker
 /// is idle (`crate::runtime::sharing::join_for_idle_worker`), where the depth rule would keep b
 /// private. Inline only on the only worker of a pool; moved into a pool from outside one;

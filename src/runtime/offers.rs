@@ -14,7 +14,7 @@
 use std::cell::RefCell;
 
 use crate::platform::unwind::{self, Payload};
-use crate::runtime::jobs::job::StackJob;
+use crate::runtime::jobs::job::{ErasedStackJob, StackJob};
 use crate::runtime::jobs::latch::SpinLatch;
 use crate::runtime::jobs::region::{RegionTag, WaitFor};
 use crate::runtime::registry::worker::WorkerThread;
@@ -58,42 +58,45 @@ where
         let Some(worker) = self.worker else {
             return Vec::new();
         };
-        let ids: Vec<*const ()> = jobs
-            .iter()
-            // SAFETY: only the reference's address is read, as the job's identity.
-            .map(|job| unsafe { job.as_job_ref() }.id())
-            .collect();
-        let mut results: Vec<Option<Result<R, Payload>>> = jobs.iter().map(|_| None).collect();
-        let mut left = jobs.len();
-        while left > 0 {
-            let Some(job) = worker.pop_public() else {
-                break;
-            };
-            let Some(i) = ids.iter().position(|&id| id == job.id()) else {
-                // Not ours (pushed by code inside the loop and left there): back where it was.
-                // The waits below move it out of the way if it is still in it.
-                worker.push_public(job);
-                break;
-            };
-            // SAFETY: the deque handed this job's reference back to us, so nobody else runs it.
-            results[i] = Some(unwind::halt_unwinding(|| unsafe {
-                jobs[i].run_inline(false)
-            }));
-            left -= 1;
-        }
-        for i in (0..jobs.len()).rev() {
-            if results[i].is_none() {
-                // Stolen: help only with its own subtree while it runs (a lock held around the
-                // loop is never taken again by unrelated work on this thread).
-                worker.wait_for(jobs[i].latch().core(), WaitFor::Key(ids[i] as usize));
-                // SAFETY: the latch is set: the thief wrote the result and is done with the job.
-                results[i] = Some(unwind::halt_unwinding(|| unsafe { jobs[i].take_result() }));
-            }
-        }
-        results
-            .into_iter()
-            .map(|r| r.unwrap_or_else(|| unreachable!("every offered job was finished")))
+        // SAFETY: an erased job runs only if `finish_erased` popped its reference back from the
+        // deque, and then no other reference to it is executed.
+        let erased: Vec<_> = jobs.iter().map(|job| unsafe { job.erased() }).collect();
+        finish_erased(worker, &erased);
+        jobs.iter()
+            // SAFETY: every latch is set (`finish_erased`), so each job ran and its executing
+            // thread is done with it; each result is taken once.
+            .map(|job| unwind::halt_unwinding(|| unsafe { job.take_result() }))
             .collect()
+    }
+}
+
+/// [`Offers::finish`] without the jobs' types (compiled once): runs the jobs still on top of
+/// `worker`'s deque, then waits for the stolen ones; every latch is set when it returns.
+fn finish_erased(worker: &WorkerThread, jobs: &[ErasedStackJob<'_, SpinLatch<'_>>]) {
+    let mut ran = vec![false; jobs.len()];
+    let mut left = jobs.len();
+    while left > 0 {
+        let Some(job) = worker.pop_public() else {
+            break;
+        };
+        let Some(i) = jobs.iter().position(|offered| offered.id() == job.id()) else {
+            // Not ours (pushed by code inside the loop and left there): back where it was.
+            // The waits below move it out of the way if it is still in it.
+            worker.push_public(job);
+            break;
+        };
+        // SAFETY: the deque handed this job's reference back to us, so nobody else runs it; it
+        // runs once (its result or panic goes to its slot, then its latch is set).
+        unsafe { jobs[i].run() };
+        ran[i] = true;
+        left -= 1;
+    }
+    for (job, ran) in jobs.iter().zip(ran).rev() {
+        if !ran {
+            // Stolen: help only with its own subtree while it runs (a lock held around the
+            // loop is never taken again by unrelated work on this thread).
+            worker.wait_for(job.latch().core(), WaitFor::Key(job.id() as usize));
+        }
     }
 }
 

@@ -32,7 +32,9 @@
 
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::jobs::latent;
-use crate::runtime::join::{join_always_pushing, join_by_depth_rule, BRunsOn, BStops, Inlined};
+use crate::runtime::join::{
+    join_always_pushing, join_by_depth_rule, join_by_depth_rule_erased, BRunsOn, BStops, Inlined,
+};
 pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
 pub(crate) use crate::runtime::registry::worker::{
@@ -49,8 +51,8 @@ pub(crate) fn some_worker_searching() -> bool {
     WorkerThread::with_current(|wt| wt.searching_workers() > 0).unwrap_or(false)
 }
 
-/// [`join`](crate::join) for the iterator layer's up-front splits: the depth rule, with the
-/// pushing path inlined into the caller ([`Inlined`]).
+/// [`join`](crate::join) for the deterministic tree's up-front splits: the depth rule, with the
+/// halves called through `dyn` (a few such splits per call, so the join is compiled once).
 #[inline]
 pub(crate) fn join_for_split<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
 where
@@ -59,7 +61,7 @@ where
     RA: Send,
     RB: Send,
 {
-    join_by_depth_rule(Inlined::<BStops>::PATH, |_| oper_a(), |_| oper_b())
+    join_by_depth_rule_erased(|_| oper_a(), |_| oper_b())
 }
 
 /// [`join_for_split`] for the pieces of a parallel loop whose leaves stop by themselves when their

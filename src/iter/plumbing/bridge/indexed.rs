@@ -70,20 +70,24 @@ where
         let from_end = consumer.prefers_end();
         let (left_p, right_p) = producer.split_at(mid);
         let (left_c, right_c, reducer) = consumer.split_off(mid);
-        let (left, right) = if from_end {
-            // The right half here, the left one offered (see `LazyConsumer::prefers_end`).
-            let (right, left) = join_pieces(
-                too_long,
-                move || split_up_front(right_p, right_c, right_pieces),
-                move || split_up_front(left_p, left_c, left_pieces),
-            );
-            (left, right)
+        let left = (left_p, left_c, left_pieces);
+        let right = (right_p, right_c, right_pieces);
+        // The right half here, the left one offered (see `LazyConsumer::prefers_end`). The halves
+        // trade places as values, so one join is compiled for both orders.
+        let (here, offered) = if from_end {
+            (right, left)
         } else {
-            join_pieces(
-                too_long,
-                move || split_up_front(left_p, left_c, left_pieces),
-                move || split_up_front(right_p, right_c, right_pieces),
-            )
+            (left, right)
+        };
+        let (here, offered) = join_pieces(
+            too_long,
+            move || split_up_front(here.0, here.1, here.2),
+            move || split_up_front(offered.0, offered.1, offered.2),
+        );
+        let (left, right) = if from_end {
+            (offered, here)
+        } else {
+            (here, offered)
         };
         reducer.reduce(left, right)
     } else {
