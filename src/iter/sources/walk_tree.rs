@@ -217,13 +217,6 @@ where
         }
     }
 
-    /// Pushes `children` as subtrees, the first one on top.
-    fn push_subtrees(stack: &mut Vec<Entry<S>>, children: I) {
-        let start = stack.len();
-        stack.extend(children.into_iter().map(Entry::Subtree));
-        stack[start..].reverse();
-    }
-
     /// Cuts the piece in two as the module doc describes: `self` keeps the entries emitted first,
     /// the rest is returned (`None` when no two subtrees can be had).
     fn cut_in_two(&mut self) -> Option<Self> {
@@ -237,19 +230,33 @@ where
             let first = subtrees.next()?;
             let count = 1 + subtrees.count();
             if count == 1 {
-                // One subtree: visit its root, whose children take its place.
-                let Entry::Subtree(root) = self.stack.remove(first) else {
+                // One subtree: visit its root, and on down while each node has one child (a
+                // chain), then put the visited nodes and the last one's children in its place in
+                // one splice. (Visiting one node per pass rescanned and shifted the whole stack
+                // each time: quadratic in a chain's length.)
+                let Entry::Subtree(mut root) = self.stack.remove(first) else {
                     unreachable!("`first` indexes a subtree")
                 };
-                let children = (self.children_of)(&root);
-                let mut replacement = Vec::new();
-                if self.order == Order::Postfix {
-                    replacement.push(Entry::Node(root));
-                    Self::push_subtrees(&mut replacement, children);
-                } else {
-                    Self::push_subtrees(&mut replacement, children);
-                    replacement.push(Entry::Node(root));
+                let mut chain = Vec::new();
+                let mut children: Vec<S> = Vec::new();
+                loop {
+                    children.extend((self.children_of)(&root));
+                    chain.push(root);
+                    if children.len() != 1 {
+                        break;
+                    }
+                    root = children.pop().unwrap_or_else(|| unreachable!("one child"));
                 }
+                // The first child on top (emitted first); the chain's nodes above the subtrees
+                // in prefix order (its root on top), below them in postfix order.
+                let subtrees = children.into_iter().rev().map(Entry::Subtree);
+                let replacement: Vec<Entry<S>> = if self.order == Order::Postfix {
+                    chain.into_iter().map(Entry::Node).chain(subtrees).collect()
+                } else {
+                    subtrees
+                        .chain(chain.into_iter().rev().map(Entry::Node))
+                        .collect()
+                };
                 self.stack.splice(first..first, replacement);
                 continue;
             }
