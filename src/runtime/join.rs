@@ -304,11 +304,7 @@ where
 /// [`join_by_depth_rule_erased`] without the halves' types.
 #[inline(never)]
 fn join_by_depth_rule_dyn(oper_a: &mut ErasedHalf<'_>, oper_b: &mut ErasedHalf<'_>) {
-    join_by_depth_rule(
-        Inlined::<BStops>::PATH,
-        |ctx| oper_a(ctx),
-        |ctx| oper_b(ctx),
-    );
+    join_by_depth_rule(Inlined::<BStops>::PATH, oper_a, oper_b);
 }
 
 /// A join that pushes b whenever another worker could take it, for a split made because a worker
@@ -342,11 +338,11 @@ fn join_always_pushing_erased<K: Boundary>(
     };
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
-        join_inline(|ctx| oper_a(ctx), |ctx| oper_b(ctx));
+        join_inline(oper_a, oper_b);
         return;
     }
     // SAFETY: `wt` is the calling thread's worker.
-    unsafe { join_pushing::<K, _, _, _, _>(wt, |ctx| oper_a(ctx), |ctx| oper_b(ctx)) };
+    unsafe { join_pushing::<K, _, _, _, _>(wt, oper_a, oper_b) };
 }
 
 /// A half of a join without its types: called once, it runs the half and keeps its result where
