@@ -296,9 +296,7 @@ where
     RA: Send,
     RB: Send,
 {
-    with_halves_erased(oper_a, oper_b, |oper_a, oper_b| {
-        join_by_depth_rule_dyn(oper_a, oper_b)
-    })
+    with_halves_erased(oper_a, oper_b, join_by_depth_rule_dyn)
 }
 
 /// [`join_by_depth_rule_erased`] without the halves' types.

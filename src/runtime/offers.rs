@@ -73,7 +73,6 @@ where
 /// [`Offers::finish`] without the jobs' types (compiled once): runs the jobs still on top of
 /// `worker`'s deque, then waits for the stolen ones; every latch is set when it returns.
 fn finish_erased(worker: &WorkerThread, jobs: &[ErasedStackJob<'_, SpinLatch<'_>>]) {
-    let mut ran = vec![false; jobs.len()];
     let mut left = jobs.len();
     while left > 0 {
         let Some(job) = worker.pop_public() else {
@@ -88,15 +87,13 @@ fn finish_erased(worker: &WorkerThread, jobs: &[ErasedStackJob<'_, SpinLatch<'_>
         // SAFETY: the deque handed this job's reference back to us, so nobody else runs it; it
         // runs once (its result or panic goes to its slot, then its latch is set).
         unsafe { jobs[i].run() };
-        ran[i] = true;
         left -= 1;
     }
-    for (job, ran) in jobs.iter().zip(ran).rev() {
-        if !ran {
-            // Stolen: help only with its own subtree while it runs (a lock held around the
-            // loop is never taken again by unrelated work on this thread).
-            worker.wait_for(job.latch().core(), WaitFor::Key(job.id() as usize));
-        }
+    for job in jobs.iter().rev() {
+        // Stolen, unless it ran above (then its latch is set and this returns at once): help only
+        // with its own subtree while it runs (a lock held around the loop is never taken again by
+        // unrelated work on this thread).
+        worker.wait_for(job.latch().core(), WaitFor::Key(job.id() as usize));
     }
 }
 
