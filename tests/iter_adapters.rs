@@ -441,8 +441,8 @@ fn expensive_items_behind_many_free_ones_are_shared() {
 #[test]
 fn a_closed_form_loop_folds_its_free_rest_correctly() {
     // LLVM sums a range batch in closed form: a leaf sees batches of 2^16 items and more take
-    // nanoseconds and folds its rest in one go (unless an idle worker is awake). Whichever path a
-    // call takes, every item counts once.
+    // nanoseconds and folds its rest in one go. Whichever path a call takes (split up front or
+    // not, free or not yet), every item counts once.
     let pool = common::pool(2);
     pool.install(|| {
         for n in [1u64 << 20, 1 << 30, 1_000_000_007] {

@@ -7,8 +7,7 @@
 //! lazily, so they need a few more facts and actions, each a load or two on the calling thread:
 //!
 //! * [`some_worker_idle`]: some worker of this pool is idle, so splitting now pays, unless
-//!   [`offer_waiting`]: an earlier offer of ours still waits for it; [`some_worker_searching`]: one
-//!   of the idle workers is awake, not asleep;
+//!   [`offer_waiting`]: an earlier offer of ours still waits for it;
 //! * [`publish_on_heartbeat`]: before a long step that pushes no job, publish one pending job on the
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
 //!   once; [`join_for_split`]: an up-front split; [`join_pieces_for_idle_worker`] and
@@ -38,18 +37,9 @@ use crate::runtime::join::{
 pub(crate) use crate::runtime::offers::with_offers;
 use crate::runtime::registry::worker::WorkerThread;
 pub(crate) use crate::runtime::registry::worker::{
-    back_off_idle_polls, offer_waiting, publish_on_heartbeat, some_worker_idle, some_worker_idle_in,
+    back_off_idle_polls, end_idle_poll_back_off, idle_polls_muted, offer_waiting,
+    publish_on_heartbeat, some_worker_idle, some_worker_idle_in,
 };
-
-/// True when the calling thread is a pool worker and some idle worker of its pool is awake
-/// (spinning or searching), not asleep: a request that is answered now is taken at once.
-///
-/// A leaf whose items turned out to cost nothing asks this before it drops its end batches (see
-/// `iter::plumbing::bridge`): a sleeping worker is not waiting for the next microsecond.
-#[inline]
-pub(crate) fn some_worker_searching() -> bool {
-    WorkerThread::with_current(|wt| wt.searching_workers() > 0).unwrap_or(false)
-}
 
 /// [`join`](crate::join) for the deterministic tree's up-front splits: the depth rule, with the
 /// halves called through `dyn` (a few such splits per call, so the join is compiled once).

@@ -14,6 +14,10 @@ use crate::runtime::sharing::{self, LeafStart, StartAs};
 /// costs a microsecond or more, and the per-item split of [`run_leaf_offering`] (tens of
 /// nanoseconds) stays in the noise. skynet's 10-way levels: only the three outer ones qualify.
 pub(super) const OFFER_LOOPS_PER_ITEM: usize = 64;
+/// Batches of at least this many items tell, while idle polls are muted, whether the rest became
+/// worth a hand-off ([`end_back_off_if_worth_sharing`]); a small call's batches (a ten-item call's
+/// 1, 4, 5) never ask.
+const END_TIMED_FROM: usize = 64;
 /// Runs `piece` into `consumer` in parallel with the adaptive policy described in the module doc.
 pub(crate) fn bridge_pieces<P, C>(piece: P, consumer: C) -> C::Result
 where
@@ -160,12 +164,14 @@ where
         if stop.stopped() {
             return consumer.complete();
         }
-        if pace.free && !sharing::some_worker_searching() && !stop.is_armed() {
-            // The items cost nothing (see `FREE_BATCH`): the halving end batches that keep the
-            // rest shareable would cost more than the rest itself, and no worker is awake to
-            // take it. (A sleeping one counts as asking, so it would also make every one of them
-            // read the clock.) Under a cancellation node the batches are boundaries: kept (asked
-            // last, and only of free pieces).
+        if pace.free && !stop.is_armed() {
+            // The items cost nothing (see `FREE_BATCH`): the compiler folded the batch loop into
+            // a closed form, so the rest is not worth a hand-off to anyone, and the halving end
+            // batches that keep it shareable would cost more than the rest itself (each one polled
+            // and answered by a clock read while an idle worker asks). Whether the idle workers
+            // sleep or search, the call folds its rest here: its time does not depend on what
+            // they do. Under a cancellation node the batches are boundaries: kept (asked last,
+            // and only of free pieces).
             return fold_whole(producer, consumer);
         }
         if sharing::some_worker_idle_in(loops.unwrap_or(0)) {
@@ -193,7 +199,11 @@ where
         let (head, rest) = producer.split_at(n);
         consumer = consumer.consume_iter(head.into_iter());
         producer = rest;
-        pace.batch_done(n, n < pace.batch);
+        let capped = n < pace.batch;
+        pace.batch_done(n, capped);
+        if n >= END_TIMED_FROM && sharing::idle_polls_muted() {
+            end_back_off_if_worth_sharing(&mut pace, capped, producer.len());
+        }
         if first_batch {
             // The first item of an outer loop must not wait for a request to be offerable: its
             // rest would stay out of reach for a whole item (skynet on 64 simulated cores: 8x
@@ -203,6 +213,24 @@ where
                 return run_leaf_offering(producer, consumer);
             }
         }
+    }
+}
+
+/// [`run_leaf`] after a batch of at least [`END_TIMED_FROM`] items while this worker's polls are
+/// muted (`sharing::back_off_idle_polls`: an idle worker could not be fed, on a rate measured on
+/// cheap items): the batches must say when the rest becomes worth a hand-off, or expensive items
+/// behind cheap ones all run here, each end batch taking half of what is left (1,000 items of
+/// 100 µs behind 1,500 free ones ran 100 ms on 2 threads instead of 50). So an end batch, which
+/// is not timed once a rate is known (`capped`, see [`Pace::batch_done`]), is measured here, and a
+/// rest worth a hand-off ends the back-off: the next poll answers. Out of line: a busy pool's
+/// leaves and small calls never come here.
+#[inline(never)]
+fn end_back_off_if_worth_sharing(pace: &mut Pace, capped: bool, rest: usize) {
+    if capped {
+        pace.refresh_rate();
+    }
+    if worth_sharing(rest, pace.rate, Limits::get(), sharing::pool_size) {
+        sharing::end_idle_poll_back_off();
     }
 }
 

@@ -28,7 +28,9 @@
 //!    time, and the innermost leaf answers first). And a timed batch never takes more than half of
 //!    what is left, so a batch sized on cheap items that runs into expensive ones leaves a boundary
 //!    behind it at which the rest can still be shared. Except in a piece whose items turned out to
-//!    be free ([`FREE_BATCH`](pace::FREE_BATCH)): while no idle worker is awake, it folds its rest in one go.
+//!    be free ([`FREE_BATCH`](pace::FREE_BATCH)): it folds its rest in one go, whether the idle workers
+//!    sleep or search (a loop that the compiler split at a bound, free items before it and
+//!    expensive ones after, then runs its expensive rest on this worker).
 //! 5. **A leaf too short to split still answers.** Older pieces of the loop may sit on this worker's
 //!    private job stack, which the runtime publishes on its own only during a `join` push;
 //!    [`publish_on_heartbeat`](crate::runtime::sharing::publish_on_heartbeat) publishes the oldest

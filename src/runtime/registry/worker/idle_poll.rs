@@ -82,6 +82,19 @@ pub(crate) fn back_off_idle_polls(loop_mark: u32) {
     }
 }
 
+/// True while [`back_off_idle_polls`] mutes some of the calling thread's polls.
+#[inline]
+pub(crate) fn idle_polls_muted() -> bool {
+    BACKOFF_POLLS_LEFT.get() > 0
+}
+
+/// Ends the calling thread's back-off (see [`back_off_idle_polls`]): a loop found that what it
+/// holds became worth a hand-off (expensive items behind cheap ones), so its next poll looks.
+#[inline]
+pub(crate) fn end_idle_poll_back_off() {
+    BACKOFF_POLLS_LEFT.set(0);
+}
+
 /// True when the calling thread is a pool worker whose public deque still holds a job no thief has
 /// taken yet, and either at most one worker idles (that job is already there for it) or a
 /// private job of this worker is already next in line: a split made now would stay private (a
