@@ -7,8 +7,8 @@ use std::time::Duration;
 use crate::platform::clock::{self, ticks};
 use crate::platform::sync::shared::OnceLock;
 
-/// A batch shorter than this grows the next batch size: 64-fold while batches take under a 64th of
-/// it, eightfold under an eighth, twofold above that (see [`next_batch`]).
+/// A batch shorter than this grows the next batch size: eightfold while batches take under an
+/// eighth of it, twofold above that (see [`next_batch`]).
 pub(super) const BATCH_TARGET: Duration = Duration::from_micros(10);
 /// A remainder estimated below this is not split for an idle worker: about what a hand-off costs
 /// (a publication, a steal, a latch; 3–4 µs measured on 2 threads), so splitting it cannot pay.
@@ -107,7 +107,7 @@ impl Pace {
     /// timed (a closed-form range sum would otherwise read the clock some twenty times in its tail);
     /// the next timed batch, or the next request ([`refresh_rate`](Self::refresh_rate)), measures
     /// them together.
-    // Always inlined: out of line (as LLVM chose once `next_batch` grew a 64-fold step) it cost the
+    // Always inlined: out of line (as LLVM chose once `next_batch` grew a third step) it cost the
     // ten-item call on 2 threads about 15 %, its pace moved through memory at every batch.
     #[inline(always)]
     pub(super) fn batch_done(&mut self, n: usize, capped: bool) {
@@ -149,16 +149,15 @@ impl Pace {
 }
 
 /// The batch size after a batch of size `batch` took `took` ticks: grows it while batches are short
-/// by as much as keeps the next one under [`BATCH_TARGET`] at the same rate (64-fold under a 64th
-/// of it, eightfold under an eighth, twofold under the target), halves it when one took much
-/// longer. No upper bound of its own: the clock bounds a batch's duration whatever the item cost.
-/// The 64-fold step saves a closed-form sum two of its five timed batches (a clock read and a poll
-/// each); expensive items behind cheap ones are caught by the timed batches that follow (see
-/// `indexed::run_leaf`).
+/// (eightfold while they are very short), halves it when one took much longer than
+/// [`BATCH_TARGET`]. No upper bound of its own: the clock bounds a batch's duration whatever the
+/// item cost.
+/// Eightfold, not more: a 64-fold step under a 64th of the target saved a closed-form sum on 2
+/// threads two of its five timed batches (0.15 -> 0.11 µs a call), but the larger code around the
+/// leaf's loop cost the ten-item call 15-20 % in the suite (docs/benchmarks.md, "Design
+/// measurements").
 pub(super) fn next_batch(batch: usize, took: u64, limits: &Limits) -> usize {
-    if took < limits.batch_target / 64 {
-        batch.saturating_mul(64)
-    } else if took < limits.batch_target / 8 {
+    if took < limits.batch_target / 8 {
         batch.saturating_mul(8)
     } else if took < limits.batch_target {
         batch.saturating_mul(2)
@@ -285,8 +284,7 @@ mod tests {
     #[test]
     pub(super) fn batches_grow_while_short_and_shrink_when_too_long() {
         let l = limits_in_ns();
-        assert_eq!(next_batch(16, 20, &l), 16 * 64);
-        assert_eq!(next_batch(16, 150, &l), 16 * 64);
+        assert_eq!(next_batch(16, 20, &l), 16 * 8);
         assert_eq!(next_batch(16, 500, &l), 16 * 8);
         assert_eq!(next_batch(16, 5_000, &l), 16 * 2);
         assert_eq!(next_batch(16, 20_000, &l), 16);
