@@ -3,7 +3,8 @@
 //! from a thread pinned to one CPU still gets the process's whole mask. The cases run in child
 //! processes (this binary re-executed on one ignored probe test), whose mask is set between
 //! `fork` and `exec`, so no other test sees it. A pool built with `follow_cpu_limit` follows the
-//! process's mask from 2 CPUs to 1 and back. Linux only (the masks are Linux's).
+//! process's mask from 2 CPUs to 1 and back, and so does a `fork()`ed child's global pool when
+//! its parent's followed. Linux only (the masks are Linux's).
 #![cfg(target_os = "linux")]
 
 use std::os::unix::process::CommandExt;
@@ -176,4 +177,58 @@ fn probe_follow() {
         std::thread::sleep(Duration::from_millis(1_500));
         assert_eq!(pool.current_num_threads(), 1);
     });
+}
+
+#[test]
+fn a_forked_childs_global_pool_follows_as_its_parents_did() {
+    let cpus = allowed_cpus();
+    if cpus.len() < 2 {
+        eprintln!("skipped: the process may use {} CPU", cpus.len());
+        return;
+    }
+    run_probe("probe_fork_follow", Some(cpus[..2].to_vec()));
+}
+
+#[test]
+#[ignore = "run by a_forked_childs_global_pool_follows_as_its_parents_did"]
+fn probe_fork_follow() {
+    if !probing() {
+        return;
+    }
+    let cpus = allowed_cpus();
+    assert_eq!(cpus.len(), 2);
+    forkjoin::ThreadPoolBuilder::new()
+        .follow_cpu_limit(true)
+        .build_global()
+        .unwrap();
+    let sum = || -> u64 { (0..1_000u64).into_par_iter().sum() };
+    assert_eq!(sum(), 499_500);
+    // SAFETY: fork has no preconditions. The child runs the check and `_exit`s, never returning
+    // into the test harness (whose other threads it does not have).
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork: {}", std::io::Error::last_os_error());
+    if pid == 0 {
+        // The child's watchdog: a hang ends it by SIGALRM, which the parent reports.
+        // SAFETY: `alarm` has no preconditions.
+        unsafe { libc::alarm(60) };
+        // The first call starts the child's own global pool, like the parent's; it follows the
+        // child's CPU limit (the follower's period is about a second).
+        let ok = sum() == 499_500 && forkjoin::current_num_threads() == 2 && {
+            set_process_mask(&cpus[..1]);
+            while forkjoin::current_num_threads() != 1 {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            sum() == 499_500
+        };
+        // SAFETY: `_exit` has no preconditions; it skips the parent's exit handlers and buffers.
+        unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+    }
+    let mut status = 0;
+    // SAFETY: `pid` is our child; `status` is a valid place for its status.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the child's global pool did not follow its CPU limit (status {status:#x}; SIGALRM is {})",
+        libc::SIGALRM
+    );
 }

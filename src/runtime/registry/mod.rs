@@ -303,6 +303,9 @@ pub(crate) struct Registry {
     /// are a spawn handler's).
     slots: Mutex<Slots<WorkerQueues, thread::JoinHandle<()>>>,
     resizable: bool,
+    /// The pool resizes itself when the CPU limit changes (`follow.rs`): a `fork()`ed child's
+    /// global pool does too.
+    follows_cpu_limit: bool,
     /// What a resize needs to start a thread: its name, and the CPUs to pin it to.
     thread_names: Option<Vec<String>>,
     pin_cpus: Option<Vec<usize>>,
@@ -428,6 +431,7 @@ impl Registry {
             capacity,
             slots: Mutex::new(Slots::new(threads, Vec::new())),
             resizable: config.resizable,
+            follows_cpu_limit: config.follow_cpu_limit,
             thread_names: config.thread_names.take(),
             pin_cpus: config.pin_cpus.clone(),
             reserve: config.reserve.then(|| ReserveSlot {
@@ -528,13 +532,14 @@ impl Registry {
     }
 
     /// What a `fork()`ed child needs to build its own global pool like this one: the thread count,
-    /// stack size, handlers, `breadth_first` and `siblings_may_wait` (not the thread names,
-    /// pinning, spawn handler or trace).
+    /// stack size, handlers, `breadth_first`, `siblings_may_wait` and whether it follows the CPU
+    /// limit (not the thread names, pinning, spawn handler or trace).
     pub(crate) fn config_for_fork_child(&self) -> RegistryConfig {
         RegistryConfig {
             num_threads: self.num_threads(),
             capacity: self.capacity,
             resizable: self.resizable,
+            follow_cpu_limit: self.follows_cpu_limit,
             stack_size: self.stack_size,
             panic_handler: self.panic_handler.clone(),
             start_handler: self.start_handler.clone(),
