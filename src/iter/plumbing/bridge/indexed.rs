@@ -164,7 +164,9 @@ where
         if stop.stopped() {
             return consumer.complete();
         }
-        if pace.free && !stop.is_armed() {
+        // `black_box`: whether the stop is armed does not change in the loop, and LLVM cloned
+        // the whole loop on it (every leaf's machine code half as large again).
+        if pace.free && !std::hint::black_box(stop.is_armed()) {
             // The items cost nothing (see `FREE_BATCH`): the compiler folded the batch loop into
             // a closed form, so the rest is not worth a hand-off to anyone, and the halving end
             // batches that keep it shareable would cost more than the rest itself (each one polled
@@ -219,8 +221,8 @@ where
 /// [`run_leaf`] after a batch of at least [`END_TIMED_FROM`] items while this worker's polls are
 /// muted (`sharing::back_off_idle_polls`: an idle worker could not be fed, on a rate measured on
 /// cheap items): the batches must say when the rest becomes worth a hand-off, or expensive items
-/// behind cheap ones all run here, each end batch taking half of what is left (1,000 items of
-/// 100 µs behind 1,500 free ones ran 100 ms on 2 threads instead of 50). So an end batch, which
+/// behind cheap ones all run here, each end batch taking half of what is left (docs/benchmarks.md,
+/// "Free items and the closed-form call"). So an end batch, which
 /// is not timed once a rate is known (`capped`, see [`Pace::batch_done`]), is measured here, and a
 /// rest worth a hand-off ends the back-off: the next poll answers. Out of line: a busy pool's
 /// leaves and small calls never come here.

@@ -107,8 +107,8 @@ impl Pace {
     /// timed (a closed-form range sum would otherwise read the clock some twenty times in its tail);
     /// the next timed batch, or the next request ([`refresh_rate`](Self::refresh_rate)), measures
     /// them together.
-    // Always inlined: out of line (as LLVM chose once `next_batch` grew a third step) it cost the
-    // ten-item call on 2 threads about 15 %, its pace moved through memory at every batch.
+    // Always inlined: out of line (as LLVM chose once `next_batch` grew a third step) the leaf's
+    // pace moved through memory at every batch, which small calls paid for.
     #[inline(always)]
     pub(super) fn batch_done(&mut self, n: usize, capped: bool) {
         let Some(started) = self.clock else {
@@ -152,10 +152,9 @@ impl Pace {
 /// (eightfold while they are very short), halves it when one took much longer than
 /// [`BATCH_TARGET`]. No upper bound of its own: the clock bounds a batch's duration whatever the
 /// item cost.
-/// Eightfold, not more: a 64-fold step under a 64th of the target saved a closed-form sum on 2
-/// threads two of its five timed batches (0.15 -> 0.11 µs a call), but the larger code around the
-/// leaf's loop cost the ten-item call 15-20 % in the suite (docs/benchmarks.md, "Design
-/// measurements").
+/// Eightfold, not more: a 64-fold step under a 64th of the target saved a closed-form sum two of
+/// its five timed batches, but the larger code around the leaf's loop cost the ten-item call more
+/// (docs/benchmarks.md, "Free items and the closed-form call").
 pub(super) fn next_batch(batch: usize, took: u64, limits: &Limits) -> usize {
     if took < limits.batch_target / 8 {
         batch.saturating_mul(8)
