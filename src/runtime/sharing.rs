@@ -7,7 +7,9 @@
 //! lazily, so they need a few more facts and actions, each a load or two on the calling thread:
 //!
 //! * [`some_worker_idle`]: some worker of this pool is idle, so splitting now pays, unless
-//!   [`offer_waiting`]: an earlier offer of ours still waits for it;
+//!   [`offer_waiting`]: an earlier offer of ours still waits for it; [`some_worker_idle_in`]: the
+//!   same for a loop, muted for a few polls after [`back_off_idle_polls`] (a request it could not
+//!   answer), which [`idle_polls_muted`] tells and [`end_idle_poll_back_off`] ends;
 //! * [`publish_on_heartbeat`]: before a long step that pushes no job, publish one pending job on the
 //!   runtime's sharing heartbeat; [`join_for_idle_worker`]: split for an idle worker, offering b at
 //!   once; [`join_for_split`]: an up-front split; [`join_pieces_for_idle_worker`] and

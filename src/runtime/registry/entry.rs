@@ -61,9 +61,9 @@ fn publish_global(registry: Arc<Registry>) -> &'static Arc<Registry> {
 /// its threads (`fork` copies only the calling thread), on which the first parallel call would
 /// wait forever. The child's first call therefore starts a new global pool, with its parent's
 /// thread count, stack size, handlers and CPU-limit following (`Registry::config_for_fork_child`):
-/// code that forks worker processes keeps working in them, as with LLVM's OpenMP runtime. Explicitly built pools
-/// are not rebuilt (their spawn handler, pinning or names belong to the code that built them): a
-/// call into one panics and says why (`Registry::inject`).
+/// code that forks worker processes keeps working in them, as with LLVM's OpenMP runtime.
+/// Explicitly built pools are not rebuilt (their spawn handler, pinning or names belong to the
+/// code that built them): a call into one panics and says why (`Registry::inject`).
 #[inline]
 pub(crate) fn global_registry() -> &'static Arc<Registry> {
     live_global().unwrap_or_else(|| init_global_default())

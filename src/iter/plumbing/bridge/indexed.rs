@@ -222,10 +222,10 @@ where
 /// muted (`sharing::back_off_idle_polls`: an idle worker could not be fed, on a rate measured on
 /// cheap items): the batches must say when the rest becomes worth a hand-off, or expensive items
 /// behind cheap ones all run here, each end batch taking half of what is left (docs/benchmarks.md,
-/// "Free items and the closed-form call"). So an end batch, which
-/// is not timed once a rate is known (`capped`, see [`Pace::batch_done`]), is measured here, and a
-/// rest worth a hand-off ends the back-off: the next poll answers. Out of line: a busy pool's
-/// leaves and small calls never come here.
+/// "Free items and the closed-form call"). So an end batch, which is not timed once a rate is
+/// known (`capped`, see [`Pace::batch_done`]), is measured here, and a rest worth a hand-off ends
+/// the back-off: the next poll answers. Out of line: a busy pool's leaves and small calls never
+/// come here.
 #[inline(never)]
 fn end_back_off_if_worth_sharing(pace: &mut Pace, capped: bool, rest: usize) {
     if capped {
