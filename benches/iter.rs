@@ -4,7 +4,8 @@
 //!
 //! Workloads: sum of 10^8 u64 from a range and from a Vec; map+collect of 10^7; two skewed for_each
 //! loops (item i costs ∝ i, and front-loaded: ∝ (n−i)², like a triple loop over an upper-triangular
-//! index space); filter+count over 10^8. No `with_min_len` tuning anywhere.
+//! index space); filter+count over 10^8; a `for_each` over 10^5 items that do nothing followed by
+//! 10^3 of ≈20 µs (the expensive ones must still be shared). No `with_min_len` tuning anywhere.
 //!
 //! `iter-compat/<workload>`: the adaptors and sources added for rayon compatibility, same layout:
 //! `flat_map` with long inner iterators (10^3 × 10^4) and with short ones (10^6 × 4); `par_lines`
@@ -32,6 +33,10 @@ use criterion::{criterion_group, criterion_main, Criterion};
 const SUM_N: u64 = 100_000_000;
 const COLLECT_N: usize = 10_000_000;
 const SKEW_N: u64 = 10_000;
+/// Cheap items, then [`EXPENSIVE_N`] expensive ones of [`EXPENSIVE_ROUNDS`] rounds (≈20 µs each).
+const CHEAP_N: u64 = 100_000;
+const EXPENSIVE_N: u64 = 1_000;
+const EXPENSIVE_ROUNDS: u64 = 20_000;
 const FILTER_N: u64 = 100_000_000;
 
 // Work proportional to `i`: `i` rounds of a dependent xorshift (≈1 ns each).
@@ -128,6 +133,13 @@ mod seq {
     pub fn filter_count(n: u64) -> usize {
         (0..n).filter(|&x| keep(x)).count()
     }
+    pub fn cheap_then_expensive(cheap: u64, expensive: u64) {
+        (0..cheap + expensive).for_each(|i| {
+            if i >= cheap {
+                black_box(skewed_work(EXPENSIVE_ROUNDS));
+            }
+        })
+    }
     pub fn nbody_bodies(bodies: &[nbody::Body]) -> f64 {
         bodies
             .iter()
@@ -167,6 +179,13 @@ macro_rules! parallel_impl {
             }
             pub fn filter_count(n: u64) -> usize {
                 (0..n).into_par_iter().filter(|&x| keep(x)).count()
+            }
+            pub fn cheap_then_expensive(cheap: u64, expensive: u64) {
+                (0..cheap + expensive).into_par_iter().for_each(|i| {
+                    if i >= cheap {
+                        black_box(skewed_work(EXPENSIVE_ROUNDS));
+                    }
+                })
             }
             pub fn chain(n: u64) -> u64 {
                 (0..n / 2)
@@ -295,6 +314,12 @@ fn bench_iter(c: &mut Criterion) {
         seq::filter_count(FILTER_N),
         fj::filter_count(FILTER_N),
         ry::filter_count(FILTER_N)
+    );
+    group!(
+        "cheap_then_expensive_for_each",
+        seq::cheap_then_expensive(CHEAP_N, EXPENSIVE_N),
+        fj::cheap_then_expensive(CHEAP_N, EXPENSIVE_N),
+        ry::cheap_then_expensive(CHEAP_N, EXPENSIVE_N)
     );
 }
 
