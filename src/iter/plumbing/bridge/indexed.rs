@@ -15,9 +15,10 @@ use crate::runtime::sharing::{self, LeafStart, StartAs};
 /// nanoseconds) stays in the noise. skynet's 10-way levels: only the three outer ones qualify.
 pub(super) const OFFER_LOOPS_PER_ITEM: usize = 64;
 /// Batches of at least this many items tell, while idle polls are muted, whether the rest became
-/// worth a hand-off ([`end_back_off_if_worth_sharing`]); a small call's batches (a ten-item call's
-/// 1, 4, 5) never ask.
-const END_TIMED_FROM: usize = 64;
+/// worth a hand-off ([`end_back_off_if_worth_sharing`]). Small calls never ask: at 64 the end
+/// batches of a nested call of a few hundred items read the clock, which such calls paid for at
+/// 8 and 64 workers (docs/benchmarks.md, "Free items and the closed-form call").
+const END_TIMED_FROM: usize = 256;
 /// Runs `piece` into `consumer` in parallel with the adaptive policy described in the module doc.
 pub(crate) fn bridge_pieces<P, C>(piece: P, consumer: C) -> C::Result
 where
