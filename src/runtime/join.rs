@@ -673,6 +673,7 @@ fn finish_published_erased(
         }
         match wt.pop_public() {
             Some(job) if job.id() == job_b_id => {
+                wt.publication_came_back();
                 wt.release_deferred();
                 if cancel::CAN_UNWIND && b_stops && wt.cancel_requested() {
                     // SAFETY: the deque handed b's JobRef to us, so it will never be executed;
@@ -689,6 +690,7 @@ fn finish_published_erased(
             Some(job) if wt.spawned_since(spawn_mark, job.id()) => wt.execute(job),
             Some(job) => wt.run_own_if_belongs(job, WaitFor::Key(job_b_id as usize)),
             None => {
+                wt.publication_taken();
                 // b was stolen: help only with b's own subtree (regions), so that a lock held
                 // around this `join` is never taken again by unrelated work on this thread.
                 wt.wait_for(job_b.latch().core(), WaitFor::Key(job_b_id as usize));

@@ -16,6 +16,15 @@
 //! module, sleep README rule 1), only into an empty public deque: while an earlier publication
 //! still waits for a thief, publishing more would only cost fences until one comes. The clock
 //! behind the heartbeat is read sparingly ([`PublishClock`]).
+//!
+//! **Publications that come back stretch the heartbeat.** Announcing a job wakes a sleeper, a
+//! futex call that costs the owner microseconds. When the owner pops its own published job back
+//! (no thief came before it finished `a`: a loop of joins smaller than a sleeper's wake-up), that
+//! call was wasted, and the next heartbeat would waste another. Each such publication (one that
+//! woke a sleeper: awake searchers cost nothing to tell) doubles the interval, up to 16 ×
+//! [`PUBLISH_INTERVAL`]; a job of this worker that a thief took restores it,
+//! and so does a publication that must happen at once ([`WorkerThread::make_publish_due`]). A
+//! stretched heartbeat costs no liveness: patrols reach private jobs whatever the heartbeat does.
 
 use std::cell::Cell;
 use std::time::Duration;
@@ -27,6 +36,10 @@ use crate::runtime::trace::Event;
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
 /// worker is idle (see [`WorkerThread::publish_on_heartbeat`]).
 pub(super) const PUBLISH_INTERVAL: Duration = Duration::from_micros(100);
+
+/// How often the heartbeat's interval may double while its publications come back unstolen
+/// (see [`WorkerThread::publication_came_back`]): 16 × [`PUBLISH_INTERVAL`] at most.
+pub(super) const MAX_PUBLISH_BACKOFF: u32 = 4;
 
 /// Before a long sequential step with no `join` in it (a leaf sort, a partition, an unsplittable
 /// piece of a loop): if the calling thread is a worker and some worker of its pool is idle,
@@ -182,15 +195,47 @@ impl WorkerThread {
         // A clock read costs ~10 ns, as much as a whole join: while calls come much faster than the
         // heartbeat, skip reads (see `PublishClock`).
         let now = self.publish_clock.read()?;
-        if now.wrapping_sub(self.last_publish.get()) < self.publish_interval {
-            self.publish_clock.not_due(now, self.publish_interval);
+        let interval = self.heartbeat_interval();
+        if now.wrapping_sub(self.last_publish.get()) < interval {
+            self.publish_clock.not_due(now, interval);
             return None;
         }
         Some(now)
     }
 
+    /// The heartbeat's interval now, in ticks: [`PUBLISH_INTERVAL`], doubled for each publication
+    /// that came back unstolen since the last steal (see
+    /// [`publication_came_back`](Self::publication_came_back)).
+    #[inline]
+    fn heartbeat_interval(&self) -> u64 {
+        self.publish_interval << self.publish_backoff.get()
+    }
+
+    /// This worker popped back a job it had published: no thief came for it in time. If that
+    /// publication woke a sleeper, its wake-up was wasted: doubles the heartbeat's interval (up to
+    /// [`MAX_PUBLISH_BACKOFF`] doublings).
+    pub(crate) fn publication_came_back(&self) {
+        // Only a publication that woke a sleeper paid for the wake-up. One that only awake
+        // searchers saw (as with more workers than CPUs, whose idle workers spin and yield for
+        // their turn) cost little, and stretching the heartbeat would cost them their work.
+        if !self.publication_woke.get() {
+            return;
+        }
+        let backoff = self.publish_backoff.get();
+        if backoff < MAX_PUBLISH_BACKOFF {
+            self.publish_backoff.set(backoff + 1);
+        }
+    }
+
+    /// A job of this worker was stolen: thieves answer, the heartbeat is back to its interval.
+    #[inline]
+    pub(crate) fn publication_taken(&self) {
+        self.publish_backoff.set(0);
+    }
+
     /// Makes the sharing heartbeat due at this worker's next check, which reads the clock.
     pub(super) fn make_publish_due(&self) {
+        self.publish_backoff.set(0);
         self.last_publish
             .set(self.last_publish.get().wrapping_sub(self.publish_interval));
         self.publish_clock.read_next_time();
@@ -201,7 +246,7 @@ impl WorkerThread {
     /// do). True if it published (and announced) one.
     pub(crate) fn publish_now(&self) -> bool {
         if self.deque.is_empty() && self.publish(1) > 0 {
-            self.announce_public();
+            self.publication_woke.set(self.announce_public());
             return true;
         }
         false
@@ -273,5 +318,37 @@ mod tests {
             );
         });
         release_tx.send(()).unwrap();
+    }
+
+    #[test]
+    fn publications_that_come_back_stretch_the_heartbeat_up_to_sixteen_fold() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            WorkerThread::with_current(|wt| {
+                let base = wt.heartbeat_interval();
+                assert_eq!(base, wt.publish_interval);
+                wt.publication_came_back();
+                assert_eq!(wt.heartbeat_interval(), base, "no sleeper was woken for it");
+                wt.publication_woke.set(true);
+                for came_back in 1..=6 {
+                    wt.publication_came_back();
+                    let doublings = came_back.min(MAX_PUBLISH_BACKOFF);
+                    assert_eq!(wt.heartbeat_interval(), base << doublings);
+                }
+                wt.publication_taken();
+                assert_eq!(wt.heartbeat_interval(), base, "a steal restores it");
+                wt.publication_came_back();
+                wt.make_publish_due();
+                assert_eq!(
+                    wt.heartbeat_interval(),
+                    base,
+                    "so does a publication that must happen at once (rule 8)"
+                );
+            })
+            .expect("install runs on a worker");
+        });
     }
 }

@@ -115,6 +115,12 @@ pub(crate) struct WorkerThread {
     last_publish: Cell<u64>,
     /// [`PUBLISH_INTERVAL`] in ticks.
     publish_interval: u64,
+    /// The heartbeat's interval is `publish_interval << publish_backoff`: each publication that
+    /// woke a sleeper and came back to this worker unstolen doubles it, up to 16 times the
+    /// interval; a stolen job resets it ([`publication_came_back`](Self::publication_came_back)).
+    publish_backoff: Cell<u32>,
+    /// This worker's last publication woke a sleeper (see `publication_came_back`).
+    publication_woke: Cell<bool>,
     /// When the heartbeat check reads the clock.
     publish_clock: PublishClock,
     /// The pool has this worker only: nothing it pushes can be stolen. Follows a resize at the
@@ -511,6 +517,8 @@ impl WorkerThread {
             last_publish: Cell::new(0),
             publish_clock: PublishClock::new(),
             publish_interval: crate::platform::clock::ticks_in(PUBLISH_INTERVAL),
+            publish_backoff: Cell::new(0),
+            publication_woke: Cell::new(false),
             rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
             )),

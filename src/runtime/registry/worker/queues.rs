@@ -33,8 +33,11 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn push_private(&self, job: JobRef) -> Pushed {
         let Some(pushed) = self.jobs.push(job) else {
-            // Nested deeper than the private stack: share the job right away.
-            self.push_public(job);
+            // Nested deeper than the private stack: share the job right away. The job travels as
+            // its three words in registers: passed as a `JobRef` (by reference, in Rust's ABI),
+            // every push would first store it on the stack for this rare call.
+            let (data, vtable, tag) = job.into_raw();
+            self.push_public_overflow(data, vtable, tag);
             return Pushed::NOWHERE;
         };
         inline_budget::on_push(pushed.depth(), self.siblings_may_wait);
@@ -56,6 +59,15 @@ impl WorkerThread {
             self.publish_on_heartbeat();
         }
         pushed
+    }
+
+    /// [`push_private`](Self::push_private)'s overflow: the job (as [`JobRef::into_raw`] made it)
+    /// goes to the public deque.
+    #[cold]
+    #[inline(never)]
+    fn push_public_overflow(&self, data: usize, vtable: usize, tag: usize) {
+        // SAFETY: the three words come from `JobRef::into_raw` of a live job.
+        self.push_public(unsafe { JobRef::from_raw(data, vtable, tag) });
     }
 
     /// Pops b back if nobody took it. False if it was published or stolen (then the private stack holds
@@ -131,10 +143,11 @@ impl WorkerThread {
     /// Announces jobs just pushed onto this worker's public deque: marks the deque in the work map
     /// and wakes a sleeper if one waits (sleep README rule 1, `crate::runtime::sleep::work_map`).
     #[inline]
-    pub(super) fn announce_public(&self) {
+    pub(super) fn announce_public(&self) -> bool {
         let registry = &*self.registry;
         let woken = registry.work_map().publish(self.index, registry.sleep());
         self.trace_wake(woken);
+        woken.is_some()
     }
 
     /// Trace: this worker just woke worker `woken` for new work (if it woke one).
