@@ -136,14 +136,19 @@ fn set_process_mask(cpus: &[usize]) {
     }
 }
 
-#[test]
-fn a_following_pool_follows_an_affinity_change() {
+/// Runs the probe `name` on the first two allowed CPUs; skipped where the process may use one.
+fn run_probe_on_two_cpus(name: &str) {
     let cpus = allowed_cpus();
     if cpus.len() < 2 {
         eprintln!("skipped: the process may use {} CPU", cpus.len());
         return;
     }
-    run_probe("probe_follow", Some(cpus[..2].to_vec()));
+    run_probe(name, Some(cpus[..2].to_vec()));
+}
+
+#[test]
+fn a_following_pool_follows_an_affinity_change() {
+    run_probe_on_two_cpus("probe_follow");
 }
 
 #[test]
@@ -181,12 +186,7 @@ fn probe_follow() {
 
 #[test]
 fn a_forked_childs_global_pool_follows_as_its_parents_did() {
-    let cpus = allowed_cpus();
-    if cpus.len() < 2 {
-        eprintln!("skipped: the process may use {} CPU", cpus.len());
-        return;
-    }
-    run_probe("probe_fork_follow", Some(cpus[..2].to_vec()));
+    run_probe_on_two_cpus("probe_fork_follow");
 }
 
 #[test]

@@ -53,6 +53,40 @@ pub fn config() -> Config {
     config
 }
 
+/// Runs `body` once in the timing mode (virtual time, the development VM's costs, `seed` breaking
+/// ties) on a pool of `workers` that started, found nothing and fell asleep, as between a program's
+/// calls; returns what `body` returned. For tests of what a pool does over time (`pace.rs`,
+/// `heartbeat.rs`), which one deterministic run answers.
+pub fn after_idle_in_virtual_time<R, F>(seed: u64, workers: usize, body: F) -> R
+where
+    R: Send + 'static,
+    F: Fn(&forkjoin::ThreadPool) -> R + Send + Sync + 'static,
+{
+    use forkjoin::__sim::{work, Costs, VirtualTimeScheduler};
+    let out = Arc::new(std::sync::Mutex::new(None));
+    let result = out.clone();
+    let mut config = config();
+    config.stack_size = 8 << 20;
+    config.max_steps = MaxSteps::FailAfter(50_000_000);
+    Runner::new(
+        VirtualTimeScheduler::with_costs(seed, Costs::MEASURED),
+        config,
+    )
+    .run(move || {
+        let pool = forkjoin::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .expect("pool");
+        // The workers start, find nothing and fall asleep.
+        work(1_000_000);
+        shuttle::thread::yield_now();
+        *result.lock().unwrap() = Some(body(&pool));
+        drop(pool);
+    });
+    let r = out.lock().unwrap().take();
+    r.expect("the run completed")
+}
+
 /// The stack size of every simulated worker (shuttle allocates one per virtual thread).
 pub const WORKER_STACK: usize = 1 << 20;
 

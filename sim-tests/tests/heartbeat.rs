@@ -9,14 +9,13 @@
 #![cfg(forkjoin_shuttle)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
-use forkjoin::__sim::{work, Costs, VirtualTimeScheduler};
-use shuttle::{Config, MaxSteps, Runner};
+use forkjoin::__sim::work;
+use sim_tests::after_idle_in_virtual_time;
 
 /// What one run saw: publications during the small joins; heavy steals during the big ones, and
 /// how many of their b's the worker that did not start the loop ran.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Seen {
     published_small: u64,
     heavy_big: u64,
@@ -26,24 +25,7 @@ struct Seen {
 /// On a pool of 2 whose workers fell asleep: `small` joins of 1 + 1 virtual µs, then `big` joins
 /// of 50 + 50 µs, in one loop on one worker.
 fn small_then_big(small: u64, big: u64, seed: u64) -> Seen {
-    let seen = Arc::new(Mutex::new(Seen::default()));
-    let out = seen.clone();
-    let mut config = Config::new();
-    config.silence_warnings = true;
-    config.stack_size = 8 << 20;
-    config.max_steps = MaxSteps::FailAfter(50_000_000);
-    Runner::new(
-        VirtualTimeScheduler::with_costs(seed, Costs::MEASURED),
-        config,
-    )
-    .run(move || {
-        let pool = forkjoin::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("pool");
-        // Both workers start, find nothing and fall asleep, as between a program's calls.
-        work(1_000_000);
-        shuttle::thread::yield_now();
+    after_idle_in_virtual_time(seed, 2, move |pool| {
         let elsewhere = AtomicUsize::new(0);
         let (published_small, heavy_big) = pool.install(|| {
             let me = forkjoin::current_thread_index();
@@ -68,15 +50,12 @@ fn small_then_big(small: u64, big: u64, seed: u64) -> Seen {
                 after.heavy_steals - before.heavy_steals,
             )
         });
-        *out.lock().unwrap() = Seen {
+        Seen {
             published_small,
             heavy_big,
             big_b_elsewhere: elsewhere.into_inner(),
-        };
-        drop(pool);
-    });
-    let seen = *seen.lock().unwrap();
-    seen
+        }
+    })
 }
 
 #[test]

@@ -6,33 +6,15 @@
 #![cfg(forkjoin_shuttle)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
-use forkjoin::__sim::{work, Costs, VirtualTimeScheduler};
+use forkjoin::__sim::work;
 use forkjoin::prelude::*;
-use shuttle::{Config, MaxSteps, Runner};
+use sim_tests::after_idle_in_virtual_time;
 
 /// Runs `cheap` free items and then `expensive` items of 100 virtual µs each on a pool of 2, and
 /// returns how many of the expensive ones each worker ran.
 fn expensive_after_cheap(cheap: u64, expensive: u64, seed: u64) -> [usize; 2] {
-    let ran = Arc::new(Mutex::new([0usize; 2]));
-    let out = ran.clone();
-    let mut config = Config::new();
-    config.silence_warnings = true;
-    config.stack_size = 8 << 20;
-    config.max_steps = MaxSteps::FailAfter(50_000_000);
-    Runner::new(
-        VirtualTimeScheduler::with_costs(seed, Costs::MEASURED),
-        config,
-    )
-    .run(move || {
-        let pool = forkjoin::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("pool");
-        // Both workers start, find nothing and fall asleep, as between a program's calls.
-        work(1_000_000);
-        shuttle::thread::yield_now();
+    after_idle_in_virtual_time(seed, 2, move |pool| {
         let counts = [AtomicUsize::new(0), AtomicUsize::new(0)];
         pool.install(|| {
             (0..cheap + expensive).into_par_iter().for_each(|i| {
@@ -43,11 +25,8 @@ fn expensive_after_cheap(cheap: u64, expensive: u64, seed: u64) -> [usize; 2] {
                 }
             })
         });
-        *out.lock().unwrap() = counts.map(|c| c.into_inner());
-        drop(pool);
-    });
-    let ran = *ran.lock().unwrap();
-    ran
+        counts.map(|c| c.into_inner())
+    })
 }
 
 #[test]

@@ -22,9 +22,9 @@
 //! (no thief came before it finished `a`: a loop of joins smaller than a sleeper's wake-up), that
 //! call was wasted, and the next heartbeat would waste another. Each such publication (one that
 //! woke a sleeper: awake searchers cost nothing to tell) doubles the interval, up to 16 ×
-//! [`PUBLISH_INTERVAL`]; a job of this worker that a thief took restores it,
-//! and so does a publication that must happen at once ([`WorkerThread::make_publish_due`]). A
-//! stretched heartbeat costs no liveness: patrols reach private jobs whatever the heartbeat does.
+//! [`PUBLISH_INTERVAL`]; a job of this worker that a thief took restores it, and so does a
+//! publication that must happen at once ([`WorkerThread::make_publish_due`]). A stretched
+//! heartbeat costs no liveness: patrols reach private jobs whatever the heartbeat does.
 
 use std::cell::Cell;
 use std::time::Duration;
