@@ -14,6 +14,8 @@
 //!
 //! `PREDICT_TRACE=FILE` records each prediction's pool in FILE (the trace of `docs/tracing.md`, in
 //! virtual time; the last prediction's is what stays): which workers are busy when.
+//! `PREDICT_LINES=N` prints, under each prediction, the N groups of shared cache lines that cost
+//! busy workers most during the call (`forkjoin::__sim::line_profile`): where many cores lose time.
 //!
 //! The shapes mirror `examples/common/suite.rs` at its sizes, and the field's 64-thread comparison
 //! at its own (`fib-39`, `skynet-1e8`, `nqueens-14`, `matmul-2048`): docs/testing.md, "Predicted
@@ -25,7 +27,9 @@ mod predict {
     use std::sync::{Arc, Mutex};
     use std::time::Instant;
 
-    use forkjoin::__sim::{now_ns, work, work_ps, Costs, VirtualTimeScheduler};
+    use forkjoin::__sim::{
+        line_profile, now_ns, work, work_ps, Charged, Costs, LineCharge, VirtualTimeScheduler,
+    };
     use forkjoin::prelude::*;
     use shuttle::{Config, MaxSteps, Runner};
 
@@ -306,7 +310,7 @@ mod predict {
     }
 
     /// One prediction's result.
-    #[derive(Default, Clone, Copy)]
+    #[derive(Default, Clone)]
     struct Outcome {
         time_ns: u64,
         /// Leaves charged (each at the leaf's `par`; the sequential program takes `seq` each).
@@ -316,6 +320,8 @@ mod predict {
         sleeps: u64,
         steps: u64,
         clock_reads: u64,
+        /// What the shared lines cost during `install` (with `PREDICT_LINES`).
+        lines: Vec<LineCharge>,
     }
 
     fn predict(shape: &Shape, leaf: Leaf, costs: Costs, cores: usize, seed: u64) -> Outcome {
@@ -343,9 +349,11 @@ mod predict {
                 leaves: AtomicU64::new(0),
             };
             let before = pool.stats();
+            let lines_before = line_profile();
             let start = now_ns().expect("timing mode");
             pool.install(|| run(&charge));
             let end = now_ns().expect("timing mode");
+            let lines = lines_since(line_profile(), &lines_before);
             *result.lock().unwrap() = Outcome {
                 time_ns: end - start,
                 leaves: charge.leaves.load(Ordering::Relaxed),
@@ -354,12 +362,59 @@ mod predict {
                 sleeps: pool.stats().sleeps - before.sleeps,
                 steps: forkjoin::__sim::counts().steps,
                 clock_reads: forkjoin::__sim::counts().clock_reads,
+                lines,
             };
             drop(pool);
         });
-        let o = *out.lock().unwrap();
+        let o = out.lock().unwrap().clone();
         assert_eq!(o.leaves, shape.leaves, "{}: leaves charged", shape.name);
         o
+    }
+
+    /// The profile `after` less what `before` had already charged, per label.
+    fn lines_since(after: Vec<LineCharge>, before: &[LineCharge]) -> Vec<LineCharge> {
+        let less = |a: Charged, b: Charged| Charged {
+            accesses: a.accesses - b.accesses,
+            transfers: a.transfers - b.transfers,
+            ps: a.ps - b.ps,
+            load_ps: a.load_ps - b.load_ps,
+        };
+        let mut rows: Vec<LineCharge> = after
+            .into_iter()
+            .map(|row| match before.iter().find(|b| b.label == row.label) {
+                Some(b) => LineCharge {
+                    busy: less(row.busy, b.busy),
+                    idle: less(row.idle, b.idle),
+                    ..row
+                },
+                None => row,
+            })
+            .collect();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.busy.ps));
+        rows
+    }
+
+    /// Prints the first `n` rows of a line profile, under the prediction's line.
+    fn print_lines(lines: &[LineCharge], n: usize) {
+        let us = |ps: u64| ps as f64 / 1e6;
+        let total = |f: fn(&LineCharge) -> u64| us(lines.iter().map(f).sum());
+        println!(
+            "  lines: all shared lines: busy {:.1} us, idle {:.1} us (summed over threads)",
+            total(|r| r.busy.ps),
+            total(|r| r.idle.ps)
+        );
+        for r in lines.iter().take(n) {
+            println!(
+                "  lines: {:<34} busy {:>9.1} us ({:>3.0} % loads, {:>8} transfers)  idle {:>9.1} us  \
+                 ({} lines)",
+                r.label,
+                us(r.busy.ps),
+                100.0 * r.busy.load_ps as f64 / r.busy.ps.max(1) as f64,
+                r.busy.transfers,
+                us(r.idle.ps),
+                r.lines
+            );
+        }
     }
 
     fn list<T: std::str::FromStr>(s: &str) -> Result<Vec<T>, String> {
@@ -443,6 +498,15 @@ mod predict {
         let mut leaves: Vec<(String, Leaf)> = Vec::new();
         let mut costs = Costs::MEASURED;
         let mut measured = None;
+        // PREDICT_LINES=N: the N shared lines that cost busy workers most, per prediction.
+        let lines_shown: Option<usize> = std::env::var("PREDICT_LINES")
+            .ok()
+            .map(|n| {
+                n.parse()
+                    .map_err(|_| format!("PREDICT_LINES={n}: not a count"))
+            })
+            .transpose()?;
+        forkjoin::__sim::profile_lines(lines_shown.is_some());
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
             let mut value = || args.next().ok_or(format!("{a} needs a value"));
@@ -543,6 +607,9 @@ mod predict {
                         o.steps,
                         started.elapsed().as_secs_f64()
                     );
+                    if let Some(n) = lines_shown {
+                        print_lines(&o.lines, n);
+                    }
                 }
             }
         }

@@ -336,6 +336,31 @@ pub(crate) fn plain_access<T>(at: *const T, write: bool) {
     let _ = (at, write);
 }
 
+/// Names the cache lines of `*at` (`size_of::<T>()` bytes) in the simulation's line profile
+/// (`sim::line_profile`), so that what the timing mode charged for them shows under `label`.
+/// Nothing in any other build.
+#[inline(always)]
+pub(crate) fn sim_label<T: ?Sized>(at: &T, label: &'static str) {
+    #[cfg(forkjoin_shuttle)]
+    sim::vtime::label(
+        at as *const T as *const u8 as usize,
+        std::mem::size_of_val(at),
+        label,
+    );
+    #[cfg(not(forkjoin_shuttle))]
+    let _ = (at, label);
+}
+
+/// The calling worker starts (`true`) or ends an idle period: the simulation's line profile
+/// counts what it pays meanwhile as idle (`sim::line_profile`). Nothing in any other build.
+#[inline(always)]
+pub(crate) fn sim_idle(idle: bool) {
+    #[cfg(forkjoin_shuttle)]
+    sim::vtime::set_idle(idle);
+    #[cfg(not(forkjoin_shuttle))]
+    let _ = idle;
+}
+
 /// True while the simulation runs in its timing mode (`sim::vtime`), where the runtime idles as in
 /// production; only the shuttle build has one.
 #[cfg(forkjoin_shuttle)]
@@ -371,6 +396,20 @@ pub mod sim_time {
     /// The execution's counts so far (timing mode only; zero elsewhere).
     pub fn counts() -> Counts {
         super::sim::vtime::counts()
+    }
+
+    pub use super::sim::line_profile::{Charged, LineCharge};
+
+    /// Executions started from now on keep a profile of what the timing mode charged per shared
+    /// cache line (`sim::line_profile`); off by default.
+    pub fn profile_lines(on: bool) {
+        super::sim::line_profile::set_enabled(on);
+    }
+
+    /// The execution's line profile so far, most charged to busy threads first (timing mode with
+    /// [`profile_lines`] on; empty elsewhere).
+    pub fn line_profile() -> Vec<LineCharge> {
+        super::sim::vtime::line_profile()
     }
 
     /// Pools built from now on (in this process) keep a reserve worker, started by the monitor

@@ -1,6 +1,6 @@
 //! The stand-ins of the shuttle build (`--cfg forkjoin_shuttle`) for what shuttle does not model:
 //! thread-locals of virtual threads, futex waits, timeouts and time, and the timing mode that
-//! predicts scaling (submodules `vtime`, `scheduler`, `atomic`, `costs`, `frames`).
+//! predicts scaling (submodules `vtime`, `scheduler`, `atomic`, `costs`, `frames`, `line_profile`).
 //!
 //! shuttle runs every virtual thread of an execution on one OS thread and switches between them
 //! only at its own operations (atomics, locks, spawns, yields, parks). Code between two such
@@ -50,6 +50,7 @@ use shuttle::thread;
 pub(crate) mod atomic;
 pub(crate) mod costs;
 pub(crate) mod frames;
+pub(crate) mod line_profile;
 pub(crate) mod scheduler;
 pub(crate) mod vtime;
 

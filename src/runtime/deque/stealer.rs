@@ -25,6 +25,14 @@ pub struct Stealer<T> {
 }
 
 impl<T> Stealer<T> {
+    /// Names the deque's shared lines for the simulation's line profile (`sync::sim_label`): the
+    /// ends and the buffer pointer (the buffer's items count with the jobs they hold).
+    pub(crate) fn label_lines(&self) {
+        crate::platform::sync::sim_label(&self.inner.top, "public deques: top, bottom");
+        crate::platform::sync::sim_label(&self.inner.bottom, "public deques: top, bottom");
+        crate::platform::sync::sim_label(&*self.inner.buffer, "public deques: buffer pointer");
+    }
+
     pub(super) fn new(inner: Arc<Inner<T>>) -> Self {
         Stealer { inner }
     }

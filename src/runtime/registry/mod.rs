@@ -3,9 +3,9 @@
 //! the handlers, the statistics storage, and termination.
 //!
 //! This is the bottom of the scheduler layer: it imports neither the worker thread nor the entry
-//! points and starts no thread. The threads are started by [`crate::runtime::registry::thread_builder::start_pool`]
-//! (they run the worker's main loop), and calls and spawned jobs get into a pool through [`crate::runtime::registry::entry`]. Both
-//! import this module, never the reverse.
+//! points and starts no thread. [`thread_builder::start_pool`] starts the threads (they run the
+//! worker's main loop), and calls and spawned jobs get into a pool through [`entry`]. Both import
+//! this module, never the reverse.
 //!
 //! **Termination.** `terminate_count` starts at 1 for the `ThreadPool` handle and is incremented by every
 //! `spawn` until that job has finished. Dropping the handle and finishing a spawned job both decrement it;
@@ -19,6 +19,7 @@ pub(crate) mod entry;
 #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
 pub(crate) mod follow;
 pub(crate) mod handler_panic;
+mod line_labels;
 #[cfg(not(forkjoin_loom))]
 pub(crate) mod reserve;
 pub(crate) mod resize;
@@ -87,15 +88,13 @@ pub(crate) struct RegistryConfig {
     pub(crate) breadth_first: bool,
     /// Keep a reserve worker (`reserve.rs`): the starter sets it for pools whose threads are ours.
     pub(crate) reserve: bool,
-    /// Every `join` pushes b and every parallel call splits up front, as in rayon
-    /// (`ThreadPoolBuilder::siblings_may_wait`).
+    /// Every `join` pushes b, every parallel call splits up front (`siblings_may_wait`).
     pub(crate) siblings_may_wait: bool,
 }
 
 /// Per-worker event counters and busy/idle clock. Written only by their worker (load + store, no
 /// read-modify-write), read by anyone with Relaxed loads: exact for the owner, a consistent-enough
-/// snapshot for `stats()`. The `join` fast path counts its pops elsewhere (in the job stack's owner
-/// line, which it touches anyway).
+/// snapshot for `stats()`. The `join` fast path counts its pops in the job stack's owner line.
 #[derive(Debug)]
 pub(crate) struct WorkerCounters {
     /// Jobs popped from its own public deque (the name predates the private stack, whose pops the
@@ -457,6 +456,7 @@ impl Registry {
             caller_yielding: AtomicBool::new(false),
             trace,
         });
+        registry.label_lines();
         let mut queues: Vec<WorkerQueues> = workers
             .into_iter()
             .zip(job_stacks)

@@ -49,6 +49,13 @@ pub(crate) struct WorkMap {
 }
 
 impl WorkMap {
+    /// Names the map's words for the simulation's line profile (`sync::sim_label`).
+    pub(crate) fn label_lines(&self) {
+        for word in self.words.iter() {
+            crate::platform::sync::sim_label(&**word, "work map");
+        }
+    }
+
     /// A map for `num_workers` workers, none marked.
     pub(crate) fn new(num_workers: usize) -> Self {
         WorkMap {

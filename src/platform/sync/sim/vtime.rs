@@ -64,6 +64,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::costs::Costs;
+use super::line_profile::{self, LineCharge, LineProfile};
 
 /// A virtual thread's state, as far as time is concerned.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -125,6 +126,10 @@ pub(crate) struct Model {
     /// Seed of the tie-breaks (0: lowest task id first).
     seed: u64,
     counts: Counts,
+    /// Per shuttle task id: the worker is idle (`sync::sim_idle`), for the line profile.
+    idle: Vec<bool>,
+    /// Where the charges for shared lines went, if this execution keeps a profile.
+    profile: Option<LineProfile>,
 }
 
 std::thread_local! {
@@ -152,6 +157,8 @@ pub(crate) fn install(costs: Costs, seed: u64) {
             outer_frames: vec![Vec::new()],
             seed,
             counts: Counts::default(),
+            idle: vec![false],
+            profile: line_profile::enabled().then(LineProfile::default),
         })
     });
 }
@@ -178,6 +185,7 @@ impl Model {
             self.thrown_at.resize(t + 1, 0);
             self.frames.resize_with(t + 1, Vec::new);
             self.outer_frames.resize_with(t + 1, Vec::new);
+            self.idle.resize(t + 1, false);
         }
     }
 
@@ -241,6 +249,7 @@ impl Model {
             readers: Vec::new(),
             busy_until: 0,
         });
+        let transfers = self.counts.transfers;
         let cost = match kind {
             Access::Load => {
                 if line.writer == me || line.readers.contains(&me) {
@@ -270,6 +279,16 @@ impl Model {
             }
         };
         self.charge(cost);
+        if let Some(profile) = &mut self.profile {
+            let transfer = self.counts.transfers != transfers;
+            profile.record(
+                addr >> 6,
+                self.idle[me],
+                kind == Access::Load,
+                transfer,
+                cost,
+            );
+        }
     }
 }
 
@@ -527,6 +546,32 @@ pub(crate) fn wake(t: usize) {
             State::Running | State::Woken => {}
         }
     });
+}
+
+/// Names the shared lines of `bytes` bytes at `addr` in the line profile, if one is kept.
+pub(crate) fn label(addr: usize, bytes: usize, label: &'static str) {
+    with_model(|m| {
+        if let Some(profile) = &mut m.profile {
+            profile.label(addr, bytes, label);
+        }
+    });
+}
+
+/// The calling virtual thread (a worker) starts (`true`) or ends an idle period, for the line
+/// profile.
+pub(crate) fn set_idle(idle: bool) {
+    with_model(|m| {
+        let me = m.current;
+        m.ensure(me);
+        m.idle[me] = idle;
+    });
+}
+
+/// This execution's line profile so far (empty outside the timing mode or without a profile).
+pub(crate) fn line_profile() -> Vec<LineCharge> {
+    with_model(|m| m.profile.as_ref().map(LineProfile::rows))
+        .flatten()
+        .unwrap_or_default()
 }
 
 /// This execution's counts so far (zero outside the timing mode).

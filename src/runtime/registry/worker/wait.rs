@@ -321,11 +321,13 @@ impl WorkerThread {
             None => now,
         };
         self.stats().enter_idle(now);
+        crate::platform::sync::sim_idle(true);
         now
     }
 
     /// The idle period that began at `since` ends (work found, or the awaited latch set).
     fn end_idle(&self, since: u64) {
+        crate::platform::sync::sim_idle(false);
         let now = crate::platform::clock::ticks();
         match &self.trace {
             Some(trace) => {
