@@ -215,3 +215,49 @@ fn a_wake_refused_by_a_waiting_worker_reaches_an_idle_one() {
         drop(unsafe { Box::from_raw(sleep as *const Arc<Sleep> as *mut Arc<Sleep>) });
     });
 }
+
+/// The idle flag after every update in flight is done: set exactly while the idle count is
+/// non-zero (`Sleep::enter_idle`, `Sleep::leave_idle`). `leave` is the way out of the count under
+/// test.
+fn idle_flag_model(leave: fn(&Sleep)) {
+    loom::model(move || {
+        let sleep = Arc::new(Sleep::new(3));
+        // Worker 0 idles; it leaves while worker 1 enters (the count goes 1 → 0 → 1 or 1 → 2 → 1),
+        // and worker 2 enters and leaves meanwhile.
+        sleep.enter_idle();
+        let s0 = sleep.clone();
+        let leaver = thread::spawn(move || leave(&s0));
+        let s2 = sleep.clone();
+        let passer = thread::spawn(move || {
+            s2.enter_idle();
+            leave(&s2);
+        });
+        sleep.enter_idle();
+        leaver.join().unwrap();
+        passer.join().unwrap();
+        assert_eq!(sleep.idle_workers().load(Ordering::SeqCst), 1);
+        assert!(
+            sleep.some_idle().load(Ordering::SeqCst),
+            "a worker idles but the idle flag is clear"
+        );
+    });
+}
+
+#[test]
+fn the_idle_flag_follows_the_count() {
+    idle_flag_model(|sleep| {
+        sleep.leave_idle();
+    });
+}
+
+/// The broken variant: a leave that clears the flag without reading the count again loses an
+/// enter whose set came first.
+#[test]
+#[should_panic(expected = "the idle flag is clear")]
+fn the_idle_flag_without_the_leaves_re_read_goes_stale() {
+    idle_flag_model(|sleep| {
+        if sleep.idle_workers().fetch_sub(1, Ordering::SeqCst) == 1 {
+            sleep.some_idle().store(false, Ordering::SeqCst);
+        }
+    });
+}

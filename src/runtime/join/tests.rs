@@ -98,16 +98,15 @@ fn fib_in_pools_of_every_size() {
 
 /// Runs 128 plain deep joins, then 128 offering ones, below three pending jobs on a 2-thread
 /// pool whose other worker is blocked (so nothing is stolen); with `fake_idle`, the pool's
-/// idle count says someone idles. Returns the jobs executed by each group.
+/// idle count and flag say someone idles. Returns the jobs executed by each group.
 fn deep_join_pushes(fake_idle: bool) -> (u64, u64) {
     let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let release_tx = crate::test_support::block_one_worker(&pool);
     let executed = || pool.stats().jobs_executed;
     let counts = pool.install(|| {
         let registry = super::WorkerThread::with_current(|wt| wt.registry().clone()).unwrap();
-        let idle = registry.sleep().idle_workers();
         if fake_idle {
-            idle.fetch_add(1, Ordering::Relaxed);
+            registry.sleep().enter_idle();
         }
         // Three pending jobs of this worker: the joins below are "deep".
         let nest = |f: &(dyn Fn() -> (u64, u64) + Sync)| {
@@ -125,7 +124,7 @@ fn deep_join_pushes(fake_idle: bool) -> (u64, u64) {
             (middle - start, executed() - middle)
         });
         if fake_idle {
-            idle.fetch_sub(1, Ordering::Relaxed);
+            registry.sleep().leave_idle();
         }
         counts
     });

@@ -45,7 +45,9 @@ pub(crate) use self::slot::Slot;
 use self::slot::SlotState;
 use std::time::Duration;
 
-use crate::platform::sync::{fence, sim_label, yield_now, AtomicU64, AtomicUsize, Ordering};
+use crate::platform::sync::{
+    fence, sim_label, yield_now, AtomicBool, AtomicU64, AtomicUsize, Ordering,
+};
 use crossbeam_utils::CachePadded;
 
 /// Rounds of `spin_loop` hints before yielding.
@@ -111,9 +113,15 @@ pub(crate) struct Sleep {
     /// One futex word per worker.
     slots: Box<[CachePadded<Slot>]>,
     /// Workers that ran out of work and can steal (searching or asleep, not past the stack guard).
-    /// Owners read it (Relaxed) on every private push and publish while it is non-zero; written only on
-    /// busy ↔ idle transitions.
+    /// Written on every busy ↔ idle transition; read where the number matters (patrols, polls that
+    /// decide how much to offer).
     idle_workers: CachePadded<AtomicUsize>,
+    /// The *idle flag*: `idle_workers != 0`, on a line of its own, written only when the count
+    /// leaves or reaches zero ([`Sleep::enter_idle`], [`Sleep::leave_idle`]). Owners read it
+    /// (Relaxed) on every private push and publish while it is set: with many workers the count
+    /// changes at every steal, and each change would cost every busy owner's next read a line
+    /// transfer, while the flag stays set as long as anyone idles.
+    some_idle: CachePadded<AtomicBool>,
     /// Workers asleep with no patrol timeout (they fell asleep while every worker was idle, rule 9):
     /// only while one exists must a worker leaving the idle count publish its first push at once
     /// (rule 8, [`Sleep::leave_idle`]).
@@ -229,6 +237,7 @@ impl Sleep {
     pub(crate) fn label_lines(&self) {
         sim_label(&*self.counters, "sleep counters (JEC, sleepers)");
         sim_label(&*self.idle_workers, "idle count");
+        sim_label(&*self.some_idle, "idle flag");
         sim_label(&*self.untimed_sleepers, "untimed sleepers");
         sim_label(&*self.last_patrol, "last patrol");
         for slot in self.slots.iter() {
@@ -252,6 +261,7 @@ impl Sleep {
             counters: CachePadded::new(AtomicCounters::new()),
             slots: (0..slots).map(|_| CachePadded::new(Slot::new())).collect(),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
+            some_idle: CachePadded::new(AtomicBool::new(false)),
             untimed_sleepers: CachePadded::new(AtomicUsize::new(0)),
             last_patrol: CachePadded::new(AtomicU64::new(NO_PATROL_YET)),
             patrol_gap: crate::platform::clock::ticks_in(PATROL_FIRST),
@@ -305,6 +315,34 @@ impl Sleep {
         &self.idle_workers
     }
 
+    /// The idle flag (set while the idle count is non-zero), which owners read on every push.
+    pub(crate) fn some_idle(&self) -> &AtomicBool {
+        &self.some_idle
+    }
+
+    /// A worker joins the idle count (it ran out of work; [`leave_idle`](Self::leave_idle) is the
+    /// way back). The first one sets the idle flag.
+    ///
+    /// **The flag never stays clear while a worker idles.** The enter that takes the count from
+    /// zero increments, fences (SeqCst) and sets; the leave that takes it to zero clears, fences
+    /// and re-reads the count, setting the flag again if it is non-zero. Of two such fences one
+    /// comes first: if the enter's does, the re-read sees its increment; if the leave's does, the
+    /// enter's set comes after the clear. A flag can stay *set* with nobody idle after three
+    /// transitions race (a re-read that saw an enter whose leave finished before the re-set):
+    /// then owners publish a job nobody takes, until the next transition through zero. Both
+    /// states are hints only: patrols reach private jobs whatever the flag says (loom:
+    /// `the_idle_flag_follows_the_count`).
+    pub(crate) fn enter_idle(&self) {
+        // AcqRel: the count's updates form one release sequence, so a leave that reads our
+        // increment is ordered after everything before it (our earlier set included).
+        if self.idle_workers.fetch_add(1, Ordering::AcqRel) == 0 {
+            // SeqCst fence: the other half of the leave's (see above).
+            fence(Ordering::SeqCst);
+            // Relaxed: ordered by the fences.
+            self.some_idle.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// A worker leaves the idle count (it found a job, or the latch it waited on was set). True if
     /// some worker sleeps with no patrol timeout: then this worker's first push must be published at
     /// once (README rule 8), because that sleeper will not come to heavy-steal it.
@@ -315,11 +353,22 @@ impl Sleep {
     /// cost more than the work they carry.
     #[inline]
     pub(crate) fn leave_idle(&self) -> bool {
+        // AcqRel: see `enter_idle`.
+        let last = self.idle_workers.fetch_sub(1, Ordering::AcqRel) == 1;
+        if last {
+            // Relaxed: ordered against a concurrent enter's set by the fences (`enter_idle`).
+            self.some_idle.store(false, Ordering::Relaxed);
+        }
         // Decrement, SeqCst fence, load: pairs with the sleeper's increment of `untimed_sleepers`,
         // fence and load of `idle_workers` in `sleep` (a store-load handshake: either it sees us
-        // leave and sleeps with a patrol timeout, or we see it and publish at once).
-        self.idle_workers.fetch_sub(1, Ordering::Relaxed);
+        // leave and sleeps with a patrol timeout, or we see it and publish at once). The same fence
+        // orders our clear of the idle flag before the re-read of the count below.
         fence(Ordering::SeqCst);
+        // Relaxed, both: see `enter_idle`.
+        if last && self.idle_workers.load(Ordering::Relaxed) != 0 {
+            // A worker entered after our decrement, and its set may have come before our clear.
+            self.some_idle.store(true, Ordering::Relaxed);
+        }
         self.untimed_sleepers.load(Ordering::Relaxed) != 0
     }
 

@@ -1,8 +1,9 @@
 //! The sharing heartbeat: when an owner moves its oldest private job to its public deque.
 //!
 //! A worker that runs out of work joins the pool's *idle count* (and stays in it while it searches,
-//! spins, yields and sleeps, until it finds a job). An owner reads the count (a Relaxed load of a
-//! line written only on idle ↔ busy transitions) on each push and, while it is non-zero, publishes
+//! spins, yields and sleeps, until it finds a job). An owner reads the *idle flag*, set while the
+//! count is non-zero (a Relaxed load of a line written only when the count leaves or reaches zero),
+//! on each push and, while it is set, publishes
 //! its **oldest** private job (the biggest subtree) on a *sharing heartbeat*: at most once per
 //! [`PUBLISH_INTERVAL`], and at once on its first push after it left the idle count itself while
 //! some worker sleeps without a patrol timeout (sleep README rule 8: that sleeper would not come

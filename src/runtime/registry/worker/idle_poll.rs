@@ -1,8 +1,8 @@
 //! Is some worker idle? The question long sequential loops (the iterators' leaves, through
 //! `crate::runtime::sharing`) ask between batches, so that they split only when a thief waits.
 //!
-//! The answer is a Relaxed load of the pool's padded idle count, which is written only when
-//! workers go idle or find work: cheap enough to poll every few items, and only a hint (a job that
+//! The answer is a Relaxed load of the pool's padded idle flag, which is written only when the idle
+//! count leaves or reaches zero: cheap enough to poll every few items, and only a hint (a job that
 //! stays private is still reachable by a heavy steal). Around it: a per-loop back-off for the
 //! polls that find an idle worker they cannot feed ([`back_off_idle_polls`]), whether this worker's
 //! own last offer still waits for its taker ([`offer_waiting`]), and how many idle workers are
@@ -116,12 +116,13 @@ impl WorkerThread {
     /// True if some worker of this pool is idle (searching for work or asleep): a job offered now
     /// has a taker.
     ///
-    /// Relaxed: only a hint (see [`Sleep::idle_workers`](crate::runtime::sleep::Sleep::idle_workers)); a job
+    /// Relaxed: only a hint (see [`Sleep::enter_idle`](crate::runtime::sleep::Sleep::enter_idle)); a job
     /// that stays private is still reachable by a heavy steal, and a worker that goes idle just after
     /// this load is seen by the owner's next check.
     #[inline(always)]
     pub(crate) fn some_worker_idle(&self) -> bool {
-        self.idle_count() != 0
+        // SAFETY: valid while `self` is (the field's invariant).
+        unsafe { (*self.some_idle).load(Ordering::Relaxed) }
     }
 
     /// The pool's idle count now (see [`some_worker_idle`](Self::some_worker_idle)): Relaxed,

@@ -49,7 +49,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use self::heartbeat::{PublishClock, PUBLISH_INTERVAL};
 use self::queues::SPAWN_IDS;
-use crate::platform::sync::{shared, sim_bug, thread_local, Arc, AtomicUsize};
+use crate::platform::sync::{shared, sim_bug, thread_local, Arc, AtomicBool, AtomicUsize};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::deque::Worker;
@@ -100,6 +100,9 @@ pub(crate) struct WorkerThread {
     /// The pool's idle-worker count. **Invariant**: points into the registry's sleep state, which
     /// `registry` keeps alive: valid for as long as `self` is.
     idle_workers: *const AtomicUsize,
+    /// The pool's idle flag (set while the idle count is non-zero), read on every push.
+    /// **Invariant**: as for `idle_workers`.
+    some_idle: *const AtomicBool,
     /// This worker's sleep slot, which the latch of each `join` job b keeps to wake us.
     /// **Invariant**: points into the registry's sleep state, which `registry` keeps alive: valid
     /// for as long as `self` is.
@@ -504,6 +507,7 @@ impl WorkerThread {
         WorkerThread {
             jobs,
             idle_workers: registry.sleep().idle_workers(),
+            some_idle: registry.sleep().some_idle(),
             sleep_slot: registry.sleep().slot(index),
             stats: &*info.stats,
             deque,

@@ -29,7 +29,6 @@
 //! injected work wake it).
 
 use super::WorkerThread;
-use crate::platform::sync::Ordering;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::latch::CoreLatch;
 use crate::runtime::jobs::region::WaitFor;
@@ -248,9 +247,7 @@ impl WorkerThread {
                 waiting.idle_since = Some(self.begin_idle());
             }
             if !own_only && !waiting.counted {
-                // Relaxed: ordered before a patrol's heavy steal by its barrier; owners only need
-                // a hint.
-                sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
+                sleep.enter_idle();
                 waiting.counted = true;
             }
             // Nothing left to drop: release what we hold before idling (the latch we wait for
