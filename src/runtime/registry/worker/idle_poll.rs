@@ -105,9 +105,9 @@ pub(crate) fn end_idle_poll_back_off() {
 #[inline]
 pub(crate) fn offer_waiting() -> bool {
     WorkerThread::with_current(|wt| {
-        let idle = wt.idle_count();
         // Owner operations (its own deque's length, its own private stack): `wt` is this thread's.
-        !wt.deque.is_empty() && (idle <= 1 || !wt.jobs.is_empty())
+        // The idle count last: a line every idle ↔ busy edge writes.
+        !wt.deque.is_empty() && (!wt.jobs.is_empty() || wt.idle_count() <= 1)
     })
     .unwrap_or(false)
 }
