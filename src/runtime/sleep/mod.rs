@@ -37,10 +37,12 @@
 //! from the call sites below, where each is explained.
 
 mod counters;
+mod sleepers;
 pub(crate) mod slot;
 pub(crate) mod work_map;
 
 use self::counters::{AtomicCounters, JobsEventCounter};
+use self::sleepers::SleeperMap;
 pub(crate) use self::slot::Slot;
 use self::slot::SlotState;
 use std::time::Duration;
@@ -110,6 +112,10 @@ pub(crate) struct Sleep {
     counters: CachePadded<AtomicCounters>,
     /// One futex word per worker.
     slots: Box<[CachePadded<Slot>]>,
+    /// Which workers sleep under which mark (a hint for wakers: [`sleepers`]). Set by a worker
+    /// after its slot holds its mark and before it counts itself a sleeper; cleared by it after it
+    /// left the mark.
+    sleepers: SleeperMap,
     /// Workers that ran out of work and can steal (searching or asleep, not past the stack guard).
     /// Owners read it (Relaxed) on every private push and publish while it is non-zero; written only on
     /// busy ↔ idle transitions.
@@ -240,6 +246,7 @@ impl Sleep {
         Sleep {
             counters: CachePadded::new(AtomicCounters::new()),
             slots: (0..slots).map(|_| CachePadded::new(Slot::new())).collect(),
+            sleepers: SleeperMap::new(slots),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
             untimed_sleepers: CachePadded::new(AtomicUsize::new(0)),
             last_patrol: CachePadded::new(AtomicU64::new(NO_PATROL_YET)),
@@ -443,16 +450,20 @@ impl Sleep {
         try_sleep: impl FnOnce() -> bool,
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> Slept {
-        let slot = &self.slots[idle.index];
-        let mark = SlotState::sleeping(idle.mode);
-        // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile.
-        // True if nobody claimed us (we leave on our own: a timeout).
+        let (index, mode) = (idle.index, idle.mode);
+        let slot = &self.slots[index];
+        let mark = SlotState::sleeping(mode);
+        // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile,
+        // then unlist ourselves from the sleeper map (only once the slot left the mark: a waker
+        // that still reads our bit finds the slot unclaimable). True if nobody claimed us (we
+        // leave on our own: a timeout).
         let give_up = |idle: &mut IdleState| {
             // AcqRel: acquire what a claiming waker published; the swap orders against its CAS.
             let was = slot.swap(SlotState::AWAKE, Ordering::AcqRel);
             if was.is_woken_for_work() {
                 idle.woken_for_work = true;
             }
+            self.sleepers.remove(index, mode);
             was == mark
         };
         // SeqCst: must be visible to any latch setter that observes the latch's SLEEPING state (set by
@@ -461,6 +472,12 @@ impl Sleep {
         if !try_sleep() {
             give_up(idle);
             return Slept::No;
+        }
+        // List ourselves before we count ourselves (rule 4): a waker that reads us counted then
+        // finds our bit. The broken variant lists us only after the count, just before we block.
+        let list_late = crate::platform::sync::sim_bug("bitmap_bit_after_count");
+        if !list_late {
+            self.sleepers.insert(index, mode);
         }
         // SeqCst: part of the fall-asleep step below; pairs with `announce_jobs`' fence + load.
         let mut current = self.counters.load(Ordering::SeqCst);
@@ -489,6 +506,9 @@ impl Sleep {
             self.counters.remove_sleeper(Ordering::Relaxed);
             give_up(idle);
             return Slept::No;
+        }
+        if list_late {
+            self.sleepers.insert(index, mode);
         }
         // While another worker is busy it may hold private jobs that nobody will publish (its owner
         // publishes on a heartbeat and may block in user code): sleep only until the next patrol.
@@ -604,8 +624,10 @@ impl Sleep {
     /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
     /// calls this so parallelism spreads). Returns the index of the worker it woke, if any.
     pub(crate) fn wake_one_if_sleeping(&self) -> Option<usize> {
-        // Relaxed: a heuristic; missing a sleeper here loses no work (the work is already taken).
-        if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
+        // Acquire: a heuristic (missing a sleeper here loses no work: the work is already taken),
+        // but a sleeper we see counted must show in the sleeper map that `wake_any` reads, as it
+        // did in its slot when every slot was tried: pairs with its fall-asleep CAS.
+        if self.counters.load(Ordering::Acquire).sleeping_threads() != 0 {
             self.wake_any(false)
         } else {
             None
@@ -616,9 +638,9 @@ impl Sleep {
     /// sleeper, which takes anything, if one sleeps. Never another waiting worker, so a wake cannot
     /// circle among waiters that all refuse the job.
     pub(crate) fn pass_wake_to_idle(&self) -> Option<usize> {
-        // Relaxed: as in `wake_one_if_sleeping`.
-        if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
-            self.claim_first(SlotState::SLEEPING)
+        // Acquire: as in `wake_one_if_sleeping`.
+        if self.counters.load(Ordering::Acquire).sleeping_threads() != 0 {
+            self.claim_first(SleepMode::Idle)
         } else {
             None
         }
@@ -629,20 +651,28 @@ impl Sleep {
     /// or waiting for another pool. Returns its index.
     #[cold]
     fn wake_any(&self, include_guarded: bool) -> Option<usize> {
-        self.claim_first(SlotState::SLEEPING)
-            .or_else(|| self.claim_first(SlotState::SLEEPING_WAITING))
+        self.claim_first(SleepMode::Idle)
+            .or_else(|| self.claim_first(SleepMode::Waiting))
             .or_else(|| {
                 include_guarded
-                    .then(|| self.claim_first(SlotState::SLEEPING_GUARDED))
+                    .then(|| self.claim_first(SleepMode::Guarded))
                     .flatten()
             })
     }
 
-    /// Claims the first worker sleeping under `mark` for work, and wakes it.
-    fn claim_first(&self, mark: SlotState) -> Option<usize> {
-        self.slots
-            .iter()
-            .position(|slot| slot.claim(mark, SlotState::WOKEN_FOR_WORK))
+    /// Claims a worker sleeping as `mode` for work, and wakes it: tries only the slots the
+    /// sleeper map lists under `mode` (README, rule 4), each read before its CAS (a failing CAS
+    /// still takes the slot's line exclusive; a listed worker may have been claimed already).
+    /// The caller read the counters first (Acquire, or as part of a SeqCst RMW), which orders the
+    /// map's loads after the fall-asleep CAS of every sleeper it counted.
+    fn claim_first(&self, mode: SleepMode) -> Option<usize> {
+        let mark = SlotState::sleeping(mode);
+        self.sleepers.find(mode, 0, |worker| {
+            let slot = &self.slots[worker];
+            // Relaxed: a filter before the CAS, which decides; the map's Acquire load made the
+            // listed worker's mark visible.
+            slot.load(Ordering::Relaxed) == mark && slot.claim(mark, SlotState::WOKEN_FOR_WORK)
+        })
     }
 
     /// Announces a job that only certain waiting workers may take, pushed into the injector (a job
@@ -653,11 +683,11 @@ impl Sleep {
     pub(crate) fn new_injected_jobs_for_waiters(&self) {
         // SeqCst fence: as in `new_jobs`.
         fence(Ordering::SeqCst);
-        if self.make_jec_active() == 0 || self.claim_first(SlotState::SLEEPING).is_some() {
+        if self.make_jec_active() == 0 || self.claim_first(SleepMode::Idle).is_some() {
             return;
         }
-        for mark in [SlotState::SLEEPING_WAITING, SlotState::SLEEPING_GUARDED] {
-            while self.claim_first(mark).is_some() {}
+        for mode in [SleepMode::Waiting, SleepMode::Guarded] {
+            while self.claim_first(mode).is_some() {}
         }
     }
 
