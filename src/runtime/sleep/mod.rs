@@ -661,17 +661,14 @@ impl Sleep {
     }
 
     /// Claims a worker sleeping as `mode` for work, and wakes it: tries only the slots the
-    /// sleeper map lists under `mode` (README, rule 4), each read before its CAS (a failing CAS
-    /// still takes the slot's line exclusive; a listed worker may have been claimed already).
-    /// The caller read the counters first (Acquire, or as part of a SeqCst RMW), which orders the
-    /// map's loads after the fall-asleep CAS of every sleeper it counted.
+    /// sleeper map lists under `mode` (README, rule 4); a listed worker may have been claimed or
+    /// be leaving, and the CAS on its slot decides. The caller read the counters first (an
+    /// Acquire or SeqCst load), which orders the map's loads after the fall-asleep CAS of every
+    /// sleeper it counted.
     fn claim_first(&self, mode: SleepMode) -> Option<usize> {
         let mark = SlotState::sleeping(mode);
         self.sleepers.find(mode, 0, |worker| {
-            let slot = &self.slots[worker];
-            // Relaxed: a filter before the CAS, which decides; the map's Acquire load made the
-            // listed worker's mark visible.
-            slot.load(Ordering::Relaxed) == mark && slot.claim(mark, SlotState::WOKEN_FOR_WORK)
+            self.slots[worker].claim(mark, SlotState::WOKEN_FOR_WORK)
         })
     }
 
