@@ -32,6 +32,12 @@
 //! thread and the sleeper cannot miss it (the futex re-checks the word atomically). The sleeper
 //! removes itself from the sleeper count when it wakes.
 //!
+//! A wake for work finds sleepers through the *sleeper map* ([`sleepers`]): one bit per worker
+//! and sleeping mark, which the worker sets after its slot holds the mark and before it counts
+//! itself a sleeper, and clears after its slot left the mark. The waker reads one word per 64
+//! workers and tries only the listed slots, instead of a CAS on every worker's slot. A latch
+//! wake needs no map: it knows its worker's slot.
+//!
 //! The packed counters word (`[JEC: 32][sleepers: 32]`) is [`counters::Counters`] /
 //! [`counters::AtomicCounters`]; the slot word is [`slot::Slot`]. Both wrappers take their orderings
 //! from the call sites below, where each is explained.
@@ -566,14 +572,16 @@ impl Sleep {
         // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a
         // sleepy thread's search sees our job, or we see its odd JEC / its sleeper count below.
         fence(Ordering::SeqCst);
-        self.announce_jobs(false)
+        self.announce_jobs(false, 0)
     }
 
     /// `new_jobs` for a caller that issued the `fence(SeqCst)` itself after
-    /// making the job visible (`WorkMap::publish`, whose fences follow its last write).
+    /// making the job visible (`WorkMap::publish`, whose fences follow its last write). Worker
+    /// `from` published: the wake looks for a sleeper from the next worker on, so that publishers
+    /// waking at once spread over the sleepers instead of racing for the lowest one.
     #[inline]
-    pub(crate) fn new_jobs_fenced(&self) -> Option<usize> {
-        self.announce_jobs(false)
+    pub(crate) fn new_jobs_fenced(&self, from: usize) -> Option<usize> {
+        self.announce_jobs(false, from + 1)
     }
 
     /// Announces a job pushed into the injector; may also wake a worker past its stack guard (which
@@ -581,14 +589,15 @@ impl Sleep {
     pub(crate) fn new_injected_jobs(&self) {
         // SeqCst fence: as in `new_jobs`.
         fence(Ordering::SeqCst);
-        self.announce_jobs(true);
+        self.announce_jobs(true, 0);
     }
 
-    /// Rule 2 after the publisher's fence: moves a sleepy JEC on and wakes one sleeper if any.
+    /// Rule 2 after the publisher's fence: moves a sleepy JEC on and wakes one sleeper if any,
+    /// looking from worker `start` on.
     #[inline]
-    fn announce_jobs(&self, include_guarded: bool) -> Option<usize> {
+    fn announce_jobs(&self, include_guarded: bool, start: usize) -> Option<usize> {
         if self.make_jec_active() != 0 {
-            self.wake_any(include_guarded)
+            self.wake_any(include_guarded, start)
         } else {
             None
         }
@@ -628,7 +637,7 @@ impl Sleep {
         // but a sleeper we see counted must show in the sleeper map that `wake_any` reads, as it
         // did in its slot when every slot was tried: pairs with its fall-asleep CAS.
         if self.counters.load(Ordering::Acquire).sleeping_threads() != 0 {
-            self.wake_any(false)
+            self.wake_any(false, 0)
         } else {
             None
         }
@@ -640,7 +649,7 @@ impl Sleep {
     pub(crate) fn pass_wake_to_idle(&self) -> Option<usize> {
         // Acquire: as in `wake_one_if_sleeping`.
         if self.counters.load(Ordering::Acquire).sleeping_threads() != 0 {
-            self.claim_first(SleepMode::Idle)
+            self.claim_first(SleepMode::Idle, 0)
         } else {
             None
         }
@@ -650,24 +659,25 @@ impl Sleep {
     /// waiting for a job (it may be the job's), then (for injected work) one past its stack guard
     /// or waiting for another pool. Returns its index.
     #[cold]
-    fn wake_any(&self, include_guarded: bool) -> Option<usize> {
-        self.claim_first(SleepMode::Idle)
-            .or_else(|| self.claim_first(SleepMode::Waiting))
+    fn wake_any(&self, include_guarded: bool, start: usize) -> Option<usize> {
+        self.claim_first(SleepMode::Idle, start)
+            .or_else(|| self.claim_first(SleepMode::Waiting, start))
             .or_else(|| {
                 include_guarded
-                    .then(|| self.claim_first(SleepMode::Guarded))
+                    .then(|| self.claim_first(SleepMode::Guarded, start))
                     .flatten()
             })
     }
 
-    /// Claims a worker sleeping as `mode` for work, and wakes it: tries only the slots the
-    /// sleeper map lists under `mode` (README, rule 4); a listed worker may have been claimed or
-    /// be leaving, and the CAS on its slot decides. The caller read the counters first (an
+    /// Claims a worker sleeping as `mode` for work (looking from worker `start` on, wrapping
+    /// around), and wakes it: tries only the slots the sleeper map lists under `mode` (README,
+    /// rule 4); a listed worker may have been claimed or be leaving, and the CAS on its slot
+    /// decides. The caller read the counters first (an
     /// Acquire or SeqCst load), which orders the map's loads after the fall-asleep CAS of every
     /// sleeper it counted.
-    fn claim_first(&self, mode: SleepMode) -> Option<usize> {
+    fn claim_first(&self, mode: SleepMode, start: usize) -> Option<usize> {
         let mark = SlotState::sleeping(mode);
-        self.sleepers.find(mode, 0, |worker| {
+        self.sleepers.find(mode, start, |worker| {
             self.slots[worker].claim(mark, SlotState::WOKEN_FOR_WORK)
         })
     }
@@ -680,11 +690,11 @@ impl Sleep {
     pub(crate) fn new_injected_jobs_for_waiters(&self) {
         // SeqCst fence: as in `new_jobs`.
         fence(Ordering::SeqCst);
-        if self.make_jec_active() == 0 || self.claim_first(SleepMode::Idle).is_some() {
+        if self.make_jec_active() == 0 || self.claim_first(SleepMode::Idle, 0).is_some() {
             return;
         }
         for mode in [SleepMode::Waiting, SleepMode::Guarded] {
-            while self.claim_first(mode).is_some() {}
+            while self.claim_first(mode, 0).is_some() {}
         }
     }
 
