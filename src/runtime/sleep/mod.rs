@@ -672,9 +672,8 @@ impl Sleep {
     /// Claims a worker sleeping as `mode` for work (looking from worker `start` on, wrapping
     /// around), and wakes it: tries only the slots the sleeper map lists under `mode` (README,
     /// rule 4); a listed worker may have been claimed or be leaving, and the CAS on its slot
-    /// decides. The caller read the counters first (an
-    /// Acquire or SeqCst load), which orders the map's loads after the fall-asleep CAS of every
-    /// sleeper it counted.
+    /// decides. The caller read the counters first (an Acquire or SeqCst load), which orders the
+    /// map's loads after the fall-asleep CAS of every sleeper it counted.
     fn claim_first(&self, mode: SleepMode, start: usize) -> Option<usize> {
         let mark = SlotState::sleeping(mode);
         self.sleepers.find(mode, start, |worker| {
