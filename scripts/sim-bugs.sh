@@ -24,6 +24,7 @@ cases=(
   "resize_restart_lost resize resize_8"         # a slot regrown while its thread left stays empty: step bound
   "demanded_split_private max_len max_len_barrier_across_the_items_8"  # a with_max_len piece private while its owner blocks: deadlock
   "deadline_keeps_running deadline deadline_vs_cancel_2"  # an ended timer still marked running: a later deadline never fires, endless work runs on
+  "bitmap_bit_after_count install install_two_pools_2"  # a sleeper listed after its count: a waker that counts it misses it, step bound
 )
 
 export CARGO_TARGET_DIR=target/shuttle

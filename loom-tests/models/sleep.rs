@@ -216,6 +216,35 @@ fn a_wake_refused_by_a_waiting_worker_reaches_an_idle_one() {
     });
 }
 
+#[test]
+fn two_publications_reach_a_sleeper_in_the_maps_second_word() {
+    // One idle worker, listed in the second word of the sleeper map (worker 65 of 66), and two
+    // publishers that announce one job each, so two wakers race for the one sleeper: it must take
+    // both jobs. A wake that misses the listed sleeper (a map word read before its bit was set
+    // although the count was read after, or a word not read) leaves it asleep with a job queued:
+    // a loom deadlock.
+    loom::model(|| {
+        let sleep = Arc::new(all_idle(Sleep::new(66)));
+        let jobs = Arc::new(AtomicUsize::new(0));
+        let publishers: Vec<_> = (0..2)
+            .map(|_| {
+                let (s, j) = (sleep.clone(), jobs.clone());
+                thread::spawn(move || {
+                    // Relaxed RMW: only the protocol's fences order it (see
+                    // `new_work_vs_falling_asleep`).
+                    j.fetch_add(1, Ordering::Relaxed);
+                    s.new_jobs();
+                })
+            })
+            .collect();
+        take_one(&sleep, 65, &jobs);
+        take_one(&sleep, 65, &jobs);
+        for publisher in publishers {
+            publisher.join().unwrap();
+        }
+    });
+}
+
 /// The idle flag after every update in flight is done: set exactly while the idle count is
 /// non-zero (`Sleep::enter_idle`, `Sleep::leave_idle`). `leave` is the way out of the count under
 /// test.

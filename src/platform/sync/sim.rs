@@ -401,7 +401,7 @@ impl Futex {
 }
 
 /// The broken variants the self-check knows (`scripts/sim-bugs.sh`): one site each.
-const SIM_BUGS: [&str; 14] = [
+const SIM_BUGS: [&str; 15] = [
     "no_wake_on_inject",
     "no_wake_on_latch",
     "steal_without_cas",
@@ -416,6 +416,7 @@ const SIM_BUGS: [&str; 14] = [
     "resize_restart_lost",
     "deadline_keeps_running",
     "demanded_split_private",
+    "bitmap_bit_after_count",
 ];
 
 /// `sync::sim_bug` under shuttle: `FORKJOIN_SIM_BUG`, read once per process (a std `OnceLock`:

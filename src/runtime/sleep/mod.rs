@@ -32,15 +32,23 @@
 //! thread and the sleeper cannot miss it (the futex re-checks the word atomically). The sleeper
 //! removes itself from the sleeper count when it wakes.
 //!
+//! A wake for work finds sleepers through the *sleeper map* ([`sleepers`]): one bit per worker
+//! and sleeping mark, which the worker sets after its slot holds the mark and before it counts
+//! itself a sleeper, and clears after its slot left the mark. The waker reads one word per 64
+//! workers and tries only the listed slots, instead of a CAS on every worker's slot. A latch
+//! wake needs no map: it knows its worker's slot.
+//!
 //! The packed counters word (`[JEC: 32][sleepers: 32]`) is [`counters::Counters`] /
 //! [`counters::AtomicCounters`]; the slot word is [`slot::Slot`]. Both wrappers take their orderings
 //! from the call sites below, where each is explained.
 
 mod counters;
+mod sleepers;
 pub(crate) mod slot;
 pub(crate) mod work_map;
 
 use self::counters::{AtomicCounters, JobsEventCounter};
+use self::sleepers::SleeperMap;
 pub(crate) use self::slot::Slot;
 use self::slot::SlotState;
 use std::time::Duration;
@@ -112,6 +120,10 @@ pub(crate) struct Sleep {
     counters: CachePadded<AtomicCounters>,
     /// One futex word per worker.
     slots: Box<[CachePadded<Slot>]>,
+    /// Which workers sleep under which mark (a hint for wakers: [`sleepers`]). Set by a worker
+    /// after its slot holds its mark and before it counts itself a sleeper; cleared by it after it
+    /// left the mark.
+    sleepers: SleeperMap,
     /// Workers that ran out of work and can steal (searching or asleep, not past the stack guard).
     /// Written on every busy ↔ idle transition; read where the number matters (patrols, polls that
     /// decide how much to offer).
@@ -240,6 +252,7 @@ impl Sleep {
         sim_label(&*self.some_idle, "idle flag");
         sim_label(&*self.untimed_sleepers, "untimed sleepers");
         sim_label(&*self.last_patrol, "last patrol");
+        self.sleepers.label_lines();
         for slot in self.slots.iter() {
             sim_label(&**slot, "sleep slots");
         }
@@ -260,6 +273,7 @@ impl Sleep {
         Sleep {
             counters: CachePadded::new(AtomicCounters::new()),
             slots: (0..slots).map(|_| CachePadded::new(Slot::new())).collect(),
+            sleepers: SleeperMap::new(slots),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
             some_idle: CachePadded::new(AtomicBool::new(false)),
             untimed_sleepers: CachePadded::new(AtomicUsize::new(0)),
@@ -503,16 +517,20 @@ impl Sleep {
         try_sleep: impl FnOnce() -> bool,
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> Slept {
-        let slot = &self.slots[idle.index];
-        let mark = SlotState::sleeping(idle.mode);
-        // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile.
-        // True if nobody claimed us (we leave on our own: a timeout).
+        let (index, mode) = (idle.index, idle.mode);
+        let slot = &self.slots[index];
+        let mark = SlotState::sleeping(mode);
+        // Leaving the sleeping state ourselves: note whether a waker claimed us for work meanwhile,
+        // then unlist ourselves from the sleeper map (only once the slot left the mark: a waker
+        // that still reads our bit finds the slot unclaimable). True if nobody claimed us (we
+        // leave on our own: a timeout).
         let give_up = |idle: &mut IdleState| {
             // AcqRel: acquire what a claiming waker published; the swap orders against its CAS.
             let was = slot.swap(SlotState::AWAKE, Ordering::AcqRel);
             if was.is_woken_for_work() {
                 idle.woken_for_work = true;
             }
+            self.sleepers.remove(index, mode);
             was == mark
         };
         // SeqCst: must be visible to any latch setter that observes the latch's SLEEPING state (set by
@@ -521,6 +539,12 @@ impl Sleep {
         if !try_sleep() {
             give_up(idle);
             return Slept::No;
+        }
+        // List ourselves before we count ourselves (rule 4): a waker that reads us counted then
+        // finds our bit. The broken variant lists us only after the count, just before we block.
+        let list_late = crate::platform::sync::sim_bug("bitmap_bit_after_count");
+        if !list_late {
+            self.sleepers.insert(index, mode);
         }
         // SeqCst: part of the fall-asleep step below; pairs with `announce_jobs`' fence + load.
         let mut current = self.counters.load(Ordering::SeqCst);
@@ -549,6 +573,9 @@ impl Sleep {
             self.counters.remove_sleeper(Ordering::Relaxed);
             give_up(idle);
             return Slept::No;
+        }
+        if list_late {
+            self.sleepers.insert(index, mode);
         }
         // While another worker is busy it may hold private jobs that nobody will publish (its owner
         // publishes on a heartbeat and may block in user code): sleep only until the next patrol.
@@ -606,14 +633,16 @@ impl Sleep {
         // SeqCst fence: pairs with `announce_sleepy` and the fall-asleep CAS in `sleep`. Either a
         // sleepy thread's search sees our job, or we see its odd JEC / its sleeper count below.
         fence(Ordering::SeqCst);
-        self.announce_jobs(false)
+        self.announce_jobs(false, 0)
     }
 
     /// `new_jobs` for a caller that issued the `fence(SeqCst)` itself after
-    /// making the job visible (`WorkMap::publish`, whose fences follow its last write).
+    /// making the job visible (`WorkMap::publish`, whose fences follow its last write). Worker
+    /// `from` published: the wake looks for a sleeper from the next worker on, so that publishers
+    /// waking at once spread over the sleepers instead of racing for the lowest one.
     #[inline]
-    pub(crate) fn new_jobs_fenced(&self) -> Option<usize> {
-        self.announce_jobs(false)
+    pub(crate) fn new_jobs_fenced(&self, from: usize) -> Option<usize> {
+        self.announce_jobs(false, from + 1)
     }
 
     /// Announces a job pushed into the injector; may also wake a worker past its stack guard (which
@@ -621,14 +650,15 @@ impl Sleep {
     pub(crate) fn new_injected_jobs(&self) {
         // SeqCst fence: as in `new_jobs`.
         fence(Ordering::SeqCst);
-        self.announce_jobs(true);
+        self.announce_jobs(true, 0);
     }
 
-    /// Rule 2 after the publisher's fence: moves a sleepy JEC on and wakes one sleeper if any.
+    /// Rule 2 after the publisher's fence: moves a sleepy JEC on and wakes one sleeper if any,
+    /// looking from worker `start` on.
     #[inline]
-    fn announce_jobs(&self, include_guarded: bool) -> Option<usize> {
+    fn announce_jobs(&self, include_guarded: bool, start: usize) -> Option<usize> {
         if self.make_jec_active() != 0 {
-            self.wake_any(include_guarded)
+            self.wake_any(include_guarded, start)
         } else {
             None
         }
@@ -664,9 +694,11 @@ impl Sleep {
     /// Wakes one sleeping worker if the count says there is one (a worker that found work after idling
     /// calls this so parallelism spreads). Returns the index of the worker it woke, if any.
     pub(crate) fn wake_one_if_sleeping(&self) -> Option<usize> {
-        // Relaxed: a heuristic; missing a sleeper here loses no work (the work is already taken).
-        if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
-            self.wake_any(false)
+        // Acquire: a heuristic (missing a sleeper here loses no work: the work is already taken),
+        // but a sleeper we see counted must show in the sleeper map that `wake_any` reads, as it
+        // did in its slot when every slot was tried: pairs with its fall-asleep CAS.
+        if self.counters.load(Ordering::Acquire).sleeping_threads() != 0 {
+            self.wake_any(false, 0)
         } else {
             None
         }
@@ -676,9 +708,9 @@ impl Sleep {
     /// sleeper, which takes anything, if one sleeps. Never another waiting worker, so a wake cannot
     /// circle among waiters that all refuse the job.
     pub(crate) fn pass_wake_to_idle(&self) -> Option<usize> {
-        // Relaxed: as in `wake_one_if_sleeping`.
-        if self.counters.load(Ordering::Relaxed).sleeping_threads() != 0 {
-            self.claim_first(SlotState::SLEEPING)
+        // Acquire: as in `wake_one_if_sleeping`.
+        if self.counters.load(Ordering::Acquire).sleeping_threads() != 0 {
+            self.claim_first(SleepMode::Idle, 0)
         } else {
             None
         }
@@ -688,21 +720,26 @@ impl Sleep {
     /// waiting for a job (it may be the job's), then (for injected work) one past its stack guard
     /// or waiting for another pool. Returns its index.
     #[cold]
-    fn wake_any(&self, include_guarded: bool) -> Option<usize> {
-        self.claim_first(SlotState::SLEEPING)
-            .or_else(|| self.claim_first(SlotState::SLEEPING_WAITING))
+    fn wake_any(&self, include_guarded: bool, start: usize) -> Option<usize> {
+        self.claim_first(SleepMode::Idle, start)
+            .or_else(|| self.claim_first(SleepMode::Waiting, start))
             .or_else(|| {
                 include_guarded
-                    .then(|| self.claim_first(SlotState::SLEEPING_GUARDED))
+                    .then(|| self.claim_first(SleepMode::Guarded, start))
                     .flatten()
             })
     }
 
-    /// Claims the first worker sleeping under `mark` for work, and wakes it.
-    fn claim_first(&self, mark: SlotState) -> Option<usize> {
-        self.slots
-            .iter()
-            .position(|slot| slot.claim(mark, SlotState::WOKEN_FOR_WORK))
+    /// Claims a worker sleeping as `mode` for work (looking from worker `start` on, wrapping
+    /// around), and wakes it: tries only the slots the sleeper map lists under `mode` (README,
+    /// rule 4); a listed worker may have been claimed or be leaving, and the CAS on its slot
+    /// decides. The caller read the counters first (an Acquire or SeqCst load), which orders the
+    /// map's loads after the fall-asleep CAS of every sleeper it counted.
+    fn claim_first(&self, mode: SleepMode, start: usize) -> Option<usize> {
+        let mark = SlotState::sleeping(mode);
+        self.sleepers.find(mode, start, |worker| {
+            self.slots[worker].claim(mark, SlotState::WOKEN_FOR_WORK)
+        })
     }
 
     /// Announces a job that only certain waiting workers may take, pushed into the injector (a job
@@ -713,11 +750,11 @@ impl Sleep {
     pub(crate) fn new_injected_jobs_for_waiters(&self) {
         // SeqCst fence: as in `new_jobs`.
         fence(Ordering::SeqCst);
-        if self.make_jec_active() == 0 || self.claim_first(SlotState::SLEEPING).is_some() {
+        if self.make_jec_active() == 0 || self.claim_first(SleepMode::Idle, 0).is_some() {
             return;
         }
-        for mark in [SlotState::SLEEPING_WAITING, SlotState::SLEEPING_GUARDED] {
-            while self.claim_first(mark).is_some() {}
+        for mode in [SleepMode::Waiting, SleepMode::Guarded] {
+            while self.claim_first(mode, 0).is_some() {}
         }
     }
 

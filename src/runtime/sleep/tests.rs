@@ -1,4 +1,4 @@
-//! Unit tests of the sleep protocol (`super`): wake-ups, the idle phases and the counts.
+//! Unit tests of the sleep protocol on real threads: wakes, aborts, the searching count.
 
 use super::*;
 use crate::platform::clock::Instant;

@@ -87,7 +87,7 @@ impl WorkMap {
             // counters comes after the set (see the module docs).
             fence(Ordering::SeqCst);
         }
-        sleep.new_jobs_fenced()
+        sleep.new_jobs_fenced(index)
     }
 
     /// One search: probes the marked deques other than `me`'s, starting at worker `start` and
