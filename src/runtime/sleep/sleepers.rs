@@ -92,9 +92,10 @@ impl SleeperMap {
         word.fetch_and(!bit, Ordering::Relaxed);
     }
 
-    /// Calls `claim(worker)` for each worker listed under `mode`, starting at worker `start` and
-    /// wrapping around, until one call returns true; returns that worker. Each word is loaded
-    /// once: a worker listed after its word was read is not tried.
+    /// Calls `claim(worker)` for each worker listed under `mode` until one call returns true;
+    /// returns that worker. The order: from worker `start` to the end of its word of 64, then the
+    /// workers before `start` in that word, then the following words, wrapping around. Each word
+    /// is loaded once: a worker listed after its word was read is not tried.
     #[inline]
     pub(super) fn find(
         &self,
