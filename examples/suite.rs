@@ -38,6 +38,9 @@
 //!
 //! Rows (`--rows` keys): `fib`, `skynet`, `nqueens`, `matmul`, `tree-left`, `tree-right`,
 //! `iter-small`, `iter-sum`, `joins`. `--quick` shrinks every size (a smoke test: well under a second).
+//! The field's sizes (tzcnt/runtime-benchmarks), under the keys `scripts/predict.sh` gives their
+//! shapes, run only when listed: `fib-39`, `skynet-1e8`, `nqueens-14`, `matmul-2048` (seconds per
+//! sequential run: a measurement of the predictions at those sizes, not a quick check).
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -54,7 +57,8 @@ const USAGE: &str =
   --threads LIST  comma-separated pool sizes, each 1..=256 (default 1,2)
   --rounds N      interleaved rounds per row, median reported, 1..=100 (default 5)
   --rows KEYS     comma-separated subset of: fib,skynet,nqueens,matmul,tree-left,tree-right,
-                  iter-small,iter-sum,joins (default: all)
+                  iter-small,iter-sum,joins (default: all), and the field's sizes (only when
+                  listed): fib-39,skynet-1e8,nqueens-14,matmul-2048
   --quick         small sizes (smoke test)
   --runtimes LIST  comma-separated subset of forkjoin,rayon,chili,forte (default: all)
   --busy          forkjoin alone, with all but one worker of each pool blocked: a busy pool's leaf
@@ -72,6 +76,9 @@ const ROW_KEYS: [&str; 9] = [
     "iter-sum",
     "joins",
 ];
+
+/// The field's sizes (the shapes of the same names in `scripts/predict.sh`): rows only when listed.
+const FIELD_KEYS: [&str; 4] = ["fib-39", "skynet-1e8", "nqueens-14", "matmul-2048"];
 
 /// The rows whose `fj ÷ best` enters the geometric mean.
 const GEOMEAN_ROWS: [&str; 4] = ["fib", "skynet", "nqueens", "matmul"];
@@ -402,6 +409,10 @@ fn workload(key: &str, s: &Sizes) -> Workload {
         "iter-small" => iter_small_row(s.iter_small_calls),
         "iter-sum" => iter_sum_row(s.iter_sum_calls, s.iter_sum_n),
         "joins" => joins_row(s.joins),
+        "fib-39" => fib_row(39),
+        "skynet-1e8" => skynet_row(100_000_000),
+        "nqueens-14" => nqueens_row::<14>(),
+        "matmul-2048" => matmul_row(2048),
         _ => unreachable!("row keys are validated by parse_args"),
     }
 }
@@ -582,6 +593,7 @@ fn parse_args() -> Result<Args, String> {
                     .map(|r| {
                         ROW_KEYS
                             .into_iter()
+                            .chain(FIELD_KEYS)
                             .find(|k| *k == r.trim())
                             .ok_or_else(|| format!("--rows: unknown row `{r}`"))
                     })
