@@ -25,6 +25,7 @@ cases=(
   "demanded_split_private max_len max_len_barrier_across_the_items_8"  # a with_max_len piece private while its owner blocks: deadlock
   "deadline_keeps_running deadline deadline_vs_cancel_2"  # an ended timer still marked running: a later deadline never fires, endless work runs on
   "bitmap_bit_after_count install install_two_pools_2"  # a sleeper listed after its count: a waker that counts it misses it, step bound
+  "timeout_sleeps_on install blocked_owner_2"   # timeouts never claim a patrol: the blocked owner's private b is never taken, step bound
 )
 
 export CARGO_TARGET_DIR=target/shuttle

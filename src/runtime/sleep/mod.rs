@@ -393,6 +393,12 @@ impl Sleep {
         self.untimed_sleepers.load(Ordering::Relaxed) != 0
     }
 
+    /// More than half of the pool idles (Relaxed loads, both: a hint, for the patrol rate).
+    #[inline]
+    fn mostly_idle(&self) -> bool {
+        self.idle_workers.load(Ordering::Relaxed) * 2 > self.may_idle.load(Ordering::Relaxed)
+    }
+
     /// A worker's patrol is due (its timed sleep ran out): true if it should run its heavy steal,
     /// false if another worker of the pool patrolled less than [`PATROL_FIRST`] ago, or, while
     /// more than half of the pool idles, less than [`PATROL_FIRST`] / [`MOSTLY_IDLE_PATROLS`].
@@ -412,10 +418,7 @@ impl Sleep {
         // Relaxed: a rate limit, not a protocol step; a job hidden on a private stack stays there
         // until some patrol's own barrier (see `crate::runtime::jobs::jobstack`), whoever runs it.
         let last = self.last_patrol.load(Ordering::Relaxed);
-        // Relaxed, both: hints for the rate only.
-        let mostly_idle =
-            self.idle_workers.load(Ordering::Relaxed) * 2 > self.may_idle.load(Ordering::Relaxed);
-        let gap = if mostly_idle {
+        let gap = if self.mostly_idle() {
             self.patrol_gap / MOSTLY_IDLE_PATROLS
         } else {
             self.patrol_gap
@@ -475,7 +478,6 @@ impl Sleep {
                     // Nobody needed us: patrol, then go back to sleep at once (announcing again),
                     // for twice as long.
                     idle.rounds = rounds_until_sleepy;
-                    idle.patrol_due = true;
                     idle.patrol_interval = (idle.patrol_interval * 2).min(PATROL_MAX);
                     Idled::TimedOut
                 }
@@ -595,14 +597,10 @@ impl Sleep {
         // Acquire: pairs with the waker's CAS out of `mark`, so whatever it published before waking us
         // is visible once we leave.
         if timed {
-            if slot.load(Ordering::Acquire) == mark {
-                slot.wait_while_for(mark, idle.patrol_interval);
-            }
+            self.wait_for_patrol(idle, mark, |idle| idle.patrol_interval);
         } else {
             #[cfg(not(any(forkjoin_loom, forkjoin_shuttle)))]
-            if slot.load(Ordering::Acquire) == mark {
-                slot.wait_while_for(mark, ALL_IDLE_PATROL);
-            }
+            self.wait_for_patrol(idle, mark, |_| ALL_IDLE_PATROL);
             #[cfg(any(forkjoin_loom, forkjoin_shuttle))]
             while slot.load(Ordering::Acquire) == mark {
                 slot.wait_while(mark);
@@ -620,6 +618,43 @@ impl Sleep {
             Slept::TimedOut
         } else {
             Slept::Woken
+        }
+    }
+
+    /// Blocks while this worker's slot holds `mark`, for `limit(idle)` at a time, until a waker
+    /// claims the slot or a timeout claims the pool's next patrol (rule 9; then the patrol is due,
+    /// [`IdleState::take_patrol_due`]). A timeout whose patrol another worker made moments ago
+    /// sleeps on, for twice as long, without leaving the sleeping state: still marked, listed and
+    /// counted, it is a sleeper to every waker throughout, so it needs no new announcement, search
+    /// or count. Leaving and coming back cost every such timeout about ten read-modify-writes on
+    /// lines every sleeper shares (the counters, the sleeper map), behind which the wakes for new
+    /// work queue at hundreds of workers. A guarded sleeper, which never patrols, leaves at its
+    /// first timeout.
+    fn wait_for_patrol(
+        &self,
+        idle: &mut IdleState,
+        mark: SlotState,
+        limit: impl Fn(&IdleState) -> Duration,
+    ) {
+        let slot = &self.slots[idle.index];
+        // Acquire: as in `sleep`.
+        while slot.load(Ordering::Acquire) == mark {
+            slot.wait_while_for(mark, limit(idle));
+            if idle.mode == SleepMode::Guarded || slot.load(Ordering::Acquire) != mark {
+                return;
+            }
+            // The simulation's self-check (scripts/sim-bugs.sh): a timeout that never claims a
+            // patrol leaves a blocked owner's private b out of every sleeper's reach.
+            if !crate::platform::sync::sim_bug("timeout_sleeps_on") && self.claim_patrol() {
+                idle.patrol_due = true;
+                return;
+            }
+            if cfg!(forkjoin_loom) {
+                // Loom's clock stands still, so the claim would fail forever: leave, as a timeout
+                // that patrols nothing.
+                return;
+            }
+            idle.patrol_interval = (idle.patrol_interval * 2).min(PATROL_MAX);
         }
     }
 

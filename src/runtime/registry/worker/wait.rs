@@ -209,8 +209,8 @@ impl WorkerThread {
             let own_only = guarded || stay_awake;
             let found = match self.find_work(own_only, want) {
                 Some(found) => Some(found),
-                None if !own_only && idle.take_patrol_due() && sleep.claim_patrol() => {
-                    // A timed sleep ran out, and no other worker patrolled just now: look for jobs
+                None if !own_only && idle.take_patrol_due() => {
+                    // A timed sleep ran out and claimed the pool's next patrol: look for jobs
                     // hidden on other workers' private stacks, whose owners may be blocked in user
                     // code.
                     self.steal_private(want)
