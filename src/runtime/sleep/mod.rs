@@ -393,9 +393,10 @@ impl Sleep {
         self.untimed_sleepers.load(Ordering::Relaxed) != 0
     }
 
-    /// More than half of the pool idles (Relaxed loads, both: a hint, for the patrol rate).
+    /// More than half of the pool idles (Relaxed loads, both: a hint, for the patrol rate and the
+    /// sharing heartbeat's tail).
     #[inline]
-    fn mostly_idle(&self) -> bool {
+    pub(crate) fn mostly_idle(&self) -> bool {
         self.idle_workers.load(Ordering::Relaxed) * 2 > self.may_idle.load(Ordering::Relaxed)
     }
 

@@ -198,3 +198,13 @@ fn targeted_wake_reaches_the_sleeper() {
     }
     t.join().unwrap();
 }
+
+#[test]
+fn mostly_idle_means_more_than_half_of_the_pool() {
+    let sleep = Sleep::new(4);
+    assert!(!sleep.mostly_idle());
+    sleep.idle_workers().fetch_add(2, Ordering::Relaxed);
+    assert!(!sleep.mostly_idle(), "two of four is half, not more");
+    sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
+    assert!(sleep.mostly_idle());
+}

@@ -288,6 +288,19 @@ impl JobStackOwner {
         stack.top.load(Ordering::Relaxed).index() >= stack.owner.bottom.load(Ordering::Relaxed)
     }
 
+    /// How many jobs are left to take (owner only; a thief's concurrent take makes it stale high).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        let stack = &*self.stack;
+        // Relaxed: as in `is_empty`.
+        let top = stack.top.load(Ordering::Relaxed).index();
+        stack
+            .owner
+            .bottom
+            .load(Ordering::Relaxed)
+            .saturating_sub(top)
+    }
+
     /// Pushes `job`; `None` if the stack is full.
     ///
     /// Ends with the owner's light barrier (the idle-worker count loaded right after is then ordered

@@ -321,3 +321,20 @@ fn pop_and_steal_concurrently(s: JobStackOwner, thieves_pause: bool) {
         assert_eq!(heavy, 0, "nor to steal");
     }
 }
+
+#[test]
+fn len_counts_the_jobs_left_to_take() {
+    let s = single_threaded_stack();
+    let d = [Dummy(0), Dummy(1), Dummy(2)];
+    assert_eq!(s.len(), 0);
+    let pushed: Vec<Pushed> = d.iter().map(|d| s.push(job(d)).unwrap()).collect();
+    assert_eq!(s.len(), 3);
+    assert!(s.take_oldest().is_some(), "a publication takes the oldest");
+    assert_eq!(s.len(), 2);
+    assert!(s.pop(pushed[2]), "the newest pops back");
+    assert_eq!(s.len(), 1);
+    assert!(s.pop(pushed[1]));
+    assert_eq!(s.len(), 0);
+    assert!(s.is_empty());
+    let _ = d.iter().map(|d| d.0).sum::<u32>();
+}

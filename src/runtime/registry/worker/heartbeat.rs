@@ -26,6 +26,14 @@
 //! [`PUBLISH_INTERVAL`]; a job of this worker that a thief took restores it, and so does a
 //! publication that must happen at once ([`WorkerThread::make_publish_due`]). A stretched
 //! heartbeat costs no liveness: patrols reach private jobs whatever the heartbeat does.
+//!
+//! **The tail of a call beats twice as fast.** Near the end of a call on many cores, most workers
+//! idle while a few owners hold the rest of the work privately, and one publication per owner per
+//! interval leaves the idle ones waiting. So while more than half of the pool idles, an owner that
+//! holds two or more private jobs (more than the b of the join it is in) publishes at half the
+//! interval ([`TAIL_SPEEDUP`]). Not faster: four times as fast broke the work into more hand-offs
+//! than the idle count's one line could carry at 256 workers (docs/benchmarks.md, "Patrol
+//! timeouts"), and an owner with one private job, a loop of small joins, gains nothing from more.
 
 use std::cell::Cell;
 use std::time::Duration;
@@ -37,6 +45,10 @@ use crate::runtime::trace::Event;
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
 /// worker is idle (see [`WorkerThread::publish_on_heartbeat`]).
 pub(super) const PUBLISH_INTERVAL: Duration = Duration::from_micros(100);
+
+/// The tail of a call: while more than half of the pool idles, an owner holding two or more
+/// private jobs publishes on a heartbeat `2^TAIL_SPEEDUP` times as fast (see the module doc).
+pub(super) const TAIL_SPEEDUP: u32 = 1;
 
 /// How often the heartbeat's interval may double while its publications come back unstolen
 /// (see [`WorkerThread::publication_came_back`]): 16 × [`PUBLISH_INTERVAL`] at most.
@@ -196,7 +208,7 @@ impl WorkerThread {
         // A clock read costs ~10 ns, as much as a whole join: while calls come much faster than the
         // heartbeat, skip reads (see `PublishClock`).
         let now = self.publish_clock.read()?;
-        let interval = self.heartbeat_interval();
+        let interval = self.due_interval();
         if now.wrapping_sub(self.last_publish.get()) < interval {
             self.publish_clock.not_due(now, interval);
             return None;
@@ -210,6 +222,20 @@ impl WorkerThread {
     #[inline]
     fn heartbeat_interval(&self) -> u64 {
         self.publish_interval << self.publish_backoff.get()
+    }
+
+    /// The interval a publication now waits for: [`heartbeat_interval`](Self::heartbeat_interval),
+    /// halved while this owner holds two or more private jobs and more than half of the pool idles
+    /// (the tail of a call, see the module doc). Read only when the clock is (the idle count's
+    /// line changes at every steal).
+    #[inline]
+    fn due_interval(&self) -> u64 {
+        let interval = self.heartbeat_interval();
+        if self.jobs.len() >= 2 && self.registry.sleep().mostly_idle() {
+            interval >> TAIL_SPEEDUP
+        } else {
+            interval
+        }
     }
 
     /// This worker popped back a job it had published: no thief came for it in time. If that
