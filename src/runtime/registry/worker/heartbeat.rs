@@ -5,7 +5,7 @@
 //! count is non-zero (a Relaxed load of a line written only when the count leaves or reaches zero),
 //! on each push and, while it is set, publishes
 //! its **oldest** private job (the biggest subtree) on a *sharing heartbeat*: at most once per
-//! [`PUBLISH_INTERVAL`], and at once on its first push after it left the idle count itself while
+//! [`PUBLISH_INTERVAL`] (half of it at a call's tail, below), and at once on its first push after it left the idle count itself while
 //! some worker sleeps without a patrol timeout (sleep README rule 8: that sleeper would not come
 //! to heavy-steal it, [`WorkerThread::make_publish_due`]). Publishing on every push
 //! while someone idles would turn a loop of tiny joins into a stream of hand-offs that each cost
@@ -43,7 +43,8 @@ use crate::runtime::registry::bump;
 use crate::runtime::trace::Event;
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
-/// worker is idle (see [`WorkerThread::publish_on_heartbeat`]).
+/// worker is idle, half of it at a call's tail ([`TAIL_SPEEDUP`]; see
+/// [`WorkerThread::publish_on_heartbeat`]).
 pub(super) const PUBLISH_INTERVAL: Duration = Duration::from_micros(100);
 
 /// The tail of a call: while more than half of the pool idles, an owner holding two or more
@@ -164,7 +165,8 @@ impl WorkerThread {
     ///
     /// Publishing on every push while a worker idles turns a loop of tiny joins into a stream of
     /// hand-offs, each costing more than the job (and keeping the idle worker from ever sleeping).
-    /// So an owner publishes at most once per [`PUBLISH_INTERVAL`]: the oldest private job, the root
+    /// So an owner publishes at most once per [`PUBLISH_INTERVAL`] (half of it at a call's tail,
+    /// [`TAIL_SPEEDUP`]): the oldest private job, the root
     /// of the largest pending subtree, exactly what an idle worker should take. The first push after
     /// this worker itself left the idle count while a worker sleeps without a patrol timeout
     /// publishes at once (see `leave_idle_count`). A job that stays private
