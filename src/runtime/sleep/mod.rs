@@ -221,6 +221,12 @@ impl IdleState {
         self.rounds > 0
     }
 
+    /// The next timed sleep lasts twice as long, up to [`PATROL_MAX`].
+    #[inline]
+    fn double_patrol_interval(&mut self) {
+        self.patrol_interval = (self.patrol_interval * 2).min(PATROL_MAX);
+    }
+
     /// True (once) after a timed sleep ran out: the worker should now patrol, i.e. heavy-steal the
     /// oldest private job of every worker, before it searches and sleeps again.
     #[inline]
@@ -479,7 +485,7 @@ impl Sleep {
                     // Nobody needed us: patrol, then go back to sleep at once (announcing again),
                     // for twice as long.
                     idle.rounds = rounds_until_sleepy;
-                    idle.patrol_interval = (idle.patrol_interval * 2).min(PATROL_MAX);
+                    idle.double_patrol_interval();
                     Idled::TimedOut
                 }
             }
@@ -655,7 +661,7 @@ impl Sleep {
                 // that patrols nothing.
                 return;
             }
-            idle.patrol_interval = (idle.patrol_interval * 2).min(PATROL_MAX);
+            idle.double_patrol_interval();
         }
     }
 

@@ -282,17 +282,15 @@ impl JobStackOwner {
     /// True if no job is left to take (every pushed job was popped back or taken).
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        let stack = &*self.stack;
-        // Relaxed: only the owner writes `bottom`; a thief's concurrent take only makes the answer
-        // stale towards "empty", which `take_oldest` then finds out.
-        stack.top.load(Ordering::Relaxed).index() >= stack.owner.bottom.load(Ordering::Relaxed)
+        self.len() == 0
     }
 
-    /// How many jobs are left to take (owner only; a thief's concurrent take makes it stale high).
+    /// How many jobs are left to take (owner only).
     #[inline]
     pub(crate) fn len(&self) -> usize {
         let stack = &*self.stack;
-        // Relaxed: as in `is_empty`.
+        // Relaxed: only the owner writes `bottom`; a thief's concurrent take only makes the answer
+        // stale high, which `take_oldest` then finds out.
         let top = stack.top.load(Ordering::Relaxed).index();
         stack
             .owner
