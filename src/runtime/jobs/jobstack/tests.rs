@@ -246,7 +246,6 @@ fn pop_and_steal_concurrently(s: JobStackOwner, thieves_pause: bool) {
         // Relaxed: a progress count; the final checks read after the joins.
         heavy_stolen.load(Ordering::Relaxed) + public_stolen.load(Ordering::Relaxed)
     };
-    let deadline = Instant::now() + std::time::Duration::from_secs(60);
     let mut owner_popped = 0;
     for round in 0..ROUNDS {
         let first = jobs.len();
@@ -270,7 +269,10 @@ fn pop_and_steal_concurrently(s: JobStackOwner, thieves_pause: bool) {
         if round % WAIT_PERIOD == 0 {
             // Like an `a` that runs until a thief has taken a job: without these waits the
             // owner's rounds can outrun the thieves' barriers, which then find nothing.
+            // The watchdog: a deadline per wait, not for the whole test, which on an overloaded
+            // machine may take longer than any fixed bound without anything being wrong.
             let before = stolen();
+            let deadline = Instant::now() + std::time::Duration::from_secs(60);
             while stolen() == before {
                 assert!(
                     Instant::now() < deadline,
