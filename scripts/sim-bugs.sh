@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# variant   test target   test name   what the simulation sees
+# variant   test file (a module of the one test binary)   test name   what the simulation sees
 cases=(
   "no_wake_on_inject install install_asleep_8"  # every worker asleep, injected work: a deadlock
   "no_wake_on_latch join fib_2"                 # the outside caller never woken: a deadlock
@@ -39,7 +39,7 @@ for case in "${cases[@]}"; do
   read -r bug target name <<<"$case"
   log=$(mktemp)
   start=$SECONDS
-  if FORKJOIN_SIM_BUG="$bug" cargo test --release -p sim-tests --test "$target" -- --exact "$name" >"$log" 2>&1; then
+  if FORKJOIN_SIM_BUG="$bug" cargo test --release -p sim-tests --test sim -- --exact "$target::$name" >"$log" 2>&1; then
     echo "sim-bugs: $bug: $name PASSED, the simulation missed the bug"
     failed=1
   elif grep -q "no such broken variant" "$log"; then
