@@ -634,7 +634,9 @@ fn main() -> ExitCode {
         args.run.as_millis()
     );
     println!();
-    println!("| shape | cancelled from | runtime | threads | median | p90 | max | one wake-up | median ÷ (50 µs + wake-up) | early |");
+    println!(
+        "| shape | cancelled from | runtime | threads | median | p90 | max | one wake-up | median ÷ (50 µs + wake-up) | early |"
+    );
     println!("|---|---|---|--:|--:|--:|--:|--:|--:|--:|");
     for row in &rows {
         let med = row.stat(0.5);

@@ -74,7 +74,9 @@ fn main() -> ExitCode {
             "--runs" => match args.next().and_then(|v| v.parse().ok()) {
                 Some(r) if (1..=1000).contains(&r) => runs = r,
                 _ => {
-                    eprintln!("error: --runs needs an integer in 1..=1000\nusage: join_overhead [--runs r] [--markdown]");
+                    eprintln!(
+                        "error: --runs needs an integer in 1..=1000\nusage: join_overhead [--runs r] [--markdown]"
+                    );
                     return ExitCode::from(2);
                 }
             },

@@ -109,7 +109,9 @@ fn main() {
         .map_or(7, |r| r.parse().expect("--rounds N"));
     println!("medians of {rounds} rounds, ms; N = {N}");
     println!();
-    println!("| row | threads | seq | forkjoin, own op | forkjoin, rayon-style consumer | rayon, same consumer | fj ÷ rayon |");
+    println!(
+        "| row | threads | seq | forkjoin, own op | forkjoin, rayon-style consumer | rayon, same consumer | fj ÷ rayon |"
+    );
     println!("|---|--:|--:|--:|--:|--:|--:|");
     for threads in [1, 2] {
         let fj = forkjoin::ThreadPoolBuilder::new()

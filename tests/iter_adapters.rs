@@ -181,15 +181,15 @@ fn consumers_match_std() {
             assert_eq!(v.par_iter().min(), v.iter().min());
             assert_eq!(v.par_iter().max(), v.iter().max());
             // Ties: the key collapses many items; std returns the first minimum and the last maximum.
-            let by_key_min = v.par_iter().enumerate().min_by_key(|(_, &x)| x / 100);
+            let by_key_min = v.par_iter().enumerate().min_by_key(|&(_, &x)| x / 100);
             assert_eq!(
                 by_key_min,
-                v.iter().enumerate().min_by_key(|(_, &x)| x / 100)
+                v.iter().enumerate().min_by_key(|&(_, &x)| x / 100)
             );
-            let by_key_max = v.par_iter().enumerate().max_by_key(|(_, &x)| x / 100);
+            let by_key_max = v.par_iter().enumerate().max_by_key(|&(_, &x)| x / 100);
             assert_eq!(
                 by_key_max,
-                v.iter().enumerate().max_by_key(|(_, &x)| x / 100)
+                v.iter().enumerate().max_by_key(|&(_, &x)| x / 100)
             );
             assert_eq!(
                 v.par_iter().copied().reduce(|| 0, |a, b| a.wrapping_add(b)),

@@ -149,7 +149,7 @@ fn adaptors_clone_like_std() {
                 it().positions(|&x| x % 5 == 0),
                 &seq()
                     .enumerate()
-                    .filter(|(_, &x)| x % 5 == 0)
+                    .filter(|&(_, &x)| x % 5 == 0)
                     .map(|(i, _)| i)
                     .collect::<Vec<_>>(),
             );

@@ -38,29 +38,31 @@ fn a_leaving_worker_races_a_thief_and_a_regrow() {
         let worker = {
             let (slots, injector, threads, r) =
                 (slots.clone(), injector.clone(), threads.clone(), r.clone());
-            thread::spawn(move || loop {
-                let drained = deque.is_empty();
-                let decision = slots.lock().unwrap().decide(1, drained, || ());
-                match decision {
-                    Decision::Stay => {
-                        r.note("stayed");
-                        return;
-                    }
-                    Decision::Drain => {
-                        while let Some(job) = deque.pop() {
-                            injector.lock().unwrap().push(job);
+            thread::spawn(move || {
+                loop {
+                    let drained = deque.is_empty();
+                    let decision = slots.lock().unwrap().decide(1, drained, || ());
+                    match decision {
+                        Decision::Stay => {
+                            r.note("stayed");
+                            return;
                         }
-                    }
-                    Decision::Leave => {
-                        // The exit handler runs here, outside the lock.
-                        let kept = slots.lock().unwrap().vacate(1, deque, || ());
-                        if kept.is_some() {
-                            r.note("restarted");
-                        } else {
-                            threads.fetch_sub(1, Ordering::SeqCst);
-                            r.note("left");
+                        Decision::Drain => {
+                            while let Some(job) = deque.pop() {
+                                injector.lock().unwrap().push(job);
+                            }
                         }
-                        return;
+                        Decision::Leave => {
+                            // The exit handler runs here, outside the lock.
+                            let kept = slots.lock().unwrap().vacate(1, deque, || ());
+                            if kept.is_some() {
+                                r.note("restarted");
+                            } else {
+                                threads.fetch_sub(1, Ordering::SeqCst);
+                                r.note("left");
+                            }
+                            return;
+                        }
                     }
                 }
             })

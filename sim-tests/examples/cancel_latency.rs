@@ -213,8 +213,7 @@ mod cancel_latency {
             };
             drop(pool);
         });
-        let o = *out.lock().unwrap();
-        o
+        *out.lock().unwrap()
     }
 
     fn list<T: std::str::FromStr>(s: &str) -> Result<Vec<T>, String> {

@@ -159,8 +159,7 @@ mod counts {
             });
             drop(pool);
         });
-        let samples = samples.lock().unwrap().clone();
-        samples
+        samples.lock().unwrap().clone()
     }
 
     pub fn main() {
@@ -168,9 +167,13 @@ mod counts {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(4);
-        println!("shapes: fib({FIB}) join; skynet 8^{SKYNET_DEPTH} nested range iterators; {QUEENS}-queens nested Vec iterators; {MATMUL}x{MATMUL} matmul, scope jobs per 4 rows and per row");
+        println!(
+            "shapes: fib({FIB}) join; skynet 8^{SKYNET_DEPTH} nested range iterators; {QUEENS}-queens nested Vec iterators; {MATMUL}x{MATMUL} matmul, scope jobs per 4 rows and per row"
+        );
         println!();
-        println!("| shape | workers | schedules | jobs | steals /1k | empty probes /steal | failed searches /1k | published /1k | heavy steals /1k | sleeps /1k | wake-ups /1k | steps of the call | steps until every worker ran a job (schedules) |");
+        println!(
+            "| shape | workers | schedules | jobs | steals /1k | empty probes /steal | failed searches /1k | published /1k | heavy steals /1k | sleeps /1k | wake-ups /1k | steps of the call | steps until every worker ran a job (schedules) |"
+        );
         println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for shape in ["fib", "skynet", "nqueens", "matmul"] {
             for workers in [2, 8, 64, 256] {

@@ -161,10 +161,8 @@ where
         })
     });
     Runner::new(RandomScheduler::new_from_seed(seed, random), config()).run(counted(&body));
-    if let Some(pct_half) = pct_half {
-        if let Err(panic) = pct_half.join() {
-            std::panic::resume_unwind(panic);
-        }
+    if let Some(Err(panic)) = pct_half.map(|half| half.join()) {
+        std::panic::resume_unwind(panic);
     }
     let ran = ran.load(Ordering::Relaxed);
     assert_eq!(ran, schedules, "{name}: every schedule must run to the end");

@@ -887,7 +887,7 @@ pub trait ParallelIterator: Sized + Send {
     /// ```
     /// use forkjoin::prelude::*;
     /// let v = [1, 8, 3, 8, 5];
-    /// assert_eq!(v.par_iter().enumerate().find_last(|(_, &x)| x == 8), Some((3, &8)));
+    /// assert_eq!(v.par_iter().enumerate().find_last(|&(_, &x)| x == 8), Some((3, &8)));
     /// assert_eq!(v.par_iter().find_last(|&&x| x > 9), None);
     /// ```
     fn find_last<P>(self, predicate: P) -> Option<Self::Item>

@@ -584,14 +584,14 @@ impl<S> ThreadPoolBuilder<S> {
         self.config.num_threads = match self.config.num_threads {
             0 => registry::default_num_threads()?,
             n if n > MAX_THREADS => {
-                return Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS))
+                return Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS));
             }
             n => n,
         };
         self.config.capacity = match self.config.capacity {
             0 => registry::default_capacity(self.config.num_threads, self.config.follow_cpu_limit),
             n if n > MAX_THREADS => {
-                return Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS))
+                return Err(ThreadPoolBuildError::too_many_threads(n, MAX_THREADS));
             }
             n => n.max(self.config.num_threads),
         };

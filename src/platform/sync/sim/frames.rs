@@ -24,7 +24,8 @@ const URC_NORMAL_STOP: c_int = 1;
 
 type TraceFn = extern "C" fn(*mut UnwindContext, *mut c_void) -> c_int;
 
-extern "C" {
+// The declarations match the unwinder's C interface (`unwind.h`); calls stay `unsafe`.
+unsafe extern "C" {
     fn _Unwind_Backtrace(trace: TraceFn, arg: *mut c_void) -> c_int;
     fn _Unwind_GetCFA(context: *mut UnwindContext) -> usize;
 }
