@@ -3,15 +3,15 @@
 //! A worker that runs out of work joins the pool's *idle count* (and stays in it while it searches,
 //! spins, yields and sleeps, until it finds a job). An owner reads the *idle flag*, set while the
 //! count is non-zero (a Relaxed load of a line written only when the count leaves or reaches zero),
-//! on each push and, while it is set, publishes
-//! its **oldest** private job (the biggest subtree) on a *sharing heartbeat*: at most once per
-//! [`PUBLISH_INTERVAL`] (half of it at a call's tail, below), and at once on its first push after it left the idle count itself while
-//! some worker sleeps without a patrol timeout (sleep README rule 8: that sleeper would not come
-//! to heavy-steal it, [`WorkerThread::make_publish_due`]). Publishing on every push
-//! while someone idles would turn a loop of tiny joins into a stream of hand-offs that each cost
-//! more than the job. An idle worker that sleeps while another is busy wakes on a patrol timeout
-//! and *heavy-steals* the oldest private job of every worker (see `crate::runtime::jobs::jobstack`
-//! and [`WorkerThread::heavy_steal`]), so a job whose owner is blocked in user code still runs.
+//! on each push and, while it is set, publishes its **oldest** private job (the biggest subtree) on
+//! a *sharing heartbeat*: at most once per [`PUBLISH_INTERVAL`] (half of it at a call's tail,
+//! below), and at once on its first push after it left the idle count itself while some worker
+//! sleeps without a patrol timeout (sleep README rule 8: that sleeper would not come to heavy-steal
+//! it, [`WorkerThread::make_publish_due`]). Publishing on every push while someone idles would turn
+//! a loop of tiny joins into a stream of hand-offs that each cost more than the job. An idle worker
+//! that sleeps while another is busy wakes on a patrol timeout and *heavy-steals* the oldest
+//! private job of every worker (see `crate::runtime::jobs::jobstack` and
+//! [`WorkerThread::heavy_steal`]), so a job whose owner is blocked in user code still runs.
 //!
 //! A publication moves the job to the public deque and announces it (the work map and the sleep
 //! module, sleep README rule 1), only into an empty public deque: while an earlier publication
