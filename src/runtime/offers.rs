@@ -14,59 +14,72 @@
 use std::cell::RefCell;
 
 use crate::platform::unwind::{self, Payload};
-use crate::runtime::jobs::job::{ErasedStackJob, StackJob};
+use crate::runtime::jobs::job::{ErasedStackJob, JobResult, StackJob};
 use crate::runtime::jobs::latch::SpinLatch;
 use crate::runtime::jobs::region::{RegionTag, WaitFor};
 use crate::runtime::registry::worker::WorkerThread;
 
-/// The jobs one loop offered so far (see the module docs). `F` is the closure every one of them
-/// runs: a loop offers pieces of its own rest, all run by the same code.
-pub(crate) struct Offers<'w, F, R> {
+/// The closure every offered job runs: a piece of the loop's rest. Boxed, so that an [`Offers`]
+/// and the loop that drives it are compiled once per result type, not once per loop (an offer
+/// costs a heap allocation either way, and is made at most once per request for work).
+pub(crate) type OfferedJob<'a, R> = Box<dyn FnOnce(bool) -> R + Send + 'a>;
+
+/// One offered job, signalling the loop's worker when it ran elsewhere.
+type Offered<'w, 'a, R> = StackJob<SpinLatch<'w>, OfferedJob<'a, R>, R>;
+
+/// The jobs one loop offered so far (see the module docs), each returning an `R`; `'a` is what
+/// they borrow.
+pub(crate) struct Offers<'w, 'a, R> {
     /// The loop's worker; `None` outside a pool, where nothing is offered.
     worker: Option<&'w WorkerThread>,
     /// The region the loop runs in: its offered jobs' tag.
     region: RegionTag,
     /// Boxed so that a job stays put while its reference sits in a deque.
-    jobs: RefCell<Vec<Box<StackJob<SpinLatch<'w>, F, R>>>>,
+    jobs: RefCell<Vec<Box<Offered<'w, 'a, R>>>>,
 }
 
-impl<F, R> Offers<'_, F, R>
-where
-    F: FnOnce(bool) -> R + Send,
-    R: Send,
-{
+impl<'a, R: Send> Offers<'_, 'a, R> {
     /// Offers `job` to idle workers: pushes it onto this worker's public deque and announces it.
-    /// Its index among this loop's offers (the order of [`with_offers`]' results), or `None`
-    /// outside a pool (then `job` is dropped unrun).
-    pub(crate) fn offer(&self, job: F) -> Option<usize> {
-        let worker = self.worker?;
+    /// Its result is the next of [`with_offers`]' results. False outside a pool (then `job` is
+    /// dropped unrun).
+    pub(crate) fn offer(&self, job: OfferedJob<'a, R>) -> bool {
+        let Some(worker) = self.worker else {
+            return false;
+        };
         let job = Box::new(StackJob::new(job, SpinLatch::waking(worker.sleep_slot())));
         // SAFETY: the box is kept in `jobs` and not dropped before `finish` popped the reference
-        // back or saw the job's latch set; F and R are Send.
+        // back or saw the job's latch set; the closure and R are Send.
         let job_ref = unsafe { job.as_job_ref() }.tagged(self.region);
-        let mut jobs = self.jobs.borrow_mut();
-        jobs.push(job);
+        self.jobs.borrow_mut().push(job);
         worker.push_offered(job_ref);
-        Some(jobs.len() - 1)
+        true
     }
 
     /// Brings every offered job to completion: first those still on top of this worker's deque
-    /// (run here, newest first), then the stolen ones (waited for). Each job's result, or its
-    /// panic, in offer order.
-    fn finish(self) -> Vec<Result<R, Payload>> {
+    /// (run here, newest first), then the stolen ones (waited for). Their results in offer
+    /// order, or the first panic among them.
+    fn finish(self) -> Result<Vec<R>, Payload> {
         let jobs = self.jobs.into_inner();
         let Some(worker) = self.worker else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         // SAFETY: an erased job runs only if `finish_erased` popped its reference back from the
         // deque, and then no other reference to it is executed.
         let erased: Vec<_> = jobs.iter().map(|job| unsafe { job.erased() }).collect();
         finish_erased(worker, &erased);
-        jobs.iter()
+        let mut results = Vec::with_capacity(jobs.len());
+        let mut panic = None;
+        for job in &jobs {
             // SAFETY: every latch is set (`finish_erased`), so each job ran and its executing
             // thread is done with it; each result is taken once.
-            .map(|job| unwind::halt_unwinding(|| unsafe { job.take_result() }))
-            .collect()
+            match unsafe { job.take_job_result() } {
+                JobResult::Ok(result) => results.push(result),
+                JobResult::Panic(payload) => {
+                    panic.get_or_insert(payload);
+                }
+            }
+        }
+        panic.map_or(Ok(results), Err)
     }
 }
 
@@ -98,33 +111,22 @@ fn finish_erased(worker: &WorkerThread, jobs: &[ErasedStackJob<'_, SpinLatch<'_>
 }
 
 /// Runs `body` with an [`Offers`] through which it may offer jobs, then finishes them all (see
-/// the module docs); returns `body`'s result and the offered jobs' results in offer order. A
-/// panic of `body`, else the first panic of an offered job, resumes after every job finished.
-pub(crate) fn with_offers<F, R, T>(body: impl FnOnce(&Offers<'_, F, R>) -> T) -> (T, Vec<R>)
-where
-    F: FnOnce(bool) -> R + Send,
-    R: Send,
-{
+/// the module docs); returns the offered jobs' results in offer order. A panic of `body`, else
+/// the first panic of an offered job, resumes after every job finished. `body` is called through
+/// `dyn`: this is compiled once per result type (and kept out of line, where the compiler would
+/// copy it into each loop).
+#[inline(never)]
+pub(crate) fn with_offers<'a, R: Send>(body: &mut dyn FnMut(&Offers<'_, 'a, R>)) -> Vec<R> {
     WorkerThread::with_current_opt(|worker| {
         let offers = Offers {
             worker,
             region: worker.map_or(RegionTag::ROOT, WorkerThread::region),
             jobs: RefCell::new(Vec::new()),
         };
-        let result = unwind::halt_unwinding(|| body(&offers));
-        let mut offered = Vec::new();
-        let mut panic = None;
-        for r in offers.finish() {
-            match r {
-                Ok(r) => offered.push(r),
-                Err(payload) => {
-                    panic.get_or_insert(payload);
-                }
-            }
-        }
-        match (result, panic) {
-            (Err(payload), _) | (Ok(_), Some(payload)) => unwind::resume_unwinding(payload),
-            (Ok(result), None) => (result, offered),
+        let ran = unwind::halt_unwinding(|| body(&offers));
+        match (ran, offers.finish()) {
+            (Err(payload), _) | (Ok(()), Err(payload)) => unwind::resume_unwinding(payload),
+            (Ok(()), Ok(results)) => results,
         }
     })
 }

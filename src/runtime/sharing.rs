@@ -36,7 +36,7 @@ use crate::runtime::jobs::latent;
 use crate::runtime::join::{
     join_always_pushing, join_by_depth_rule, join_by_depth_rule_erased, BRunsOn, BStops, Inlined,
 };
-pub(crate) use crate::runtime::offers::with_offers;
+pub(crate) use crate::runtime::offers::{with_offers, Offers};
 use crate::runtime::registry::worker::WorkerThread;
 pub(crate) use crate::runtime::registry::worker::{
     back_off_idle_polls, end_idle_poll_back_off, idle_polls_muted, offer_waiting,

@@ -148,4 +148,5 @@ where
     fn prefers_end(&self) -> bool {
         self.base.prefers_end()
     }
+    const CAN_PREFER_END: bool = C::CAN_PREFER_END;
 }

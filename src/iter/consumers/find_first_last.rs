@@ -150,6 +150,7 @@ impl<T: Send, P: Fn(&T) -> bool + Sync> LazyConsumer<T> for FindConsumer<'_, T, 
     fn prefers_end(&self) -> bool {
         self.direction == Direction::Last
     }
+    const CAN_PREFER_END: bool = true;
 
     fn full(&self) -> bool {
         (self.direction == Direction::First && self.item.is_some())

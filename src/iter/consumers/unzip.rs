@@ -557,6 +557,7 @@ where
     fn prefers_end(&self) -> bool {
         self.left.prefers_end() && self.right.prefers_end()
     }
+    const CAN_PREFER_END: bool = CA::CAN_PREFER_END && CB::CAN_PREFER_END;
 }
 
 /// Reduces both sides' results.

@@ -347,6 +347,12 @@ pub trait LazyConsumer<Item>: Send + Sized {
         false
     }
 
+    /// False when [`prefers_end`](Self::prefers_end) is false for every value of the type (the
+    /// default; an adaptor passes on its consumer's): the bridge's walk from the end is then
+    /// left out of the build. A consumer that may prefer the end must set it, or the bridge runs
+    /// it forward like any other.
+    const CAN_PREFER_END: bool = false;
+
     /// The consumer as a [`Folder`] (a producer's [`fold_with`](Producer::fold_with)).
     fn into_folder(self) -> ConsumerFolder<Self> {
         ConsumerFolder(self)

@@ -235,6 +235,7 @@ where
     fn prefers_end(&self) -> bool {
         self.base.prefers_end()
     }
+    const CAN_PREFER_END: bool = C::CAN_PREFER_END;
 }
 
 // `Debug` by hand so the output keeps the adaptor's own name (`Copied { base: .. }`), as before the

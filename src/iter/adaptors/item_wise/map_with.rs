@@ -188,6 +188,7 @@ where
     fn prefers_end(&self) -> bool {
         self.base.prefers_end()
     }
+    const CAN_PREFER_END: bool = C::CAN_PREFER_END;
 }
 
 /// Parallel iterator returned by [`ParallelIterator::map_with`].

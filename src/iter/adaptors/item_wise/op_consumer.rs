@@ -58,6 +58,7 @@ where
     fn prefers_end(&self) -> bool {
         self.base.prefers_end()
     }
+    const CAN_PREFER_END: bool = C::CAN_PREFER_END;
 }
 
 /// Declares an [`ItemOp`] wrapper around `&'f F` (by hand `Copy`: a derive would demand `F: Copy`).

@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use crate::iter::plumbing::bridge::pace::{worth_sharing, Limits, Pace};
 use crate::iter::plumbing::piece::{fold_whole, Piece};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
-use crate::runtime::sharing::{self, LeafStart, StartAs};
+use crate::runtime::sharing::{self, LeafStart, Offers, StartAs};
 
 /// Nested loops per item from which a leaf's items count as large enough to offer one by one (see
 /// [`items_hold_loops`]): a nested loop costs a few tens of nanoseconds at least, so such an item
@@ -140,7 +140,7 @@ where
     P: Piece,
     C: LazyConsumer<P::Item>,
 {
-    if consumer.prefers_end() && pace.tails > 0 {
+    if C::CAN_PREFER_END && consumer.prefers_end() && pace.tails > 0 {
         return run_leaf_from_end(producer, consumer, pace);
     }
     // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
@@ -181,8 +181,11 @@ where
             let asked = Asked {
                 loops,
                 consumed: start_len - len,
+                left: len,
+                min: producer.min_len().max(1),
+                prefers_end: consumer.prefers_end(),
             };
-            match answer_request(&producer, &consumer, &mut pace, asked) {
+            match answer_request(&mut pace, asked) {
                 Answer::GoOn => {}
                 Answer::Offer => return run_leaf_offering(producer, consumer),
                 Answer::Split => return split_leaf(producer, consumer, pace),
@@ -237,13 +240,19 @@ fn end_back_off_if_worth_sharing(pace: &mut Pace, capped: bool, rest: usize) {
     }
 }
 
-/// What [`answer_request`] needs to know of the leaf besides its rest.
+/// What [`answer_request`] needs to know of the leaf.
 #[derive(Clone, Copy)]
 struct Asked {
     /// The leaf's mark from `sharing::leaf_start`, in a pool that offers a loop's rest.
     loops: Option<u32>,
     /// Items the leaf consumed so far.
     consumed: usize,
+    /// Items left.
+    left: usize,
+    /// The piece's `min_len`, at least 1.
+    min: usize,
+    /// Whether the consumer prefers the end ([`LazyConsumer::prefers_end`]).
+    prefers_end: bool,
 }
 
 /// What [`answer_request`] decided.
@@ -258,18 +267,14 @@ enum Answer {
 
 /// [`run_leaf`] between two batches, with some worker idle: answers with older work, or decides
 /// to offer the rest (split now, or item by item from now on), or publishes a pending private job.
-/// Out of line and cold, reading the leaf through references: a busy pool's leaves never come
-/// here, so the request path stays out of every leaf's loop, and the leaf is not moved into and
-/// out of a call (docs/benchmarks.md, "Design measurements", has the figures).
+/// Out of line and cold, told about the leaf in a few numbers: a busy pool's leaves never come
+/// here, so the request path stays out of every leaf's loop, the leaf is not moved into and out
+/// of a call (docs/benchmarks.md, "Design measurements", has the figures), and the path is
+/// compiled once, not once per call.
 #[cold]
 #[inline(never)]
-fn answer_request<P, C>(producer: &P, consumer: &C, pace: &mut Pace, asked: Asked) -> Answer
-where
-    P: Piece,
-    C: LazyConsumer<P::Item>,
-{
-    let len = producer.len();
-    let min = producer.min_len().max(1);
+fn answer_request(pace: &mut Pace, asked: Asked) -> Answer {
+    let Asked { left: len, min, .. } = asked;
     // Unless the next poll may answer it (no estimate yet), stop looking for a while.
     let mut answerable_later = false;
     // An offer of ours still waiting answers the request already (see `offer_waiting`).
@@ -277,7 +282,7 @@ where
         let nested = asked
             .loops
             .is_some_and(|loops| items_hold_loops(loops, asked.consumed));
-        if nested && !consumer.prefers_end() {
+        if nested && !asked.prefers_end {
             return Answer::Offer;
         }
         // A loop around us holds older, larger work: that goes first.
@@ -320,8 +325,9 @@ pub(super) fn items_hold_loops(loops: u32, consumed: usize) -> bool {
 enum Step<R, D> {
     /// The result of one item, left of everything after it.
     Item(R, D),
-    /// The index of an offered piece, right of everything the loop kept.
-    Offered(usize, D),
+    /// An offered piece, right of everything the loop kept (its result comes from `with_offers`,
+    /// in offer order).
+    Offered(D),
 }
 
 /// Runs a leaf whose items run nested loops one item at a time, with the rest registered as the
@@ -331,77 +337,29 @@ enum Step<R, D> {
 /// remainder, the largest piece of work pending, not a crumb of the innermost loop that polled.
 ///
 /// Each item runs with a consumer split off for it; their results and the offered pieces' are
-/// reduced in position order at the end.
+/// reduced in position order at the end. The loop itself ([`offering_loop`]) sees the leaf
+/// through `dyn` ([`OfferingLeaf`]): it is compiled once per result type, not once per call.
 #[inline(never)]
-pub(super) fn run_leaf_offering<P, C>(producer: P, consumer: C) -> C::Result
+pub(super) fn run_leaf_offering<'a, P, C>(producer: P, consumer: C) -> C::Result
 where
-    P: Piece,
-    C: LazyConsumer<P::Item>,
+    P: Piece + 'a,
+    C: LazyConsumer<P::Item> + 'a,
 {
-    let min = producer.min_len().max(1);
-    // The loop's rest while an item runs: taken by `offer`, and back after the item.
-    let rest: Cell<Option<(P, C)>> = Cell::new(None);
-    let steps: RefCell<Vec<Step<C::Result, C::Reducer>>> = RefCell::new(Vec::new());
-    let (last, offered) = sharing::with_offers(|offers| {
-        let offer = || {
-            let Some((producer, consumer)) = rest.take() else {
-                return false;
-            };
-            let len = producer.len();
-            if len == 0 || consumer.full() {
-                rest.set(Some((producer, consumer)));
-                return false;
-            }
-            let keep = if len / 2 >= min { len / 2 } else { 0 };
-            let (kept, given) = producer.split_at(keep);
-            let (kept_c, given_c, reducer) = consumer.split_off(keep);
-            let offered = offers.offer(move |_| run_leaf_offering(given, given_c));
-            let offered = offered.unwrap_or_else(|| unreachable!("items of a loop in a pool"));
-            steps.borrow_mut().push(Step::Offered(offered, reducer));
-            rest.set(Some((kept, kept_c)));
-            true
-        };
-        let (mut producer, mut consumer) = (producer, consumer);
-        loop {
-            if producer.len() == 0 || consumer.full() {
-                return consumer.complete();
-            }
-            // A boundary of cancellation: before each item (each runs nested loops).
-            if sharing::stopped() {
-                return consumer.complete();
-            }
-            // Between two items the request is ours to answer (an item may hold no poll), with
-            // half of the rest: all of it would leave nothing to run here, and a piece popped back
-            // unstolen would offer itself again.
-            if producer.len() / 2 >= min
-                && sharing::some_worker_idle()
-                && !sharing::offer_waiting()
-                && !sharing::offer_older_work()
-            {
-                rest.set(Some((producer, consumer)));
-                offer();
-                (producer, consumer) = rest.take().unwrap_or_else(|| unreachable!());
-                continue;
-            }
-            // Registered even while nobody asks: a request may come during the item (registering
-            // only when asked at its start, skynet on 64 simulated cores reached 8x, not 22x).
-            let (item, tail) = producer.split_at(1);
-            let (item_c, tail_c, reducer) = consumer.split_off(1);
-            rest.set(Some((tail, tail_c)));
-            let result = sharing::with_latent_fork(&offer, || {
-                item_c.consume_iter(item.into_iter()).complete()
-            });
-            (producer, consumer) = rest.take().unwrap_or_else(|| unreachable!());
-            steps.borrow_mut().push(Step::Item(result, reducer));
-        }
-    });
-    let mut offered: Vec<Option<C::Result>> = offered.into_iter().map(Some).collect();
-    let mut acc = last;
-    for step in steps.into_inner().into_iter().rev() {
+    let leaf = Leaf {
+        min: producer.min_len().max(1),
+        rest: Cell::new(Some((producer, consumer))),
+        steps: RefCell::new(Vec::new()),
+    };
+    let mut offered = sharing::with_offers(&mut |offers| offering_loop(&leaf, leaf.min, offers));
+    let (_, consumer) = leaf.take_rest();
+    let mut acc = consumer.complete();
+    // Backwards, both the steps and the offered pieces' results (in offer order) pop off the end.
+    let mut steps = leaf.steps.into_inner();
+    while let Some(step) = steps.pop() {
         acc = match step {
             Step::Item(result, reducer) => reducer.reduce(result, acc),
-            Step::Offered(i, reducer) => {
-                let piece = offered[i].take();
+            Step::Offered(reducer) => {
+                let piece = offered.pop();
                 reducer.reduce(
                     acc,
                     piece.unwrap_or_else(|| unreachable!("one result each")),
@@ -410,6 +368,109 @@ where
         };
     }
     acc
+}
+
+/// [`run_leaf_offering`]'s loop: item after item, the rest offered between two items when a
+/// worker asks, and from inside an item through the latent fork.
+#[inline(never)]
+fn offering_loop<'a, R: Send>(
+    leaf: &dyn OfferingLeaf<'a, R>,
+    min: usize,
+    offers: &Offers<'_, 'a, R>,
+) {
+    let offer = || leaf.offer_rest(offers);
+    loop {
+        let len = leaf.items_left();
+        // A boundary of cancellation: before each item (each runs nested loops).
+        if len == 0 || sharing::stopped() {
+            return;
+        }
+        // Between two items the request is ours to answer (an item may hold no poll), with half
+        // of the rest: all of it would leave nothing to run here, and a piece popped back
+        // unstolen would offer itself again.
+        if len / 2 >= min
+            && sharing::some_worker_idle()
+            && !sharing::offer_waiting()
+            && !sharing::offer_older_work()
+        {
+            offer();
+            continue;
+        }
+        // Registered even while nobody asks: a request may come during the item (registering
+        // only when asked at its start, skynet on 64 simulated cores reached 8x, not 22x).
+        leaf.run_item(&offer);
+    }
+}
+
+/// The typed side of [`run_leaf_offering`], which [`offering_loop`] drives through `dyn`.
+trait OfferingLeaf<'a, R> {
+    /// Items left to run or offer: none once the consumer is full.
+    fn items_left(&self) -> usize;
+    /// Runs the next item here, with the rest registered as the loop's latent fork (`offer`).
+    fn run_item(&self, offer: &dyn Fn() -> bool);
+    /// Splits off the right half of the rest (all of it if it cannot be halved) and offers it.
+    /// False if nothing is left to offer.
+    fn offer_rest(&self, offers: &Offers<'_, 'a, R>) -> bool;
+}
+
+/// A leaf of [`run_leaf_offering`]: its rest, in a cell because an item's nested loop may offer
+/// it (through the latent fork, on this thread) while the item runs, and what it has done.
+struct Leaf<P: Piece, C: LazyConsumer<P::Item>> {
+    /// The leaf's `min_len`, at least 1.
+    min: usize,
+    /// The items not yet run or offered, with their consumer; always there between two calls.
+    rest: Cell<Option<(P, C)>>,
+    /// Items run and pieces offered, in position order.
+    steps: RefCell<Vec<Step<C::Result, C::Reducer>>>,
+}
+
+impl<P: Piece, C: LazyConsumer<P::Item>> Leaf<P, C> {
+    /// The rest, taken out of its cell (see [`Leaf::rest`]).
+    fn take_rest(&self) -> (P, C) {
+        self.rest
+            .take()
+            .unwrap_or_else(|| unreachable!("a leaf's rest is put back"))
+    }
+}
+
+impl<'a, P, C> OfferingLeaf<'a, C::Result> for Leaf<P, C>
+where
+    P: Piece + 'a,
+    C: LazyConsumer<P::Item> + 'a,
+{
+    fn items_left(&self) -> usize {
+        let (producer, consumer) = self.take_rest();
+        let left = if consumer.full() { 0 } else { producer.len() };
+        self.rest.set(Some((producer, consumer)));
+        left
+    }
+
+    fn run_item(&self, offer: &dyn Fn() -> bool) {
+        let (producer, consumer) = self.take_rest();
+        let (item, tail) = producer.split_at(1);
+        let (item_c, tail_c, reducer) = consumer.split_off(1);
+        self.rest.set(Some((tail, tail_c)));
+        let result =
+            sharing::with_latent_fork(offer, || item_c.consume_iter(item.into_iter()).complete());
+        self.steps.borrow_mut().push(Step::Item(result, reducer));
+    }
+
+    fn offer_rest(&self, offers: &Offers<'_, 'a, C::Result>) -> bool {
+        let (producer, consumer) = self.take_rest();
+        let len = producer.len();
+        if len == 0 || consumer.full() {
+            self.rest.set(Some((producer, consumer)));
+            return false;
+        }
+        let keep = if len / 2 >= self.min { len / 2 } else { 0 };
+        let (kept, given) = producer.split_at(keep);
+        let (kept_c, given_c, reducer) = consumer.split_off(keep);
+        let offered = offers.offer(Box::new(move |_| run_leaf_offering(given, given_c)));
+        assert!(offered, "items of a loop in a pool");
+        self.steps.borrow_mut().push(Step::Offered(reducer));
+        self.rest.set(Some((kept, kept_c)));
+        true
+    }
 }
 
 /// Splits a leaf's remainder in half for an idle worker and runs both halves as leaves.
