@@ -456,7 +456,11 @@ where
     }
 
     fn offer_rest(&self, offers: &Offers<'_, 'a, C::Result>) -> bool {
-        let (producer, consumer) = self.take_rest();
+        // The rest is out of its cell only inside `items_left` and `run_item`'s split, where no
+        // poll runs; a request is a hint, so even then the answer would be no offer, not a panic.
+        let Some((producer, consumer)) = self.rest.take() else {
+            return false;
+        };
         let len = producer.len();
         if len == 0 || consumer.full() {
             self.rest.set(Some((producer, consumer)));
