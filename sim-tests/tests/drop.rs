@@ -30,7 +30,7 @@ fn drop_idle_64() {
 
 #[test]
 fn drop_idle_256() {
-    idle_on(256, 250);
+    idle_on(256, 120);
 }
 
 fn busy_on(workers: usize, default_schedules: usize) {

@@ -44,7 +44,7 @@ fn skynet_64() {
 
 #[test]
 fn skynet_256() {
-    skynet_on(256, 2, 4, 250);
+    skynet_on(256, 2, 4, 120);
 }
 
 #[test]

@@ -42,7 +42,7 @@ fn fib_64() {
 
 #[test]
 fn fib_256() {
-    fib_on(256, 6, 250);
+    fib_on(256, 6, 120);
 }
 
 fn tree_on(workers: usize, depth: u32, default_schedules: usize) {

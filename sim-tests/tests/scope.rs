@@ -60,7 +60,7 @@ fn matmul_64() {
 
 #[test]
 fn matmul_256() {
-    matmul_on(256, 4, 250);
+    matmul_on(256, 4, 120);
 }
 
 /// A worker hoards a burst of scope spawns in its own deque while the others may sleep; then a burst
