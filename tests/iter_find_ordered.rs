@@ -200,6 +200,15 @@ fn find_last_walks_from_the_end_on_any_pool() {
                 .find_last(|_| true),
             (0..n).rev().find(|x| x % 5 == 1)
         );
+        // Every adaptor passes the walk from the end on (`LazyConsumer::CAN_PREFER_END`): one
+        // that did not would run the outer items, each a nested search, forward.
+        assert_eq!(
+            nested()
+                .map_with(1u128, |one, x| x + *one)
+                .find_last(|_| true),
+            Some(LAST + 1)
+        );
+        assert_eq!(nested().map(|_| &7u8).copied().find_last(|_| true), Some(7));
     });
 }
 

@@ -20,8 +20,9 @@ use crate::runtime::jobs::region::{RegionTag, WaitFor};
 use crate::runtime::registry::worker::WorkerThread;
 
 /// The closure every offered job runs: a piece of the loop's rest. Boxed, so that an [`Offers`]
-/// and the loop that drives it are compiled once per result type, not once per loop (an offer
-/// costs a heap allocation either way, and is made at most once per request for work).
+/// and the loop that drives it are compiled once per result type, not once per loop (a second
+/// allocation beside the job's own box, made at most once per request for work, next to items
+/// that cost microseconds each).
 pub(crate) type OfferedJob<'a, R> = Box<dyn FnOnce(bool) -> R + Send + 'a>;
 
 /// One offered job, signalling the loop's worker when it ran elsewhere.
