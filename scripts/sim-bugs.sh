@@ -26,6 +26,7 @@ cases=(
   "deadline_keeps_running deadline deadline_vs_cancel_2"  # an ended timer still marked running: a later deadline never fires, endless work runs on
   "bitmap_bit_after_count install install_two_pools_2"  # a sleeper listed after its count: a waker that counts it misses it, step bound
   "timeout_sleeps_on install blocked_owner_2"   # timeouts never claim a patrol: the blocked owner's private b is never taken, step bound
+  "searcher_counted_asleep siblings siblings_barrier_after_the_last_worker_slept_2"  # sleepers count as searchers: publications wake nobody, a deadlock
 )
 
 export CARGO_TARGET_DIR=target/shuttle

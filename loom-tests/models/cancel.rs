@@ -208,6 +208,8 @@ fn wait(sleep: &Sleep, latch: &SpinLatch<'_>, index: usize) {
             Idled::Aborted | Idled::Slept | Idled::TimedOut => latch.core().wake_up(),
         }
     }
+    // The model has no other work to pass on (sleep README rule 12).
+    sleep.stop_searching(&mut idle);
 }
 
 /// Notes which of the four paths the owner's outcome took.
@@ -297,6 +299,7 @@ fn cancel_vs_public_pop_vs_steal_by_a_sleeper() {
             while !d2.probe() {
                 match stealer.steal() {
                     Steal::Success(job) => {
+                        sleep.stop_searching(&mut idle);
                         // SAFETY: taken exactly once from the deque; its owner waits for its
                         // latch.
                         unsafe { job.execute() };
@@ -310,6 +313,7 @@ fn cancel_vs_public_pop_vs_steal_by_a_sleeper() {
                     Idled::Aborted | Idled::Slept | Idled::TimedOut => d2.wake_up(),
                 }
             }
+            sleep.stop_searching(&mut idle);
         });
         let n2 = node.clone();
         let canceller = thread::spawn(move || n2.cancel());

@@ -163,6 +163,7 @@ fn block_on_worker_vs_send() {
                     Idled::Aborted | Idled::Slept | Idled::TimedOut => latch.core().wake_up(),
                 }
             }
+            sleep.stop_searching(&mut idle);
         };
         assert_eq!(value, 5);
         sender.join().unwrap();

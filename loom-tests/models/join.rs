@@ -39,6 +39,8 @@ fn wait(sleep: &Sleep, latch: &SpinLatch<'_>) {
             Idled::Aborted | Idled::Slept | Idled::TimedOut => latch.core().wake_up(),
         }
     }
+    // The model has no other work to pass on (sleep README rule 12).
+    sleep.stop_searching(&mut idle);
 }
 
 /// The owner's step 3 for one job: pop it back and run it, or wait for the thief's latch.
@@ -188,6 +190,7 @@ fn patrol_finds_a_job_whose_owner_blocks() {
                     let base = thieves.top_before_barrier();
                     heavy_barrier();
                     if let Some(job) = thieves.steal_after_barrier(base) {
+                        sleep.stop_searching(&mut idle);
                         // SAFETY: taken exactly once from the stack; its owner waits for its latch.
                         unsafe { job.execute() };
                         return;

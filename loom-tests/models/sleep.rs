@@ -24,6 +24,8 @@ fn worker(sleep: &Sleep, index: usize, work: &AtomicBool) {
     loop {
         // Relaxed: the sleep protocol's fences must order this against the publisher.
         if work.swap(false, Ordering::Relaxed) {
+            // Nothing else to pass on (rule 12).
+            sleep.stop_searching(&mut idle);
             return;
         }
         match sleep.no_work_found(&mut idle, || never_set.try_sleep(), || false) {
@@ -84,6 +86,13 @@ fn take_one(sleep: &Sleep, index: usize, jobs: &AtomicUsize) {
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
             .is_ok();
         if took {
+            // Back with a job after idling: announce what is left (rules 6 and 12), as the
+            // pool's workers do; a publication that counted on us as a searcher woke nobody.
+            // Relaxed: after `stop_searching`'s fence.
+            let was_searching = sleep.stop_searching(&mut idle);
+            if (was_searching || idle.has_idled()) && jobs.load(Ordering::Relaxed) != 0 {
+                sleep.announce_visible_work(index);
+            }
             return;
         }
         match sleep.no_work_found(&mut idle, || never_set.try_sleep(), || false) {
@@ -154,11 +163,14 @@ fn leaving_the_idle_count_vs_an_untimed_sleep() {
         let never_set = CoreLatch::new();
         let mut idle = sleep.start_looking(0);
         loop {
-            // Relaxed: the protocol's fences (or the patrol) must make the job visible.
+            // Relaxed: the protocol's fences (or the patrol) must make the job visible. There is
+            // one job: nothing to pass on once it is taken.
             if public.swap(false, Ordering::Relaxed) {
+                sleep.stop_searching(&mut idle);
                 break;
             }
             if idle.take_patrol_due() && private.swap(false, Ordering::Relaxed) {
+                sleep.stop_searching(&mut idle);
                 break;
             }
             match sleep.no_work_found(&mut idle, || never_set.try_sleep(), || false) {
@@ -289,4 +301,80 @@ fn the_idle_flag_without_the_leaves_re_read_goes_stale() {
             sleep.some_idle().store(false, Ordering::SeqCst);
         }
     });
+}
+
+/// An idle worker (`SleepMode::Idle`) that takes one unit of `jobs` or leaves when `latch` is
+/// set; true if it took one. Either way, with `pass_on` it leaves the searchers as the pool's
+/// workers do (rule 12): work still visible is announced again.
+fn take_one_or_leave(
+    sleep: &Sleep,
+    index: usize,
+    jobs: &AtomicUsize,
+    latch: &CoreLatch,
+    pass_on: bool,
+) -> bool {
+    let mut idle = sleep.start_looking(index);
+    let took = loop {
+        if jobs
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            break true;
+        }
+        if latch.probe() {
+            break false;
+        }
+        match sleep.no_work_found(&mut idle, || latch.try_sleep(), || false) {
+            Idled::Waited => {}
+            Idled::Aborted | Idled::Slept | Idled::TimedOut => latch.wake_up(),
+        }
+    };
+    // Relaxed: after `stop_searching`'s fence. Without `pass_on` it only uncounts.
+    let was_searching = sleep.stop_searching(&mut idle);
+    if (was_searching || idle.has_idled()) && pass_on && jobs.load(Ordering::Relaxed) != 0 {
+        sleep.announce_visible_work(index);
+    }
+    took
+}
+
+/// Two idle workers; one job is published while worker 0 may be searching, which lets the
+/// publication wake nobody, and then worker 0's latch is set, so it may leave without the job.
+/// Worker 1 must get the job then: worker 0 announces it again as it leaves the searchers. A job
+/// left while worker 1 sleeps is a loom deadlock.
+///
+/// Without the pass-on (`take_one_or_leave`'s `pass_on` false) loom finds the deadlock; a
+/// deadlocked loom model aborts the test process, so that variant is no test here (the
+/// simulation's broken variant `searcher_uncounted_late` is the self-check, `scripts/sim-bugs.sh`).
+fn searcher_leaves_through_its_latch(pass_on: bool) {
+    loom::model(move || {
+        let sleep: &'static Arc<Sleep> = Box::leak(Box::new(Arc::new(all_idle(Sleep::new(2)))));
+        let jobs = Arc::new(AtomicUsize::new(0));
+        let latches: Vec<Arc<CoreLatch>> = (0..2).map(|_| Arc::new(CoreLatch::new())).collect();
+        let workers: Vec<_> = (0..2)
+            .map(|index| {
+                let (j, l) = (jobs.clone(), latches[index].clone());
+                thread::spawn(move || take_one_or_leave(sleep, index, &j, &l, pass_on))
+            })
+            .collect();
+        // Relaxed RMW: only the protocol's fences order it (see `new_work_vs_falling_asleep`).
+        jobs.fetch_add(1, Ordering::Relaxed);
+        sleep.new_jobs();
+        if latches[0].set_owned_for_tests() {
+            sleep.notify_worker_latch_is_set(0);
+        }
+        let mut workers = workers.into_iter();
+        let first_took = workers.next().unwrap().join().unwrap();
+        if first_took && latches[1].set_owned_for_tests() {
+            sleep.notify_worker_latch_is_set(1);
+        }
+        let second_took = workers.next().unwrap().join().unwrap();
+        assert!(first_took != second_took, "the job ran twice or never");
+        // SAFETY: leaked above; no thread uses it any more.
+        drop(unsafe { Box::from_raw(sleep as *const Arc<Sleep> as *mut Arc<Sleep>) });
+    });
+}
+
+#[test]
+fn a_searcher_that_leaves_through_its_latch_passes_the_job_on() {
+    searcher_leaves_through_its_latch(true);
 }

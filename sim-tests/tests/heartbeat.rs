@@ -63,10 +63,12 @@ fn joins_too_small_for_a_wake_up_stretch_the_heartbeat_and_a_steal_restores_it()
     for seed in 0..3 {
         // 4,000 small joins: 8 virtual ms, 80 heartbeats of 100 µs.
         let seen = small_then_big(4_000, 200, seed);
-        // Stretched: 100, 200, 400, 800 µs, then every 1.6 ms. Before the back-off, every
-        // heartbeat published (and woke the sleeper) for a job that came back.
+        // Stretched: 100, 200, 400, 800 µs, then every 1.6 ms, except that a patrol's heavy
+        // steal of a small b restores the interval (about once a millisecond: 19 to 27
+        // publications over seeds and builds). Before the back-off, every heartbeat published
+        // (and woke the sleeper) for a job that came back: 79.
         assert!(
-            seen.published_small <= 20,
+            seen.published_small <= 32,
             "seed {seed}: {} publications in 8 ms of small joins",
             seen.published_small
         );

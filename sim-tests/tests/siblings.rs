@@ -105,3 +105,39 @@ fn siblings_barrier_across_the_items_8() {
 fn siblings_barrier_across_the_items_64() {
     barrier_across_the_items(64, 10);
 }
+
+/// The deep join's barrier after a broadcast that worker `workers - 1` finishes last: every
+/// worker went idle after work, so each searched, announced and fell asleep, the last one with
+/// no patrol timeout (all were idle). The call then wakes one worker for its injected job, and
+/// the other halves of the joins reach the rest only by their publications' wakes (sleep README
+/// rule 12: a sleeper must not count as a searcher, or the publications wake nobody; the
+/// broken variant `searcher_counted_asleep`).
+fn barrier_after_the_last_worker_slept(workers: usize, default_schedules: usize) {
+    explore(
+        "siblings: Barrier(2) across a deep join, after every worker slept",
+        workers,
+        schedules(default_schedules),
+        move || {
+            let exits = Arc::new(Counter::default());
+            let pool = pool(workers, &exits);
+            pool.broadcast(|ctx| {
+                if ctx.index() == workers - 1 {
+                    for _ in 0..50 {
+                        shuttle::thread::yield_now();
+                    }
+                }
+            });
+            // Time for the workers to search, announce and fall asleep.
+            for _ in 0..500 {
+                shuttle::thread::yield_now();
+            }
+            assert_eq!(pool.install(|| deep(6, true)), 1 << 6);
+            drop_and_await_exits(pool, &exits);
+        },
+    );
+}
+
+#[test]
+fn siblings_barrier_after_the_last_worker_slept_2() {
+    barrier_after_the_last_worker_slept(2, 200);
+}

@@ -401,7 +401,7 @@ impl Futex {
 }
 
 /// The broken variants the self-check knows (`scripts/sim-bugs.sh`): one site each.
-const SIM_BUGS: [&str; 16] = [
+const SIM_BUGS: [&str; 17] = [
     "no_wake_on_inject",
     "no_wake_on_latch",
     "steal_without_cas",
@@ -418,6 +418,7 @@ const SIM_BUGS: [&str; 16] = [
     "demanded_split_private",
     "bitmap_bit_after_count",
     "timeout_sleeps_on",
+    "searcher_counted_asleep",
 ];
 
 /// `sync::sim_bug` under shuttle: `FORKJOIN_SIM_BUG`, read once per process (a std `OnceLock`:

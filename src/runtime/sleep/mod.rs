@@ -43,11 +43,13 @@
 //! from the call sites below, where each is explained.
 
 mod counters;
+mod searchers;
 mod sleepers;
 pub(crate) mod slot;
 pub(crate) mod work_map;
 
 use self::counters::{AtomicCounters, JobsEventCounter};
+use self::searchers::Searchers;
 use self::sleepers::SleeperMap;
 pub(crate) use self::slot::Slot;
 use self::slot::SlotState;
@@ -70,11 +72,12 @@ const ROUNDS_UNTIL_SLEEPY: u32 = 32;
 const SPIN_ROUNDS: u32 = 2;
 #[cfg(forkjoin_shuttle)]
 const ROUNDS_UNTIL_SLEEPY: u32 = 4;
-// Under loom the rounds only multiply interleavings: go straight to the protocol.
+// Under loom the rounds only multiply interleavings: one yielding round, in which the worker
+// counts as a searcher (rule 12), then the protocol.
 #[cfg(forkjoin_loom)]
 const SPIN_ROUNDS: u32 = 0;
 #[cfg(forkjoin_loom)]
-const ROUNDS_UNTIL_SLEEPY: u32 = 0;
+const ROUNDS_UNTIL_SLEEPY: u32 = 1;
 
 /// The idle rounds in force: `(SPIN_ROUNDS, ROUNDS_UNTIL_SLEEPY)`, except in the simulation's timing
 /// mode, which predicts a machine's timing and so idles as production does (8, 32).
@@ -128,6 +131,9 @@ pub(crate) struct Sleep {
     /// Written on every busy ↔ idle transition; read where the number matters (patrols, polls that
     /// decide how much to offer).
     idle_workers: CachePadded<AtomicUsize>,
+    /// Idle workers that take anything, in their spinning and yielding rounds (rule 12,
+    /// [`searchers`]): while one is counted, a publication wakes no sleeper.
+    searchers: Searchers,
     /// The *idle flag*: `idle_workers != 0`, on a line of its own, written only when the count
     /// leaves or reaches zero ([`Sleep::enter_idle`], [`Sleep::leave_idle`]). Owners read it
     /// (Relaxed) on every private push and publish while it is set: with many workers the count
@@ -169,6 +175,8 @@ pub(crate) struct IdleState {
     patrol_due: bool,
     /// Tick counts (`crate::platform::clock::ticks`) around the last block on the futex: the trace's sleep span.
     slept: (u64, u64),
+    /// Counted among the pool's searchers (rule 12): leave only through [`Sleep::stop_searching`].
+    searching: bool,
 }
 
 /// What an idle worker can take, which decides which wakes for new work reach it.
@@ -255,6 +263,7 @@ impl Sleep {
     pub(crate) fn label_lines(&self) {
         sim_label(&*self.counters, "sleep counters (JEC, sleepers)");
         sim_label(&*self.idle_workers, "idle count");
+        self.searchers.label_lines();
         sim_label(&*self.some_idle, "idle flag");
         sim_label(&*self.untimed_sleepers, "untimed sleepers");
         sim_label(&*self.last_patrol, "last patrol");
@@ -281,6 +290,7 @@ impl Sleep {
             slots: (0..slots).map(|_| CachePadded::new(Slot::new())).collect(),
             sleepers: SleeperMap::new(slots),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
+            searchers: Searchers::new(),
             some_idle: CachePadded::new(AtomicBool::new(false)),
             untimed_sleepers: CachePadded::new(AtomicUsize::new(0)),
             last_patrol: CachePadded::new(AtomicU64::new(NO_PATROL_YET)),
@@ -326,6 +336,7 @@ impl Sleep {
             patrol_interval: PATROL_FIRST,
             patrol_due: false,
             slept: (0, 0),
+            searching: false,
         }
     }
 
@@ -453,6 +464,9 @@ impl Sleep {
         has_injected_jobs: impl FnOnce() -> bool,
     ) -> Idled {
         let (spin_rounds, rounds_until_sleepy) = idle_rounds();
+        if idle.rounds < rounds_until_sleepy && idle.mode == SleepMode::Idle && !idle.searching {
+            self.start_searching(idle);
+        }
         if idle.rounds < spin_rounds {
             for _ in 0..(1u32 << idle.rounds.min(6)) {
                 crate::platform::sync::spin_loop();
@@ -464,6 +478,12 @@ impl Sleep {
             idle.rounds += 1;
             Idled::Waited
         } else if idle.rounds == rounds_until_sleepy {
+            // Uncount before the announcement's fence: the search after it is this searcher's
+            // last look (rule 12). The broken variant stays counted while it sleeps, until it
+            // leaves its idle loop: every publication takes it for a searcher and wakes nobody.
+            if !crate::platform::sync::sim_bug("searcher_counted_asleep") {
+                self.stop_searching(idle);
+            }
             idle.jec = self.announce_sleepy();
             idle.rounds += 1;
             Idled::Waited
@@ -490,6 +510,36 @@ impl Sleep {
                 }
             }
         }
+    }
+
+    /// Counts this worker among the searchers (rule 12) before its next search.
+    fn start_searching(&self, idle: &mut IdleState) {
+        self.searchers.enter();
+        idle.searching = true;
+    }
+
+    /// Uncounts this worker from the searchers if it was one (rule 12) and fences. True if it
+    /// was: a caller that leaves its idle period (with a job, or through its latch) must then look
+    /// for work still visible and announce it ([`announce_visible_work`](Self::announce_visible_work)),
+    /// since a publication may have woken nobody because it counted us.
+    #[inline]
+    pub(crate) fn stop_searching(&self, idle: &mut IdleState) -> bool {
+        if !idle.searching {
+            return false;
+        }
+        idle.searching = false;
+        self.searchers.leave();
+        true
+    }
+
+    /// Work is visible that this worker, back from idling, will not take (rules 6 and 12):
+    /// announces it as its publisher did, from worker `from` on, waking a sleeper unless a searcher
+    /// is counted. Returns the worker woken, if any.
+    #[inline]
+    pub(crate) fn announce_visible_work(&self, from: usize) -> Option<usize> {
+        // SeqCst fence: as in `new_jobs`; what we saw visible came before it.
+        fence(Ordering::SeqCst);
+        self.announce_jobs(false, from + 1)
     }
 
     /// Makes the JEC odd ("sleepy") unless it already is, and returns the odd value.
@@ -652,13 +702,12 @@ impl Sleep {
             }
             // The simulation's self-check (scripts/sim-bugs.sh): a timeout that never claims a
             // patrol leaves a blocked owner's private b out of every sleeper's reach.
-            if !crate::platform::sync::sim_bug("timeout_sleeps_on") && self.claim_patrol() {
+            // Loom's clock stands still, so a claim after the first would fail forever: there
+            // every timeout patrols (loom fires timeouts at once).
+            if !crate::platform::sync::sim_bug("timeout_sleeps_on")
+                && (cfg!(forkjoin_loom) || self.claim_patrol())
+            {
                 idle.patrol_due = true;
-                return;
-            }
-            if cfg!(forkjoin_loom) {
-                // Loom's clock stands still, so the claim would fail forever: leave, as a timeout
-                // that patrols nothing.
                 return;
             }
             idle.double_patrol_interval();
@@ -696,14 +745,17 @@ impl Sleep {
     }
 
     /// Rule 2 after the publisher's fence: moves a sleepy JEC on and wakes one sleeper if any,
-    /// looking from worker `start` on.
+    /// looking from worker `start` on; a publication on a deque wakes nobody while a searcher is
+    /// counted (rule 12). Injected work always wakes: it may be for a guarded sleeper.
     #[inline]
     fn announce_jobs(&self, include_guarded: bool, start: usize) -> Option<usize> {
-        if self.make_jec_active() != 0 {
-            self.wake_any(include_guarded, start)
-        } else {
-            None
+        if self.make_jec_active() == 0 {
+            return None;
         }
+        if !include_guarded && self.searchers.any() {
+            return None;
+        }
+        self.wake_any(include_guarded, start)
     }
 
     /// Rule 2's first half: moves a sleepy JEC on to the next (even) value. Returns the sleeper

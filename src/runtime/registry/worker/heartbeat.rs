@@ -4,7 +4,7 @@
 //! spins, yields and sleeps, until it finds a job). An owner reads the *idle flag*, set while the
 //! count is non-zero (a Relaxed load of a line written only when the count leaves or reaches zero),
 //! on each push and, while it is set, publishes its **oldest** private job (the biggest subtree) on
-//! a *sharing heartbeat*: at most once per [`PUBLISH_INTERVAL`] (half of it at a call's tail,
+//! a *sharing heartbeat*: at most once per [`PUBLISH_INTERVAL`] (a quarter of it at a call's tail,
 //! below), and at once on its first push after it left the idle count itself while some worker
 //! sleeps without a patrol timeout (sleep README rule 8: that sleeper would not come to heavy-steal
 //! it, [`WorkerThread::make_publish_due`]). Publishing on every push while someone idles would turn
@@ -27,13 +27,15 @@
 //! publication that must happen at once ([`WorkerThread::make_publish_due`]). A stretched
 //! heartbeat costs no liveness: patrols reach private jobs whatever the heartbeat does.
 //!
-//! **The tail of a call beats twice as fast.** Near the end of a call on many cores, most workers
-//! idle while a few owners hold the rest of the work privately, and one publication per owner per
-//! interval leaves the idle ones waiting. So while more than half of the pool idles, an owner that
-//! holds two or more private jobs (more than the b of the join it is in) publishes at half the
-//! interval ([`TAIL_SPEEDUP`]). Not faster: four times as fast broke the work into more hand-offs
-//! than the idle count's one line could carry at 256 workers (docs/benchmarks.md, "Patrol
-//! timeouts"), and an owner with one private job, a loop of small joins, gains nothing from more.
+//! **The tail of a call beats four times as fast.** Near the end of a call on many cores, most
+//! workers idle while a few owners hold the rest of the work privately, and one publication per
+//! owner per interval leaves the idle ones waiting. So while more than half of the pool idles, an
+//! owner that holds two or more private jobs (more than the b of the join it is in) publishes at a
+//! quarter of the interval ([`TAIL_SPEEDUP`]). That pace needs the searchers of sleep README rule
+//! 12: while every publication woke a sleeper, which often found the job already taken, the
+//! wake-ups queued on the sleep counters' line at 256 workers and four times as fast lost there
+//! (docs/benchmarks.md, "Searchers instead of wakes"). An owner with one private job, a loop of
+//! small joins, gains nothing from more.
 
 use std::cell::Cell;
 use std::time::Duration;
@@ -43,13 +45,13 @@ use crate::runtime::registry::bump;
 use crate::runtime::trace::Event;
 
 /// The sharing heartbeat: an owner publishes on a push at most once per this interval while some
-/// worker is idle, half of it at a call's tail ([`TAIL_SPEEDUP`]; see
+/// worker is idle, a quarter of it at a call's tail ([`TAIL_SPEEDUP`]; see
 /// [`WorkerThread::publish_on_heartbeat`]).
 pub(super) const PUBLISH_INTERVAL: Duration = Duration::from_micros(100);
 
 /// The tail of a call: while more than half of the pool idles, an owner holding two or more
 /// private jobs publishes on a heartbeat `2^TAIL_SPEEDUP` times as fast (see the module doc).
-pub(super) const TAIL_SPEEDUP: u32 = 1;
+pub(super) const TAIL_SPEEDUP: u32 = 2;
 
 /// How often the heartbeat's interval may double while its publications come back unstolen
 /// (see [`WorkerThread::publication_came_back`]): 16 × [`PUBLISH_INTERVAL`] at most.
@@ -165,7 +167,7 @@ impl WorkerThread {
     ///
     /// Publishing on every push while a worker idles turns a loop of tiny joins into a stream of
     /// hand-offs, each costing more than the job (and keeping the idle worker from ever sleeping).
-    /// So an owner publishes at most once per [`PUBLISH_INTERVAL`] (half of it at a call's tail,
+    /// So an owner publishes at most once per [`PUBLISH_INTERVAL`] (a quarter of it at a call's tail,
     /// [`TAIL_SPEEDUP`]): the oldest private job, the root
     /// of the largest pending subtree, exactly what an idle worker should take. The first push after
     /// this worker itself left the idle count while a worker sleeps without a patrol timeout
@@ -227,9 +229,9 @@ impl WorkerThread {
     }
 
     /// The interval a publication now waits for: [`heartbeat_interval`](Self::heartbeat_interval),
-    /// halved while this owner holds two or more private jobs and more than half of the pool idles
-    /// (the tail of a call, see the module doc). Read only when the clock is (the idle count's
-    /// line changes at every steal).
+    /// divided by `2^TAIL_SPEEDUP` while this owner holds two or more private jobs and more than
+    /// half of the pool idles (the tail of a call, see the module doc). Read only when the clock
+    /// is (the idle count's line changes at every steal).
     #[inline]
     fn due_interval(&self) -> u64 {
         let interval = self.heartbeat_interval();

@@ -207,6 +207,10 @@ impl WorkerThread {
             let stay_awake =
                 waiting.cancelled_rounds < cancelled_wait.rounds && self.cancel_requested();
             let own_only = guarded || stay_awake;
+            if stay_awake {
+                // We steal nothing now: pass on what a publication left to us as a searcher.
+                self.stop_searching_and_pass_on(&mut idle);
+            }
             let found = match self.find_work(own_only, want) {
                 Some(found) => Some(found),
                 None if !own_only && idle.take_patrol_due() => {
@@ -218,6 +222,7 @@ impl WorkerThread {
                 None => None,
             };
             if let Some((job, source)) = found {
+                let was_searching = sleep.stop_searching(&mut idle);
                 if waiting.counted {
                     self.leave_idle_count();
                     waiting.counted = false;
@@ -225,10 +230,14 @@ impl WorkerThread {
                 if let Some(since) = waiting.idle_since.take() {
                     self.end_idle(since);
                 }
-                if (idle.has_idled() || waiting.owe_wake) && self.more_work_visible() {
-                    // Back to work after idling, and more is there to take: if others sleep, wake
-                    // one to look for it, so parallelism spreads one thread at a time (rule 6).
-                    let woken = sleep.wake_one_if_sleeping();
+                if (was_searching || idle.has_idled() || waiting.owe_wake)
+                    && self.more_work_visible()
+                {
+                    // Back to work after idling, and more is there to take: if others sleep and
+                    // nobody searches, wake one to look for it, so parallelism spreads one thread
+                    // at a time (rule 6). A publication that saw us searching woke nobody: this
+                    // is its wake (rule 12).
+                    let woken = sleep.announce_visible_work(self.index);
                     self.trace_wake(woken);
                 }
                 waiting.owe_wake = false;
@@ -285,6 +294,8 @@ impl WorkerThread {
             }
         }
         self.release_deferred();
+        // Leaving through our latch: pass on what a publication left to us as a searcher.
+        self.stop_searching_and_pass_on(&mut idle);
         if let Some(since) = waiting.idle_since {
             self.end_idle(since);
         }
@@ -298,16 +309,24 @@ impl WorkerThread {
         }
     }
 
-    /// True if jobs may wait besides the one this worker just found (another worker's deque is
-    /// marked in the work map, its own deque holds jobs, or the injector does) and no idle worker
-    /// is awake to take them. A hint; jobs published later announce themselves (sleep README
-    /// rules 1 and 6).
+    /// True if jobs may wait besides the one this worker just found: another worker's deque is
+    /// marked in the work map, its own deque holds jobs, or the injector does (sleep README rules
+    /// 6 and 12; jobs published later announce themselves, rule 1).
     fn more_work_visible(&self) -> bool {
         let registry = &*self.registry;
-        registry.sleep().searching_workers() == 0
-            && (registry.work_map().others_marked(self.index)
-                || !self.deque.is_empty()
-                || registry.has_injected_jobs(WaitFor::Anything))
+        registry.work_map().others_marked(self.index)
+            || !self.deque.is_empty()
+            || registry.has_injected_jobs(WaitFor::Anything)
+    }
+
+    /// Leaves the searchers (sleep README rule 12) without a job: if this worker was one and work
+    /// is visible, announces it, since a publication may have woken nobody because it counted us.
+    fn stop_searching_and_pass_on(&self, idle: &mut IdleState) {
+        let sleep = self.registry.sleep();
+        if sleep.stop_searching(idle) && self.more_work_visible() {
+            let woken = sleep.announce_visible_work(self.index);
+            self.trace_wake(woken);
+        }
     }
 
     /// An idle period begins (a search failed): returns its start, in ticks, for [`end_idle`](Self::end_idle).
