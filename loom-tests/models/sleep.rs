@@ -89,8 +89,8 @@ fn take_one(sleep: &Sleep, index: usize, jobs: &AtomicUsize) {
             // Back with a job after idling: announce what is left (rules 6 and 12), as the
             // pool's workers do; a publication that counted on us as a searcher woke nobody.
             // Relaxed: after `stop_searching`'s fence.
-            let was_searching = sleep.stop_searching(&mut idle);
-            if (was_searching || idle.has_idled()) && jobs.load(Ordering::Relaxed) != 0 {
+            sleep.stop_searching(&mut idle);
+            if idle.has_idled() && jobs.load(Ordering::Relaxed) != 0 {
                 sleep.announce_visible_work(index);
             }
             return;
@@ -329,9 +329,16 @@ fn take_one_or_leave(
             Idled::Aborted | Idled::Slept | Idled::TimedOut => latch.wake_up(),
         }
     };
-    // Relaxed: after `stop_searching`'s fence. Without `pass_on` it only uncounts.
+    // As the pool's workers: back with a job after idling, or through the latch while counted
+    // (`WorkerThread::stop_searching_and_pass_on`). Relaxed: after `stop_searching`'s fence.
+    // Without `pass_on` it only uncounts.
     let was_searching = sleep.stop_searching(&mut idle);
-    if (was_searching || idle.has_idled()) && pass_on && jobs.load(Ordering::Relaxed) != 0 {
+    let owes = if took {
+        idle.has_idled()
+    } else {
+        was_searching
+    };
+    if owes && pass_on && jobs.load(Ordering::Relaxed) != 0 {
         sleep.announce_visible_work(index);
     }
     took

@@ -222,7 +222,9 @@ impl WorkerThread {
                 None => None,
             };
             if let Some((job, source)) = found {
-                let was_searching = sleep.stop_searching(&mut idle);
+                // A searcher has idled (its rounds began after a failed search): the check
+                // below is its duty to pass on too (rule 12).
+                sleep.stop_searching(&mut idle);
                 if waiting.counted {
                     self.leave_idle_count();
                     waiting.counted = false;
@@ -230,9 +232,7 @@ impl WorkerThread {
                 if let Some(since) = waiting.idle_since.take() {
                     self.end_idle(since);
                 }
-                if (was_searching || idle.has_idled() || waiting.owe_wake)
-                    && self.more_work_visible()
-                {
+                if (idle.has_idled() || waiting.owe_wake) && self.more_work_visible() {
                     // Back to work after idling, and more is there to take: if others sleep and
                     // nobody searches, wake one to look for it, so parallelism spreads one thread
                     // at a time (rule 6). A publication that saw us searching woke nobody: this
