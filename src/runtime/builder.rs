@@ -536,7 +536,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// this option, the global pool included (a dependency tree switched from rayon needs no code
     /// change).
     ///
-    /// forkjoin is cheap because it keeps work private: below three pending jobs of its worker,
+    /// forkjoin is cheap because it keeps work private: below a few pending jobs of its worker,
     /// most `join`s run b after a without making it a job, and a parallel call made while no
     /// worker can take a piece runs as one leaf, whose items run one after another. A closure
     /// blocked until such private work runs waits forever: nobody else can see that work. With

@@ -40,7 +40,8 @@ pub struct PoolStats {
     pub jobs_executed: u64,
     /// Jobs a worker took back from its own stacks (the `join` fast path counts here). A `join` that
     /// pushes nothing counts nothing: in a pool of one thread (nobody could steal), and for most joins
-    /// nested below three pending jobs of their worker (see the `join` docs).
+    /// nested below a few pending jobs of their worker (three in a pool of up to 16 threads; see the
+    /// `join` docs).
     pub local_pops: u64,
     /// Jobs taken from another worker's deque or private stack.
     pub steals: u64,

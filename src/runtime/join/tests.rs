@@ -13,12 +13,13 @@ fn fib(n: u64) -> u64 {
 
 /// The jobs `fib(n)` pushes on a worker whose pool has nobody idle, by the depth rule of
 /// `worker::take_inline_join`: a join pushes while its inline-join budget is not armed; a push
-/// with three older jobs below arms it (63 inline joins); the join that finds it spent renews it
-/// (nobody idle) and runs inline; popping back one of the first three jobs disarms it.
-fn fib_pushes_with_nobody_idle(n: u64) -> u64 {
+/// with `offered` older jobs below arms it (63 inline joins); the join that finds it spent renews
+/// it (nobody idle) and runs inline; popping back one of the first `offered` jobs disarms it.
+fn fib_pushes_with_nobody_idle(n: u64, offered: usize) -> u64 {
     struct Model {
         budget: u32,
         depth: usize,
+        offered: usize,
         pushes: u64,
     }
     fn fib(m: &mut Model, n: u64) {
@@ -33,11 +34,11 @@ fn fib_pushes_with_nobody_idle(n: u64) -> u64 {
             m.depth += 1;
             m.pushes += 1;
             let depth = m.depth;
-            if depth > 3 {
+            if depth > m.offered {
                 m.budget = 64;
             }
             fib(m, n - 1);
-            if depth <= 3 {
+            if depth <= m.offered {
                 m.budget = 0;
             }
             m.depth -= 1;
@@ -50,6 +51,7 @@ fn fib_pushes_with_nobody_idle(n: u64) -> u64 {
     let mut m = Model {
         budget: 0,
         depth: 0,
+        offered,
         pushes: 0,
     };
     fib(&mut m, n);
@@ -59,10 +61,18 @@ fn fib_pushes_with_nobody_idle(n: u64) -> u64 {
 
 #[test]
 fn fib_in_pools_of_every_size() {
-    // fib(22) makes 28656 joins; with nobody idle only the shallow ones push.
-    let pushes = fib_pushes_with_nobody_idle(22);
-    assert!((4..28656).contains(&pushes), "model: {pushes}");
-    for threads in [1, 2, 3, 8] {
+    // fib(22) makes 28656 joins; with nobody idle only the shallow ones push, more of them in a
+    // larger pool (its offered depth: 3 up to 16 workers, 4 up to 64, 5 beyond).
+    let pushes_by_depth = [3, 4, 5].map(|offered| fib_pushes_with_nobody_idle(22, offered));
+    assert!(
+        4 < pushes_by_depth[0]
+            && pushes_by_depth[0] < pushes_by_depth[1]
+            && pushes_by_depth[1] < pushes_by_depth[2]
+            && pushes_by_depth[2] < 28656,
+        "model: {pushes_by_depth:?}"
+    );
+    for threads in [1, 2, 3, 8, 16, 17, 64, 65] {
+        let pushes = pushes_by_depth[usize::from(threads > 16) + usize::from(threads > 64)];
         let pool = ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()

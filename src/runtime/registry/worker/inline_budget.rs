@@ -1,12 +1,12 @@
 //! The inline-join budget: which `join`s run b as a plain call, without pushing it.
 //!
 //! In recursive code almost every job b is popped straight back by its owner: only the few oldest
-//! jobs ever get stolen. So a push that leaves at least [`OFFERED_DEPTH`] older jobs below its own
-//! arms a budget of `DEEP_JOIN_PERIOD - 1` inline joins ([`on_push`]); popping back to one of the
-//! first [`OFFERED_DEPTH`] jobs ([`on_pop`]), or starting a job taken from a queue
-//! ([`on_job_start`]), clears it. So the joins above three pending jobs always push, and below them
-//! only every [`DEEP_JOIN_PERIOD`]-th join looks at the pool: it pushes if some worker is idle, and
-//! otherwise renews the budget ([`WorkerThread::renew_inline_joins`]).
+//! jobs ever get stolen. So a push that leaves at least the *offered depth* of older jobs below its
+//! own arms a budget of `DEEP_JOIN_PERIOD - 1` inline joins ([`on_push`]); popping back to one of
+//! the first offered-depth jobs ([`on_pop`]), or starting a job taken from a queue
+//! ([`on_job_start`]), clears it. So the joins above that many pending jobs always push, and below
+//! them only every [`DEEP_JOIN_PERIOD`]-th join looks at the pool: it pushes if some worker is
+//! idle, and otherwise renews the budget ([`WorkerThread::renew_inline_joins`]).
 //!
 //! The older jobs are the bigger ones, and they are what idle workers get first (the heartbeat
 //! publishes the oldest); a job pushed below them is almost always popped straight back, so its
@@ -14,6 +14,17 @@
 //! nobody could take it anyway. Once a worker goes idle, a long run of deep joins offers work
 //! within `DEEP_JOIN_PERIOD` joins, and its pushes run the heartbeat check. A worker alone in its
 //! pool has a budget that never runs out (it is refilled in [`join`](crate::join())'s slow path).
+//!
+//! **The offered depth grows with the pool** ([`offered_depth`]): 3 up to 16 workers, 4 up to 64,
+//! 5 beyond. Below the offered jobs a worker commits a share of its job to run itself, in order:
+//! about 1/2^depth of a balanced subtree, 1/φ^depth of fib's. Those frames are on its call stack,
+//! not in a queue, so nobody can take their b's until the worker walks back to them. While every
+//! worker is busy that costs nothing; but the share committed under the biggest jobs (the root's,
+//! taken first) outlasts the rest of the call on many cores, and the call's tail waits for that one
+//! worker to walk its frames (fib(39) at 256 simulated workers: two-thirds of the call). One more
+//! offered job per fourfold pool halves to thirds that share, at the price of more pushes: the
+//! joins above the offered jobs are those with at most that many pending jobs below them, so each
+//! level adds a binomial layer of pushing joins (docs/benchmarks.md, "The offered depth").
 //!
 //! A pool built with `ThreadPoolBuilder::siblings_may_wait` never arms the budget: every join
 //! pushes b, as in rayon, so a closure that waits for its sibling finds it in a queue.
@@ -26,9 +37,16 @@ use std::cell::Cell;
 use super::WorkerThread;
 use crate::platform::sync::{sim_bug, thread_local};
 
-/// A `join` nested below this many pending jobs of its worker may run inline (see
-/// [`take_inline_join`]).
-const OFFERED_DEPTH: usize = 3;
+/// The offered depth of a pool of `pool_size` workers: a `join` nested below this many pending
+/// jobs of its worker may run inline (see [`take_inline_join`] and the module doc): 3 up to 16
+/// workers, 4 up to 64, 5 beyond.
+pub(super) fn offered_depth(pool_size: usize) -> usize {
+    MIN_OFFERED_DEPTH + usize::from(pool_size > 16) + usize::from(pool_size > 64)
+}
+
+/// The smallest [`offered_depth`]: the push and pop paths compare with it first, so that a join
+/// above it (a flat loop of joins) loads no worker field.
+const MIN_OFFERED_DEPTH: usize = 3;
 /// Of the joins nested that deep, every this-many-th one pushes its b if some worker is idle.
 const DEEP_JOIN_PERIOD: u32 = 64;
 /// The value of a used-up inline-join budget (see [`take_inline_join`]).
@@ -59,24 +77,28 @@ pub(crate) fn take_inline_join() -> bool {
     })
 }
 
-/// A push left the job at `depth` on the private stack: at least [`OFFERED_DEPTH`] older jobs
-/// are pending below it, so the next joins run inline, unless the pool lets siblings wait for
-/// each other (`ThreadPoolBuilder::siblings_may_wait`): then every join pushes.
+/// A push left the job at `depth` on the private stack: if at least `offered` older jobs are
+/// pending below it (the worker's [`offered_depth`]), the next joins run inline, unless the pool
+/// lets siblings wait for each other (`ThreadPoolBuilder::siblings_may_wait`): then every join
+/// pushes.
 #[inline(always)]
-pub(super) fn on_push(depth: usize, siblings_may_wait: bool) {
+pub(super) fn on_push(depth: usize, offered: &Cell<usize>, siblings_may_wait: bool) {
     // The broken variant arms the budget regardless: deep joins run inline again.
-    if depth > OFFERED_DEPTH && (!siblings_may_wait || sim_bug("siblings_inline_joins")) {
-        // At least OFFERED_DEPTH older jobs are pending: run the next joins inline.
+    if depth > MIN_OFFERED_DEPTH
+        && depth > offered.get()
+        && (!siblings_may_wait || sim_bug("siblings_inline_joins"))
+    {
+        // At least `offered` older jobs are pending: run the next joins inline.
         INLINE_JOINS.set(DEEP_JOIN_PERIOD);
     }
 }
 
-/// The job at `depth` of the private stack is being popped back: among the first
-/// [`OFFERED_DEPTH`] jobs, the joins from here on push again.
+/// The job at `depth` of the private stack is being popped back: among the first `offered`
+/// jobs (the worker's [`offered_depth`]), the joins from here on push again.
 #[inline(always)]
-pub(super) fn on_pop(depth: usize) {
-    if depth <= OFFERED_DEPTH {
-        // Back among the first OFFERED_DEPTH jobs: the joins from here on push again.
+pub(super) fn on_pop(depth: usize, offered: &Cell<usize>) {
+    if depth <= MIN_OFFERED_DEPTH || depth <= offered.get() {
+        // Back among the offered jobs: the joins from here on push again.
         INLINE_JOINS.set(0);
     }
 }
