@@ -27,9 +27,10 @@
 //! **A pool of one thread** runs neither step 1's push nor step 3's pop: nobody could take b, so
 //! `join` is `a` then `b`, with a guard that still runs b if `a` panics ([`join_inline`]).
 //!
-//! **Deep joins run inline.** While its pool's *offered depth* of older jobs of this worker sit on its
-//! private stack (three up to 16 workers, four up to 64, five beyond), only one `join` in 64 pushes b, and only if some worker idles; the others are `a` then `b` like a
-//! pool of one thread ([`worker::take_inline_join`]). Those older jobs are the big ones thieves want;
+//! **Deep joins run inline.** While its pool's *offered depth* of older jobs of this worker sit on
+//! its private stack (three up to 16 workers, four up to 64, five beyond), only one `join` in 64
+//! pushes b, and only if some worker idles; the others are `a` then `b` like a pool of one thread
+//! ([`worker::take_inline_join`]). Those older jobs are the big ones thieves want;
 //! a job pushed below them is nearly always popped straight back, so in recursive code (fib, a tree
 //! walk) its push and pop are pure overhead, and skipping them saves most of what a `join` costs.
 //! The price is rayon's own caveat: a closure that blocks until its sibling runs may deadlock, unless

@@ -21,10 +21,10 @@
 //! not in a queue, so nobody can take their b's until the worker walks back to them. While every
 //! worker is busy that costs nothing; but the share committed under the biggest jobs (the root's,
 //! taken first) outlasts the rest of the call on many cores, and the call's tail waits for that one
-//! worker to walk its frames (fib(39) at 256 simulated workers: two-thirds of the call). One more
-//! offered job per fourfold pool halves to thirds that share, at the price of more pushes: the
-//! joins above the offered jobs are those with at most that many pending jobs below them, so each
-//! level adds a binomial layer of pushing joins (docs/benchmarks.md, "The offered depth").
+//! worker to walk its frames (fib(39) at 256 simulated workers: two-thirds of the call). Each more
+//! offered job shrinks that share by 2 (φ for fib), at the price of more pushes: the joins above
+//! the offered jobs are those with at most that many pending jobs below them, so each level adds a
+//! binomial layer of pushing joins (docs/benchmarks.md, "The offered depth").
 //!
 //! A pool built with `ThreadPoolBuilder::siblings_may_wait` never arms the budget: every join
 //! pushes b, as in rayon, so a closure that waits for its sibling finds it in a queue.
