@@ -40,12 +40,13 @@ use crate::platform::sync::{sim_bug, thread_local};
 /// The offered depth of a pool of `pool_size` workers: a `join` nested below this many pending
 /// jobs of its worker may run inline (see [`take_inline_join`] and the module doc): 3 up to 16
 /// workers, 4 up to 64, 5 beyond.
+#[inline]
 pub(super) fn offered_depth(pool_size: usize) -> usize {
     MIN_OFFERED_DEPTH + usize::from(pool_size > 16) + usize::from(pool_size > 64)
 }
 
 /// The smallest [`offered_depth`]: the push and pop paths compare with it first, so that a join
-/// above it (a flat loop of joins) loads no worker field.
+/// above it (a flat loop of joins) reads no pool size.
 const MIN_OFFERED_DEPTH: usize = 3;
 /// Of the joins nested that deep, every this-many-th one pushes its b if some worker is idle.
 const DEEP_JOIN_PERIOD: u32 = 64;
@@ -77,27 +78,27 @@ pub(crate) fn take_inline_join() -> bool {
     })
 }
 
-/// A push left the job at `depth` on the private stack: if at least `offered` older jobs are
-/// pending below it (the worker's [`offered_depth`]), the next joins run inline, unless the pool
-/// lets siblings wait for each other (`ThreadPoolBuilder::siblings_may_wait`): then every join
-/// pushes.
+/// A push left the job at `depth` on the private stack: if at least the [`offered_depth`] of a
+/// pool of `pool_size` workers of older jobs are pending below it, the next joins run inline,
+/// unless the pool lets siblings wait for each other (`ThreadPoolBuilder::siblings_may_wait`):
+/// then every join pushes.
 #[inline(always)]
-pub(super) fn on_push(depth: usize, offered: &Cell<usize>, siblings_may_wait: bool) {
+pub(super) fn on_push(depth: usize, pool_size: &Cell<usize>, siblings_may_wait: bool) {
     // The broken variant arms the budget regardless: deep joins run inline again.
     if depth > MIN_OFFERED_DEPTH
-        && depth > offered.get()
+        && depth > offered_depth(pool_size.get())
         && (!siblings_may_wait || sim_bug("siblings_inline_joins"))
     {
-        // At least `offered` older jobs are pending: run the next joins inline.
+        // At least the offered depth of older jobs are pending: run the next joins inline.
         INLINE_JOINS.set(DEEP_JOIN_PERIOD);
     }
 }
 
-/// The job at `depth` of the private stack is being popped back: among the first `offered`
-/// jobs (the worker's [`offered_depth`]), the joins from here on push again.
+/// The job at `depth` of the private stack is being popped back: among the first
+/// [`offered_depth`] jobs of a pool of `pool_size` workers, the joins from here on push again.
 #[inline(always)]
-pub(super) fn on_pop(depth: usize, offered: &Cell<usize>) {
-    if depth <= MIN_OFFERED_DEPTH || depth <= offered.get() {
+pub(super) fn on_pop(depth: usize, pool_size: &Cell<usize>) {
+    if depth <= MIN_OFFERED_DEPTH || depth <= offered_depth(pool_size.get()) {
         // Back among the offered jobs: the joins from here on push again.
         INLINE_JOINS.set(0);
     }

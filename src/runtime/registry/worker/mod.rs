@@ -136,10 +136,8 @@ pub(crate) struct WorkerThread {
     /// The pool has 3 workers or more: its loops offer their rest from inside their items
     /// (`crate::runtime::sharing::leaf_start`). Follows a resize like `alone`.
     offers_rest: Cell<bool>,
-    /// The pending jobs below which this worker's joins may run inline
-    /// ([`inline_budget::offered_depth`]: more in a larger pool). Follows a resize like `alone`.
-    offered_depth: Cell<usize>,
-    /// The pool size `alone`, `offers_rest` and `offered_depth` were computed for.
+    /// The pool size `alone` and `offers_rest` were computed for, and the inline-join budget's
+    /// offered depth is ([`inline_budget::offered_depth`]).
     sized_for: Cell<usize>,
     /// Take this worker's own public jobs oldest first (`ThreadPoolBuilder::breadth_first`).
     breadth_first: bool,
@@ -276,7 +274,6 @@ impl WorkerThread {
         self.sized_for.set(n);
         self.alone.set(n == 1);
         self.offers_rest.set(n >= 3);
-        self.offered_depth.set(inline_budget::offered_depth(n));
         self.runs_whole.set(n == 1 && self.cancel.get().is_null());
         inline_budget::on_enter(n == 1);
     }
@@ -519,7 +516,6 @@ impl WorkerThread {
             alone: Cell::new(size == 1),
             runs_whole: Cell::new(size == 1),
             offers_rest: Cell::new(size >= 3),
-            offered_depth: Cell::new(inline_budget::offered_depth(size)),
             sized_for: Cell::new(size),
             breadth_first: registry.breadth_first(),
             siblings_may_wait: registry.siblings_may_wait(),

@@ -40,7 +40,7 @@ impl WorkerThread {
             self.push_public_overflow(data, vtable, tag);
             return Pushed::NOWHERE;
         };
-        inline_budget::on_push(pushed.depth(), &self.offered_depth, self.siblings_may_wait);
+        inline_budget::on_push(pushed.depth(), &self.sized_for, self.siblings_may_wait);
         // The simulation's self-check (scripts/sim-bugs.sh): only the first push after idling is
         // published for such a sleeper, as in other pools.
         if self.siblings_may_wait
@@ -74,7 +74,7 @@ impl WorkerThread {
     /// no job of this frame or its callers any more), or never pushed here ([`Pushed::NOWHERE`]).
     #[inline(always)]
     pub(crate) fn pop_private(&self, pushed: Pushed) -> bool {
-        inline_budget::on_pop(pushed.depth(), &self.offered_depth);
+        inline_budget::on_pop(pushed.depth(), &self.sized_for);
         self.jobs.pop(pushed)
     }
 
