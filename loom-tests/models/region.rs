@@ -56,7 +56,7 @@ fn a_reused_region_entry_never_lets_a_foreign_job_through() {
         let thief = thread::spawn(move || {
             // SAFETY: `steal_if` passes the bits of a `(RegionTag, u8)` slot; only the tag is read.
             let stolen = s.steal_if(|job: *const (RegionTag, u8)| unsafe {
-                r.belongs(WaitFor::Key(10), 0, (*job).0)
+                r.belongs(WaitFor::Key { key: 10, depth: 1 }, 0, (*job).0)
             });
             match stolen {
                 Some(Steal::Success((_, phase))) => Some(phase),
@@ -97,7 +97,14 @@ fn a_region_past_the_first_segment_is_visible_to_a_thief() {
         let thief = thread::spawn(move || {
             // SAFETY: `steal_if` passes the bits of a `(RegionTag, u8)` slot; only the tag is read.
             stealer.steal_if(|job: *const (RegionTag, u8)| unsafe {
-                r.belongs(WaitFor::Key(1064), 0, (*job).0)
+                r.belongs(
+                    WaitFor::Key {
+                        key: 1064,
+                        depth: 65,
+                    },
+                    0,
+                    (*job).0,
+                )
             })
         });
         let mut parent = RegionTag::ROOT;

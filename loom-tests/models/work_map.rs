@@ -33,6 +33,7 @@ fn searcher(pool: &Pool, me: usize, stealer: &Stealer<usize>) -> bool {
             &pool.sleep,
             |_| Some(stealer.steal()),
             |_| stealer.is_empty(),
+            || false,
         );
         if found.is_some() {
             let other = 1 - me;

@@ -16,7 +16,6 @@ use crate::platform::sync::Arc;
 use crate::platform::unwind;
 use crate::runtime::jobs::job::StackJob;
 use crate::runtime::jobs::latch::{CountLatch, Latch};
-use crate::runtime::jobs::region::WaitFor;
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::WorkerThread;
 use crate::runtime::registry::Registry;
@@ -149,7 +148,7 @@ where
             registry.push_broadcast(index, job);
         }
         drop(slots);
-        owner.wait_for(latch.core(), WaitFor::Key(owner.region_key()));
+        owner.wait_for(latch.core(), owner.wait_for_region());
         drop(region);
         // Take every result (dropping them all) before resuming the first panic.
         let mut panic = None;

@@ -60,7 +60,6 @@ use crate::runtime::cancel;
 use crate::runtime::jobs::job::{ErasedStackJob, JobRef, StackJob};
 use crate::runtime::jobs::jobstack::Pushed;
 use crate::runtime::jobs::latch::SpinLatch;
-use crate::runtime::jobs::region::WaitFor;
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::{self, WorkerThread};
 
@@ -689,12 +688,12 @@ fn finish_published_erased(
             // Pushed by `a` after b: ours to run if it belongs to b's wait (see below), else moved
             // out of the way.
             Some(job) if wt.spawned_since(spawn_mark, job.id()) => wt.execute(job),
-            Some(job) => wt.run_own_if_belongs(job, WaitFor::Key(job_b_id as usize)),
+            Some(job) => wt.run_own_if_belongs(job, wt.wait_for_job(job_b_id as usize)),
             None => {
                 wt.publication_taken();
                 // b was stolen: help only with b's own subtree (regions), so that a lock held
                 // around this `join` is never taken again by unrelated work on this thread.
-                wt.wait_for(job_b.latch().core(), WaitFor::Key(job_b_id as usize));
+                wt.wait_for(job_b.latch().core(), wt.wait_for_job(job_b_id as usize));
                 break;
             }
         }

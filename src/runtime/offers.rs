@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::jobs::job::{ErasedStackJob, JobResult, StackJob};
 use crate::runtime::jobs::latch::SpinLatch;
-use crate::runtime::jobs::region::{RegionTag, WaitFor};
+use crate::runtime::jobs::region::RegionTag;
 use crate::runtime::registry::worker::WorkerThread;
 
 /// The closure every offered job runs: a piece of the loop's rest. Boxed, so that an [`Offers`]
@@ -107,7 +107,7 @@ fn finish_erased(worker: &WorkerThread, jobs: &[ErasedStackJob<'_, SpinLatch<'_>
         // Stolen, unless it ran above (then its latch is set and this returns at once): help only
         // with its own subtree while it runs (a lock held around the loop is never taken again by
         // unrelated work on this thread).
-        worker.wait_for(job.latch().core(), WaitFor::Key(job.id() as usize));
+        worker.wait_for(job.latch().core(), worker.wait_for_job(job.id() as usize));
     }
 }
 

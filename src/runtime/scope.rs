@@ -427,7 +427,7 @@ impl<'scope> Scope<'scope> {
             (Some(o), _) => {
                 // Relaxed: no job of this scope exists yet (see the field).
                 self.region.store(o.region().into_raw(), Ordering::Relaxed);
-                WaitFor::Key(o.region_key())
+                o.wait_for_region()
             }
             (None, Some(_)) => WaitFor::Injected,
             (None, None) => WaitFor::Anything,

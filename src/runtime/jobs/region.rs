@@ -17,7 +17,10 @@
 //! hands.
 //!
 //! **The test.** A wait for key `k` accepts a job if walking up from the job's tag meets a region
-//! whose key is `k` (or the job itself is `k`, a b not yet taken) — [`Regions::belongs`].
+//! whose key is `k` (or the job itself is `k`, a b not yet taken) — [`Regions::belongs`]. The
+//! waiter knows the depth its region has in the tree (its own region's for a scope, one more for a
+//! job it created), so the walk stops there: a job of another branch costs the entries between its
+//! region and that depth, not its whole chain up to the root.
 //!
 //! **Why reading the table is safe without locks.** A region's entry is written by its owner before
 //! any job tagged with it exists (the job is created later, on that thread, and reaches other
@@ -82,8 +85,9 @@ impl RegionTag {
 pub(crate) enum WaitFor {
     /// Anything: an idle worker, `yield_now`, `block_on`.
     Anything,
-    /// The job with this key and the jobs of its region's subtree (a `join`'s stolen b, a scope).
-    Key(usize),
+    /// The job with this key and the jobs of its region's subtree (a `join`'s stolen b, a scope),
+    /// whose region is at `depth` in the tree of regions (see [`Regions::depth_of`]).
+    Key { key: usize, depth: usize },
     /// Only jobs injected from outside the pool with no region: a worker waiting for another pool,
     /// whose job may call back into this pool.
     Injected,
@@ -223,6 +227,15 @@ impl Regions {
         self.entry(tag).map_or(0, |e| e.key.load(Ordering::Relaxed))
     }
 
+    /// The depth of region `tag` in the tree of regions: 0 for the root, 1 + its parent's for a
+    /// region (see [`WaitFor::Key`]). Only for a region the caller knows is open, e.g. its own.
+    #[inline]
+    pub(crate) fn depth_of(&self, tag: RegionTag) -> usize {
+        // Relaxed: as `key_of`.
+        self.entry(tag)
+            .map_or(0, |e| e.depth.load(Ordering::Relaxed))
+    }
+
     /// True if a job with id `job` and tag `tag` may run in a wait for `want`: it is the awaited job
     /// itself, or its tag's chain meets a region whose key is the awaited key (see the module docs for
     /// why the walk may race with nothing that matters).
@@ -231,25 +244,33 @@ impl Regions {
         match want {
             WaitFor::Anything => true,
             WaitFor::Injected => tag == RegionTag::ROOT,
-            WaitFor::Key(key) => job == key || self.chain_meets(tag, key),
+            WaitFor::Key { key, depth } => job == key || self.chain_meets(tag, key, depth),
         }
     }
 
+    /// Walks up from `tag` to the depth of the awaited region (`depth`) and compares its key there:
+    /// a real chain's depths fall by one per step, so the region with `key`, at `depth`, is met
+    /// there or not at all. A job of another branch is turned down after the few entries between
+    /// it and that depth, not after its whole chain up to the root: at 256 workers a wait probes
+    /// every marked deque, and each entry of a walk is a line its owner keeps rewriting
+    /// (docs/benchmarks.md, "Waits at many workers"). A `depth` that is not
+    /// the key's (none of the callers') would only turn down jobs that belong, never let in one
+    /// that does not: a region is named by its key, the address of something live.
     #[inline]
-    fn chain_meets(&self, mut tag: RegionTag, key: usize) -> bool {
+    fn chain_meets(&self, mut tag: RegionTag, key: usize, depth: usize) -> bool {
         let mut below = usize::MAX;
         while let Some(entry) = self.entry(tag) {
             // Relaxed: the entries were written before the job we test was published to us (see
             // `open`); a stale read only happens for a job we then fail to take.
-            let depth = entry.depth.load(Ordering::Relaxed);
-            if depth >= below {
+            let at = entry.depth.load(Ordering::Relaxed);
+            if at >= below {
                 // Not a real chain (entries rewritten under a stale walk): the CAS will fail.
                 return false;
             }
-            if entry.key.load(Ordering::Relaxed) == key {
-                return true;
+            if at <= depth {
+                return at == depth && entry.key.load(Ordering::Relaxed) == key;
             }
-            below = depth;
+            below = at;
             tag = RegionTag(entry.parent.load(Ordering::Relaxed));
         }
         false
@@ -274,19 +295,19 @@ mod tests {
         r.open(b, 20, a, Own::default());
         r.open(c, 30, b, Own::default());
         r.open(d, 40, RegionTag::ROOT, Own::default());
-        for key in [10, 20, 30] {
-            assert!(r.belongs(WaitFor::Key(key), 1, c), "key {key}");
+        let key = |key, depth| WaitFor::Key { key, depth };
+        let depths = [a, b, c, d, RegionTag::ROOT].map(|t| r.depth_of(t));
+        assert_eq!(depths, [1, 2, 3, 1, 0]);
+        for (k, depth) in [(10, 1), (20, 2), (30, 3)] {
+            assert!(r.belongs(key(k, depth), 1, c), "key {k}");
         }
-        assert!(!r.belongs(WaitFor::Key(40), 1, c));
-        assert!(
-            !r.belongs(WaitFor::Key(30), 1, b),
-            "a parent is not a child's"
-        );
-        assert!(
-            r.belongs(WaitFor::Key(30), 30, RegionTag::ROOT),
-            "the job itself"
-        );
-        assert!(!r.belongs(WaitFor::Key(10), 1, RegionTag::ROOT));
+        assert!(!r.belongs(key(40, 1), 1, c));
+        assert!(!r.belongs(key(30, 3), 1, b), "a parent is not a child's");
+        assert!(r.belongs(key(30, 3), 30, RegionTag::ROOT), "the job itself");
+        assert!(!r.belongs(key(10, 1), 1, RegionTag::ROOT));
+        // A depth that is not the key's turns down what belongs, and lets in nothing else.
+        assert!(!r.belongs(key(10, 2), 1, c));
+        assert!(!r.belongs(key(40, 2), 1, c));
         assert!(r.belongs(WaitFor::Injected, 1, RegionTag::ROOT));
         assert!(!r.belongs(WaitFor::Injected, 1, a));
         assert!(r.belongs(WaitFor::Anything, 1, d));
@@ -301,9 +322,10 @@ mod tests {
         r.open(a, 10, RegionTag::ROOT, Own::default());
         r.open(b, 20, a, Own::default());
         r.open(a, 10, b, Own::default());
-        assert!(!r.belongs(WaitFor::Key(99), 1, a));
+        let want = WaitFor::Key { key: 99, depth: 0 };
+        assert!(!r.belongs(want, 1, a));
         for raw in [usize::MAX, usize::MAX - 1, 1 << 40, 12345] {
-            assert!(!r.belongs(WaitFor::Key(99), 1, RegionTag(raw)), "{raw:#x}");
+            assert!(!r.belongs(want, 1, RegionTag(raw)), "{raw:#x}");
             assert_eq!(r.key_of(RegionTag(raw)), 0, "{raw:#x}");
         }
     }
@@ -320,16 +342,18 @@ mod tests {
             chain.push(tag);
         }
         let bottom = *chain.last().unwrap();
+        let key = |level: usize| WaitFor::Key {
+            key: 1_000 + level,
+            depth: level + 1,
+        };
         for level in [0, 63, 64, 127, 128, 1_000, 2_999] {
-            assert!(
-                r.belongs(WaitFor::Key(1_000 + level), 1, bottom),
-                "level {level}"
-            );
+            assert!(r.belongs(key(level), 1, bottom), "level {level}");
             assert_eq!(r.key_of(chain[level + 1]), 1_000 + level);
+            assert_eq!(r.depth_of(chain[level + 1]), level + 1);
         }
         // A job in the middle belongs to the regions above it, not to those below.
-        assert!(!r.belongs(WaitFor::Key(1_000 + 2_000), 1, chain[1_500]));
-        assert!(r.belongs(WaitFor::Key(1_000 + 1_000), 1, chain[1_500]));
+        assert!(!r.belongs(key(2_000), 1, chain[1_500]));
+        assert!(r.belongs(key(1_000), 1, chain[1_500]));
         // The third worker never nested: its deep tags name no region.
         assert_eq!(r.key_of(r.tag(2, 500)), 0);
     }

@@ -91,11 +91,13 @@ impl WorkMap {
     }
 
     /// One search: probes the marked deques other than `me`'s, starting at worker `start` and
-    /// wrapping around, until `probe` steals something. A probe that finds a deque empty unmarks
-    /// it; if `is_empty` then says it filled meanwhile, the deque is marked and announced again
-    /// (through `sleep`) and probed once more. `probe(victim)` steals from `victim`'s deque and
-    /// `is_empty(victim)` reads its length; both only read the deque. Returns the victim and what
-    /// was stolen, or `None` if every marked deque was empty.
+    /// wrapping around, until `probe` steals something or `stop` says the search is moot. A probe
+    /// that finds a deque empty unmarks it; if `is_empty` then says it filled meanwhile, the deque
+    /// is marked and announced again (through `sleep`) and probed once more. `probe(victim)` steals
+    /// from `victim`'s deque and `is_empty(victim)` reads its length; both only read the deque.
+    /// Returns the victim and what was stolen, or `None` if every marked deque was empty or `stop`
+    /// said so (asked before each probe: a waiting worker's latch, which a search of hundreds of
+    /// deques would otherwise see only at its end).
     #[inline]
     pub(crate) fn steal<T>(
         &self,
@@ -104,12 +106,16 @@ impl WorkMap {
         sleep: &Sleep,
         mut probe: impl FnMut(usize) -> Option<Steal<T>>,
         is_empty: impl Fn(usize) -> bool,
+        stop: impl Fn() -> bool,
     ) -> Option<(usize, T)> {
         loop {
             let mut retry = false;
             for victim in self.marked_from(start) {
                 if victim == me {
                     continue;
+                }
+                if stop() {
+                    return None;
                 }
                 match probe(victim) {
                     // The probe refused the oldest job (a waiting worker's region test): the
@@ -236,15 +242,21 @@ mod tests {
         for i in [0, 1, 2] {
             map.publish(i, &sleep);
         }
-        let search = |me, start| {
+        let search_until = |me, start, stop: bool| {
             map.steal(
                 me,
                 start,
                 &sleep,
                 |v| Some(stealers[v].steal()),
                 |v| stealers[v].is_empty(),
+                || stop,
             )
         };
+        let search = |me, start| search_until(me, start, false);
+        // A search told to stop (its waiter's latch is set) probes nothing: the job stays, and
+        // so do the marks.
+        assert_eq!(search_until(0, 0, true), None);
+        assert_eq!(marked(&map, 0), [0, 1, 2]);
         assert_eq!(search(0, 0), Some((2, 7)));
         // Worker 1's deque was empty: unmarked. Worker 2 is still marked (the steal left it so),
         // worker 0's own bit is never touched by its own search.
@@ -278,6 +290,7 @@ mod tests {
                 }
             },
             |_| stealer.is_empty(),
+            || false,
         );
         assert_eq!(found, Some((1, 9)));
         assert_eq!(marked(&map, 0), [1]);

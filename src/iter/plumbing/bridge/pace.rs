@@ -69,6 +69,9 @@ impl Pace {
     }
 
     /// A split-off piece keeps timing if its parent did, from its own start.
+    // Inlined: every leaf calls it on entry, and out of line (no generic parameter, so compiled
+    // in forkjoin's crate) it was a call through the GOT per call, for a branch on `clock`.
+    #[inline]
     pub(super) fn restart_clock(&mut self) {
         if self.clock.is_some() {
             self.clock = Some(ticks());

@@ -58,7 +58,7 @@ use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::JobStackOwner;
 use crate::runtime::jobs::latch::CountLatch;
 use crate::runtime::jobs::latent;
-use crate::runtime::jobs::region::{Own, RegionTag};
+use crate::runtime::jobs::region::{Own, RegionTag, WaitFor};
 use crate::runtime::registry::slots::Decision;
 use crate::runtime::registry::{Registry, WorkerCounters, WorkerQueues};
 use crate::runtime::sleep::slot::Slot;
@@ -302,11 +302,27 @@ impl WorkerThread {
         self.region.get()
     }
 
-    /// The key of the region this worker runs in (0 in none): what a wait for everything created
-    /// in it admits.
+    /// A wait for everything created in the region this worker runs in (a scope, a broadcast):
+    /// the region's key and depth.
     #[inline]
-    pub(crate) fn region_key(&self) -> usize {
-        self.registry.regions().key_of(self.region.get())
+    pub(crate) fn wait_for_region(&self) -> WaitFor {
+        let regions = self.registry.regions();
+        let region = self.region.get();
+        WaitFor::Key {
+            key: regions.key_of(region),
+            depth: regions.depth_of(region),
+        }
+    }
+
+    /// A wait for job `id`, created by this worker in the region it runs in now (a `join`'s b, a
+    /// loop's offered piece), and for what it creates: the region a thief opens for the job is
+    /// one deeper than this worker's.
+    #[inline]
+    pub(crate) fn wait_for_job(&self, id: usize) -> WaitFor {
+        WaitFor::Key {
+            key: id,
+            depth: self.registry.regions().depth_of(self.region.get()) + 1,
+        }
     }
 
     /// Opens a region with `key` under `parent` and runs in it until the guard drops: for a job
@@ -679,6 +695,7 @@ pub(crate) fn reserve_loop(
             .find_work(
                 !worker.may_steal(),
                 crate::runtime::jobs::region::WaitFor::Anything,
+                None,
             )
             .or_else(|| worker.steal_private(crate::runtime::jobs::region::WaitFor::Anything));
         match found {

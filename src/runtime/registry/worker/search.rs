@@ -15,6 +15,12 @@
 //! `crate::runtime::jobs::region`): its own deque's other jobs move to the injector, and steals
 //! take only jobs that belong. Any worker leaves a job whose cap has no room for it
 //! (`crate::runtime::jobs::cap`).
+//!
+//! **A wait's search ends at its latch.** A waiting worker probes the marked deques with its latch
+//! in hand and stops as soon as it is set: at 256 workers one search probes a couple of hundred
+//! deques, tens of microseconds of line transfers, and a latch seen only between searches delayed
+//! every link of the chain of waits that ends a call (docs/benchmarks.md, "Waits at many
+//! workers").
 
 use rand_xoshiro::rand_core::Rng;
 
@@ -23,6 +29,7 @@ use crate::platform::sync::heavy_barrier;
 use crate::runtime::deque::Steal;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::StealTicket;
+use crate::runtime::jobs::latch::CoreLatch;
 use crate::runtime::jobs::region::WaitFor;
 use crate::runtime::registry::bump;
 use crate::runtime::trace::{Event, Source};
@@ -30,7 +37,13 @@ use crate::runtime::trace::{Event, Source};
 impl WorkerThread {
     /// One search for a job that may run in a wait for `want`: own deque → broadcast inbox →
     /// injector → marked victims (not if `own_only`: past the stack guard, or in a cancelled wait).
-    pub(super) fn find_work(&self, own_only: bool, want: WaitFor) -> Option<(JobRef, Source)> {
+    /// A wait passes its latch (`until`): the search of the victims ends as soon as it is set.
+    pub(super) fn find_work(
+        &self,
+        own_only: bool,
+        want: WaitFor,
+        until: Option<&CoreLatch>,
+    ) -> Option<(JobRef, Source)> {
         while let Some(job) = self.pop_public() {
             if want == WaitFor::Anything || self.registry.belongs(want, &job) {
                 // A job of a cap this worker is not inside starts only with a place in it
@@ -64,13 +77,14 @@ impl WorkerThread {
         if own_only {
             return None;
         }
-        let (job, source) = self.steal(want)?;
+        let (job, source) = self.steal(want, until)?;
         Some((self.admit(job)?, source))
     }
 
     /// Tries every other worker whose deque the work map marks once, starting at a random one,
-    /// until a steal of a job that may run in a wait for `want` succeeds or none is left.
-    fn steal(&self, want: WaitFor) -> Option<(JobRef, Source)> {
+    /// until a steal of a job that may run in a wait for `want` succeeds, none is left, or `until`
+    /// is set.
+    fn steal(&self, want: WaitFor, until: Option<&CoreLatch>) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let infos = registry.thread_infos();
         let n = infos.len();
@@ -102,6 +116,7 @@ impl WorkerThread {
                 stolen
             },
             |victim| infos[victim].stealer.is_empty(),
+            || until.is_some_and(CoreLatch::probe),
         );
         let Some((victim, job)) = found else {
             bump(&stats.failed_steals);

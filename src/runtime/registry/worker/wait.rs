@@ -5,7 +5,8 @@
 //!
 //! **The wait loop** ([`WorkerThread::wait_until_cold`]). Before it waits, the worker publishes all
 //! its private jobs (nothing of it may stay hidden while it sleeps). Then, until the latch is set:
-//! search ([`WorkerThread::find_work`], `search.rs`); on a patrol timeout, heavy-steal; found a job:
+//! search ([`WorkerThread::find_work`], `search.rs`, which stops probing other workers' deques
+//! once the latch is set); on a patrol timeout, heavy-steal; found a job:
 //! leave the idle count, wake one more sleeper if more work is visible (sleep README rule 6), run
 //! it; found nothing: join the idle count (unless guarded) and let the sleep module spin, yield or
 //! put the worker to sleep. A wake for new work that this worker cannot use is passed on (rule 7).
@@ -162,7 +163,7 @@ impl WorkerThread {
         let found = if local {
             own()
         } else {
-            own().or_else(|| self.find_work(!self.may_steal(), WaitFor::Anything))
+            own().or_else(|| self.find_work(!self.may_steal(), WaitFor::Anything, None))
         };
         match found {
             Some((job, source)) => {
@@ -211,8 +212,10 @@ impl WorkerThread {
                 // We steal nothing now: pass on what a publication left to us as a searcher.
                 self.stop_searching_and_pass_on(&mut idle);
             }
-            let found = match self.find_work(own_only, want) {
+            let found = match self.find_work(own_only, want, Some(latch)) {
                 Some(found) => Some(found),
+                // The search ended at our latch: leave.
+                None if latch.probe() => break,
                 None if !own_only && idle.take_patrol_due() => {
                     // A timed sleep ran out and claimed the pool's next patrol: look for jobs
                     // hidden on other workers' private stacks, whose owners may be blocked in user
