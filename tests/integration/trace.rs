@@ -27,9 +27,29 @@ fn temp_trace(tag: &str) -> PathBuf {
 }
 
 /// Drops `pool` (which writes its trace), reads the file back and removes it.
+///
+/// The drop writes the file before it returns unless spawned work is still pending: the workload's
+/// fire-and-forget spawn sends its message before its job ends, and on a loaded machine the job may
+/// still hold the pool when the drop comes. Then the last worker to leave writes the file, which
+/// nothing the test holds can wait for; so it looks for the file until it appears (written whole,
+/// by a rename), with a watchdog.
 fn finish(pool: ThreadPool, path: &PathBuf) -> TraceFile {
     drop(pool);
-    let text = std::fs::read_to_string(path).expect("the trace file was written on drop");
+    let deadline = std::time::Instant::now() + common::TIMEOUT;
+    let text = loop {
+        match std::fs::read_to_string(path) {
+            Ok(text) => break text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the trace file was not written within {:?}",
+                    common::TIMEOUT
+                );
+                std::thread::yield_now();
+            }
+            Err(e) => panic!("the trace file could not be read: {e}"),
+        }
+    };
     std::fs::remove_file(path).unwrap();
     TraceFile::parse(&text).unwrap_or_else(|e| panic!("invalid trace: {e}\n{text}"))
 }

@@ -285,7 +285,12 @@ impl SinkFile {
         pools.sort_by_key(|p| p.pid);
         let events: String = pools.iter().map(|p| p.events.as_str()).collect();
         let summaries: Vec<&str> = pools.iter().map(|p| p.summary.as_str()).collect();
-        std::fs::write(&self.path, json::file(&events, &summaries))
+        // Written beside it and renamed into place: a reader (a viewer, a test waiting for the
+        // file) sees the old file or the whole new one, never half of it.
+        let mut partial = self.path.clone().into_os_string();
+        partial.push(".partial");
+        std::fs::write(&partial, json::file(&events, &summaries))?;
+        std::fs::rename(&partial, &self.path)
     }
 }
 
