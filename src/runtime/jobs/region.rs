@@ -253,9 +253,9 @@ impl Regions {
     /// there or not at all. A job of another branch is turned down after the few entries between
     /// it and that depth, not after its whole chain up to the root: at 256 workers a wait probes
     /// every marked deque, and each entry of a walk is a line its owner keeps rewriting
-    /// (docs/benchmarks.md, "Waits at many workers"). A `depth` that is not
-    /// the key's (none of the callers') would only turn down jobs that belong, never let in one
-    /// that does not: a region is named by its key, the address of something live.
+    /// (docs/benchmarks.md, "Waits at many workers"). A `depth` that is not the key's (none of the
+    /// callers') would only turn down jobs that belong, never let in one that does not: a region
+    /// is named by its key, the address of something live.
     #[inline]
     fn chain_meets(&self, mut tag: RegionTag, key: usize, depth: usize) -> bool {
         let mut below = usize::MAX;
