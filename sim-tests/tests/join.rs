@@ -45,6 +45,13 @@ fn fib_256() {
     fib_on(256, 6, 120);
 }
 
+/// Deep enough that the joins below the offered jobs (five at 256 workers) are latent, their b's
+/// offered from inside a while most workers idle: each b still runs exactly once.
+#[test]
+fn fib_latent_256() {
+    fib_on(256, 13, 40);
+}
+
 fn tree_on(workers: usize, depth: u32, default_schedules: usize) {
     explore("tree", workers, schedules(default_schedules), move || {
         let exits = Arc::new(Counter::default());

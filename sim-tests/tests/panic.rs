@@ -26,7 +26,7 @@ fn fib_panicking(n: u64, calls: &AtomicUsize, panic_at: usize) -> u64 {
     a + b
 }
 
-fn join_panic_on(workers: usize, default_schedules: usize) {
+fn join_panic_on(workers: usize, n: u64, default_schedules: usize) {
     explore(
         "panic-join",
         workers,
@@ -35,7 +35,6 @@ fn join_panic_on(workers: usize, default_schedules: usize) {
             quiet_intended_panics();
             let exits = Arc::new(Counter::default());
             let pool = pool(workers, &exits);
-            let n = 8;
             let panic_at = draw(fib_seq(n).1 as u64) as usize;
             let calls = AtomicUsize::new(0);
             let err = catch_unwind(AssertUnwindSafe(|| {
@@ -61,17 +60,24 @@ fn join_panic_on(workers: usize, default_schedules: usize) {
 
 #[test]
 fn panic_join_2() {
-    join_panic_on(2, 1000);
+    join_panic_on(2, 8, 1000);
 }
 
 #[test]
 fn panic_join_8() {
-    join_panic_on(8, 1000);
+    join_panic_on(8, 8, 1000);
 }
 
 #[test]
 fn panic_join_64() {
-    join_panic_on(64, 500);
+    join_panic_on(64, 8, 500);
+}
+
+/// Deep enough that the joins below the offered jobs (five at 256 workers) are latent: a panic in
+/// an a whose b was offered waits for b.
+#[test]
+fn panic_join_256() {
+    join_panic_on(256, 12, 40);
 }
 
 fn scope_panic_on(workers: usize, default_schedules: usize) {

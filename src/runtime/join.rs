@@ -38,6 +38,10 @@
 //! blocked owner), or its pool was built with `siblings_may_wait`, whose joins all push. A split
 //! that the iterators make for an idle worker always pushes ([`join_always_pushing`]).
 //!
+//! **Latent joins.** In a pool of more than 64 workers the first levels below the offered jobs are
+//! [`join_latent`]s instead: a then b as plain calls, b registered while a runs so that a request
+//! for work seen inside a can still make it a job, oldest first (`worker::take_latent_join`).
+//!
 //! **The path of a call.** [`join`] is [`join_context`], which is [`join_by_depth_rule`] with the
 //! pushing path [`OutOfLine`]: it runs the join as [`join_inline`] (the depth rule, or a pool of one
 //! thread), as [`join_from_outside`] (the call moves into a pool and comes back to [`join_pushing`]
@@ -53,13 +57,16 @@
 //! for the thief), swallowing any panic of b, and then the unwinding of a's panic continues. If only b
 //! panics, its panic is resumed after a has finished. The fast path therefore needs no `catch_unwind`.
 
+use std::cell::Cell;
 use std::marker::PhantomData;
 
+use crate::platform::sync::sim_bug;
 use crate::platform::unwind;
 use crate::runtime::cancel;
 use crate::runtime::jobs::job::{ErasedStackJob, JobRef, StackJob};
 use crate::runtime::jobs::jobstack::Pushed;
 use crate::runtime::jobs::latch::SpinLatch;
+use crate::runtime::jobs::latent;
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::{self, WorkerThread};
 
@@ -191,6 +198,9 @@ impl Boundary for BRunsOn {
 
 /// How a join under the depth rule reaches [`join_pushing`] when it pushes.
 pub(crate) trait PushingPath {
+    /// What b is to cancellation on this path.
+    type B: Boundary;
+
     /// Runs [`join_pushing`] on `wt`.
     ///
     /// # Safety
@@ -209,6 +219,8 @@ pub(crate) trait PushingPath {
 pub(crate) struct OutOfLine;
 
 impl PushingPath for OutOfLine {
+    type B = BStops;
+
     #[inline(always)]
     unsafe fn push<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
     where
@@ -231,6 +243,8 @@ impl<K: Boundary> Inlined<K> {
 }
 
 impl<K: Boundary> PushingPath for Inlined<K> {
+    type B = K;
+
     #[inline(always)]
     unsafe fn push<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
     where
@@ -274,6 +288,9 @@ where
             None
         } else if wt.renew_inline_joins() {
             None
+        } else if worker::take_latent_join() {
+            // SAFETY: `wt` is the calling thread's worker.
+            return unsafe { join_latent::<P::B, _, _, _, _>(wt, oper_a, oper_b) };
         } else {
             Some(wt)
         }
@@ -506,39 +523,165 @@ fn finish_b_while_a_unwinds(job_b: ErasedStackJob<'_, SpinLatch<'_>>, pushed: Pu
     // That thread is a worker, which outlives the join frame.
     WorkerThread::with_current(|wt| {
         if wt.pop_private(pushed) {
-            if wt.cancel_requested() {
-                // Cancelled work does not start b (see `crate::runtime::cancel`).
-                // SAFETY: we popped b back, so its JobRef will never be executed; dropped once.
-                unsafe { job_b.drop_unrun() };
-                return;
-            }
-            // b's panic, if any, is dropped: a's panic wins.
-            // SAFETY: we popped b back, so no other reference is executed; run once, and its
-            // result (set before the latch) taken once.
-            drop(unsafe {
-                job_b.run();
-                job_b.take_panic()
-            });
+            // SAFETY: we popped b back, so its JobRef will never be executed.
+            unsafe { run_kept_b_while_a_unwinds(wt, &job_b) };
         } else {
-            // Published: pop it back or wait for the thief. Its result is dropped, and its panic
-            // too, unless a unwinds with a cancellation: then the panic wins (kept for the
-            // `cancellable` call). a's spawns stay where they are (no mark). A panic of b
-            // reaches us as a value, not raised and caught: each unwinding costs a microsecond
-            // or more, and a cancelled chain of stolen b's pays it at every link.
-            let finished =
-                unwind::halt_unwinding(|| finish_published_erased(wt, &job_b, u64::MAX, true));
-            let panic = match finished {
-                // SAFETY: b ran and its latch is set; its result is taken once.
-                Ok(Finished::Ran) => unsafe { job_b.take_panic() },
-                Ok(Finished::Dropped) => Some(cancel::payload()),
-                Err(payload) => Some(payload),
-            };
-            if let Some(payload) = panic {
-                wt.keep_panic_if_cancelled(payload);
-            }
+            finish_shared_b_while_a_unwinds(wt, &job_b);
         }
     })
     .expect("b is finished on the worker that pushed it");
+}
+
+/// While `a` unwinds: b never left this worker; it runs here (its panic dropped: a's wins),
+/// unless its work was cancelled.
+///
+/// # Safety
+/// b's `JobRef` was never executed and never will be (popped back, or never shared).
+unsafe fn run_kept_b_while_a_unwinds(wt: &WorkerThread, job_b: &ErasedStackJob<'_, SpinLatch<'_>>) {
+    if wt.cancel_requested() {
+        // Cancelled work does not start b (see `crate::runtime::cancel`).
+        // SAFETY: per the contract nobody else runs b; dropped once.
+        unsafe { job_b.drop_unrun() };
+        return;
+    }
+    // b's panic, if any, is dropped: a's panic wins.
+    // SAFETY: per the contract no other reference is executed; run once, and its result (set
+    // before the latch) taken once.
+    drop(unsafe {
+        job_b.run();
+        job_b.take_panic()
+    });
+}
+
+/// While `a` unwinds: b is on the public deque or was stolen. Pop it back or wait for the thief.
+/// Its result is dropped, and its panic too, unless a unwinds with a cancellation: then the panic
+/// wins (kept for the `cancellable` call). a's spawns stay where they are (no mark). A panic of b
+/// reaches us as a value, not raised and caught: each unwinding costs a microsecond or more, and a
+/// cancelled chain of stolen b's pays it at every link.
+fn finish_shared_b_while_a_unwinds(wt: &WorkerThread, job_b: &ErasedStackJob<'_, SpinLatch<'_>>) {
+    let finished = unwind::halt_unwinding(|| finish_published_erased(wt, job_b, u64::MAX, true));
+    let panic = match finished {
+        // SAFETY: b ran and its latch is set; its result is taken once.
+        Ok(Finished::Ran) => unsafe { job_b.take_panic() },
+        Ok(Finished::Dropped) => Some(cancel::payload()),
+        Err(payload) => Some(payload),
+    };
+    if let Some(payload) = panic {
+        wt.keep_panic_if_cancelled(payload);
+    }
+}
+
+/// A latent join (`worker::take_latent_join`: one of the first joins below the offered jobs, in a
+/// pool of more than 64 workers): `a` then `b` as plain calls, as an inline join, but
+/// with b registered as a latent fork while `a` runs (`crate::runtime::jobs::latent`). A request
+/// for work that this worker answers from inside `a` may offer b, oldest fork first: b then goes
+/// to the public deque as a job, and this frame finishes it as a published b. So the work a worker
+/// commits to run itself, privately, is bounded by the latent levels too, not only by the offered
+/// jobs (docs/benchmarks.md, "Latent joins"). Out of line: a few joins in a hundred take it.
+///
+/// # Safety
+/// `wt` must be the current thread's worker.
+#[inline(never)]
+unsafe fn join_latent<K: Boundary, A, B, RA, RB>(
+    wt: &WorkerThread,
+    oper_a: A,
+    oper_b: B,
+) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // The latent levels are few and take this slow path anyway: each polls (an idle worker gets
+    // the oldest latent b at once, not only at the inline joins' every `DEEP_JOIN_PERIOD`-th).
+    if wt.some_worker_idle() {
+        wt.offer_oldest_work();
+    }
+    let origin: *const WorkerThread = wt;
+    let job_b = StackJob::new(
+        move |from_queue: bool| {
+            if K::AT_B && from_queue {
+                // A boundary, as in `join_pushing`.
+                WorkerThread::with_current(WorkerThread::stop_if_cancelled);
+            }
+            oper_b(FnContext::new(
+                from_queue && WorkerThread::current() != origin,
+            ))
+        },
+        SpinLatch::waking(wt.sleep_slot()),
+    );
+    let region = wt.region();
+    let spawn_mark = wt.spawn_count();
+    let offered = Cell::new(false);
+    let offer = || {
+        if offered.get() {
+            return false;
+        }
+        offered.set(true);
+        // SAFETY: `job_b` stays in this frame until its latch is set or its reference comes back
+        // from the deque (the end of this function, or `LatentGuard`, finish it); A, B, RA, RB
+        // are Send.
+        let job_b_ref = unsafe { job_b.as_job_ref() }.tagged(region);
+        wt.push_offered(job_b_ref);
+        true
+    };
+    let guard = LatentGuard {
+        job_b: &job_b,
+        offered: &offered,
+    };
+    let result_a =
+        latent::with_latent_fork(&offer, wt.private_mark(), || oper_a(FnContext::new(false)));
+    std::mem::forget(guard);
+    // The simulation's self-check (scripts/sim-bugs.sh): b runs here even if it was offered.
+    if !offered.get() || sim_bug("latent_b_runs_twice") {
+        if K::AT_B && wt.cancel_requested() {
+            cancel_popped_b(&job_b);
+        }
+        // SAFETY: b was never offered, so its JobRef was never shared; run once.
+        let result_b = unsafe { job_b.run_inline(false) };
+        return (result_a, result_b);
+    }
+    let result_b = finish_published(wt, &job_b, spawn_mark, K::AT_B);
+    (result_a, result_b)
+}
+
+/// Brings a latent join's b to completion if `a` unwinds: runs it if it was never offered, else
+/// finishes it as a published b.
+struct LatentGuard<'j, 'r, F, R>
+where
+    F: FnOnce(bool) -> R,
+{
+    job_b: &'j StackJob<SpinLatch<'r>, F, R>,
+    offered: &'j Cell<bool>,
+}
+
+impl<F, R> Drop for LatentGuard<'_, '_, F, R>
+where
+    F: FnOnce(bool) -> R,
+{
+    fn drop(&mut self) {
+        // SAFETY: `job_b` lives in the join frame below us, still alive during unwinding; its
+        // erased reference is executed at most once, and only if b was never offered.
+        let job_b = unsafe { self.job_b.erased() };
+        finish_latent_b_while_a_unwinds(job_b, self.offered.get());
+    }
+}
+
+/// [`LatentGuard`]'s cold path, type-erased.
+#[cold]
+#[inline(never)]
+fn finish_latent_b_while_a_unwinds(job_b: ErasedStackJob<'_, SpinLatch<'_>>, offered: bool) {
+    unwind::unwinding_passes_here();
+    WorkerThread::with_current(|wt| {
+        if offered {
+            finish_shared_b_while_a_unwinds(wt, &job_b);
+        } else {
+            // SAFETY: b was never offered, so its JobRef was never shared.
+            unsafe { run_kept_b_while_a_unwinds(wt, &job_b) };
+        }
+    })
+    .expect("b is finished on the worker that registered it");
 }
 
 /// The join protocol on worker `wt`, b being `K` to cancellation ([`BStops`]: a stolen b does not

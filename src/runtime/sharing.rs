@@ -328,9 +328,5 @@ pub(crate) fn with_latent_fork<T>(offer: &dyn Fn() -> bool, body: impl FnOnce() 
 #[inline]
 pub(crate) fn offer_older_work() -> bool {
     // Forks are registered only on a worker.
-    latent::any()
-        && WorkerThread::with_current(|wt| {
-            latent::offer_oldest(|mark| wt.holds_private_older_than(mark).then(|| wt.publish_now()))
-        })
-        .unwrap_or(false)
+    latent::any() && WorkerThread::with_current(WorkerThread::offer_oldest_work).unwrap_or(false)
 }

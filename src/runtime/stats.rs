@@ -60,7 +60,8 @@ pub struct PoolStats {
     pub jobs_published: u64,
     /// Pieces of a running parallel loop's unstarted rest offered to idle workers from inside
     /// one of its items (a loop whose items run nested loops gives its oldest, largest work
-    /// first; see `docs/architecture.md`, "Many cores").
+    /// first; see `docs/architecture.md`, "Many cores"), and, in pools of more than 64 threads,
+    /// the b's of latent joins offered from inside their a.
     pub jobs_offered: u64,
     /// Heavy steals: patrols that ran a process-wide barrier (`membarrier`, which interrupts every
     /// CPU running a thread of the process) to take a job from another worker's private stack.

@@ -88,10 +88,91 @@ fn one_million_joins_from_outside_any_pool() {
 }
 
 #[test]
-fn one_million_joins_in_pools_of_1_2_and_16_threads() {
-    for n in [1, 2, 16] {
+fn one_million_joins_in_pools_of_1_2_16_and_96_threads() {
+    // 96: a pool of more than 64 threads, whose first joins below the offered jobs are latent.
+    for n in [1, 2, 16, 96] {
         pool(n).install(check_million_joins);
     }
+}
+
+/// Runs `f` under `depth` nested joins whose b's do nothing: in a pool of more than 64 threads the
+/// first pushes fill the offered depth (5) and the next joins are latent.
+fn under_joins<R: Send>(depth: usize, f: impl FnOnce() -> R + Send) -> R {
+    if depth == 0 {
+        f()
+    } else {
+        join(|| under_joins(depth - 1, f), || ()).0
+    }
+}
+
+/// A pool of more than 64 threads (96 on this machine's few cores): its joins below the offered
+/// jobs are latent, with b registered while a runs.
+const LATENT_POOL: usize = 96;
+
+#[test]
+fn a_latent_b_goes_to_an_idle_worker_while_its_a_runs() {
+    let pool = pool(LATENT_POOL);
+    let (b_thread, a_thread) = pool.install(|| {
+        under_joins(8, || {
+            let ran = AtomicBool::new(false);
+            let ((a_thread, _), b_thread) = join_context(
+                // a runs until b has run; its tiny joins are latent too, and each asks whether a
+                // worker idles (95 do): the oldest latent b, ours, is offered to one of them.
+                |_| {
+                    wait_with_joins(&ran, "the latent b to run elsewhere");
+                    (forkjoin::current_thread_index(), ())
+                },
+                |ctx| {
+                    // Release pairs with the Acquire load in `wait_with_joins`.
+                    ran.store(true, Ordering::Release);
+                    assert!(ctx.migrated(), "b ran on another worker");
+                    forkjoin::current_thread_index()
+                },
+            );
+            (b_thread, a_thread)
+        })
+    });
+    assert_ne!(a_thread, b_thread);
+    assert!(
+        pool.stats().jobs_offered >= 1,
+        "b went out as an offered job"
+    );
+}
+
+#[test]
+fn a_panic_in_a_waits_for_its_offered_latent_b() {
+    let pool = pool(LATENT_POOL);
+    let finished = AtomicUsize::new(0);
+    let started = AtomicBool::new(false);
+    let caught = pool.install(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            under_joins(8, || {
+                join(
+                    || {
+                        wait_with_joins(&started, "the latent b to start elsewhere");
+                        panic!("a fails");
+                    },
+                    || {
+                        started.store(true, Ordering::Release);
+                        // Work the compiler cannot skip, so that a's panic comes while b runs.
+                        let x = (0..2_000_000u64).fold(1u64, |x, k| {
+                            std::hint::black_box(x.wrapping_mul(31).wrapping_add(k))
+                        });
+                        finished.fetch_add(1, Ordering::Release);
+                        x
+                    },
+                )
+            })
+        }))
+    });
+    let payload = caught.expect_err("a's panic comes out of the join");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"a fails"));
+    // Acquire pairs with b's Release increment: the join did not return before b finished.
+    assert_eq!(
+        finished.load(Ordering::Acquire),
+        1,
+        "b ran to its end exactly once"
+    );
 }
 
 #[test]

@@ -26,11 +26,30 @@
 //! the offered jobs are those with at most that many pending jobs below them, so each level adds a
 //! binomial layer of pushing joins (docs/benchmarks.md, "The offered depth").
 //!
+//! **Latent joins** (pools of more than [`LATENT_FROM`] workers) bound that share further without
+//! pushing: a push that arms the budget there arms [`LATENT_LEVELS`] latent joins first
+//! ([`take_latent_join`]). A latent join runs a then b as plain calls too, but registers b as a
+//! latent fork while a runs (`crate::runtime::jobs::latent`), so that a request for work seen
+//! inside a, at a poll of a later latent join or at the inline joins' every
+//! `DEEP_JOIN_PERIOD`-th, hands the oldest such b to the idle worker as a job
+//! (`crate::runtime::join`'s `join_latent`). The latent joins are the first ones after the
+//! arming push, in order: in a recursion, the spine of levels on the way down, whose b's are the
+//! biggest. So the work a worker commits to run itself below its offered jobs is about
+//! 1/φ^(depth + latent levels) of its job in fib (1/2^… in a balanced tree), and reachable the
+//! moment it is asked for. A b that nobody asked for runs inline on the way back up, under the
+//! inline budget: giving it latent levels of its own would make every join within that many
+//! levels of the offered jobs latent, a binomial layer (a quarter of a balanced tree's joins at 8
+//! levels, which doubled its walk on a busy pool). As it is, a pool pays `LATENT_LEVELS` latent
+//! joins per arming push. Smaller pools keep plain inline joins: a latent join costs several
+//! times an inline one (it is out of line and builds b's job in its frame), and there the share
+//! is small beside the call.
+//!
 //! A pool built with `ThreadPoolBuilder::siblings_may_wait` never arms the budget: every join
 //! pushes b, as in rayon, so a closure that waits for its sibling finds it in a queue.
 //!
 //! The budget is a thread-local ([`INLINE_JOINS`]), so an inline join reads and writes one word
-//! and loads no worker pointer. This file is the only one that touches it.
+//! and loads no worker pointer; the latent joins left are another ([`LATENT_JOINS`]), read only by
+//! joins that reach the slow path. This file is the only one that touches them.
 
 use std::cell::Cell;
 
@@ -44,6 +63,13 @@ use crate::platform::sync::{sim_bug, thread_local};
 pub(super) fn offered_depth(pool_size: usize) -> usize {
     MIN_OFFERED_DEPTH + usize::from(pool_size > 16) + usize::from(pool_size > 64)
 }
+
+/// Pools of more than this many workers register latent joins below their offered jobs (see the
+/// module doc): with a few hundred workers, a share of 1/φ^depth of the root's job outlasts the
+/// rest of the call.
+const LATENT_FROM: usize = 64;
+/// How many levels of joins below the offered jobs are latent in such a pool.
+const LATENT_LEVELS: u32 = 8;
 
 /// The smallest [`offered_depth`]: the push and pop paths compare with it first, so that a join
 /// above it (a flat loop of joins) reads no pool size.
@@ -62,6 +88,10 @@ thread_local! {
     /// Values: 0, not armed (push); [`BUDGET_SPENT`], armed and used up (the slow path decides);
     /// above it, inline joins left plus one; `u32::MAX` for a worker alone in its pool.
     static INLINE_JOINS: Cell<u32> = const { Cell::new(0) };
+    /// Latent joins left before the next ones run inline ([`take_latent_join`]): 0 unless the
+    /// worker's pool has more than [`LATENT_FROM`] workers and it is below its offered jobs.
+    /// While it is above 0, [`INLINE_JOINS`] is 0, so a join reaches the slow path that asks.
+    static LATENT_JOINS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// True if the `join` about to start runs b inline without pushing it (and uses up one inline
@@ -89,9 +119,34 @@ pub(super) fn on_push(depth: usize, pool_size: &Cell<usize>, siblings_may_wait: 
         && depth > offered_depth(pool_size.get())
         && (!siblings_may_wait || sim_bug("siblings_inline_joins"))
     {
-        // At least the offered depth of older jobs are pending: run the next joins inline.
-        INLINE_JOINS.set(DEEP_JOIN_PERIOD);
+        // At least the offered depth of older jobs are pending: run the next joins inline, in a
+        // large pool after `LATENT_LEVELS` latent ones.
+        if pool_size.get() > LATENT_FROM {
+            INLINE_JOINS.set(0);
+            LATENT_JOINS.set(LATENT_LEVELS);
+        } else {
+            INLINE_JOINS.set(DEEP_JOIN_PERIOD);
+        }
     }
+}
+
+/// True if the `join` about to start (which no inline budget covers) is a latent join: one of the
+/// first [`LATENT_LEVELS`] joins after a push armed the budget in a large pool, which in a
+/// recursion are the levels just below the offered jobs, on the way down. The last of them arms
+/// the inline budget.
+#[inline(always)]
+pub(crate) fn take_latent_join() -> bool {
+    LATENT_JOINS.with(|left| {
+        let n = left.get();
+        if n == 0 {
+            return false;
+        }
+        left.set(n - 1);
+        if n == 1 {
+            INLINE_JOINS.set(DEEP_JOIN_PERIOD);
+        }
+        true
+    })
 }
 
 /// The job at `depth` of the private stack is being popped back: among the first
@@ -101,6 +156,7 @@ pub(super) fn on_pop(depth: usize, pool_size: &Cell<usize>) {
     if depth <= MIN_OFFERED_DEPTH || depth <= offered_depth(pool_size.get()) {
         // Back among the offered jobs: the joins from here on push again.
         INLINE_JOINS.set(0);
+        LATENT_JOINS.set(0);
     }
 }
 
@@ -111,6 +167,7 @@ pub(super) fn on_job_start(alone: bool) {
     if !alone {
         INLINE_JOINS.set(0);
     }
+    LATENT_JOINS.set(0);
 }
 
 /// The worker starts running under a cancellation node: its budget, unbounded alone, lasts
@@ -126,12 +183,14 @@ pub(super) fn on_cancellable_start() {
 #[inline(always)]
 pub(super) fn on_enter(alone: bool) {
     INLINE_JOINS.set(if alone { u32::MAX } else { 0 });
+    LATENT_JOINS.set(0);
 }
 
 /// The calling thread stops being a worker: the budget of a thread outside a pool is 0.
 #[inline(always)]
 pub(super) fn on_leave() {
     INLINE_JOINS.set(0);
+    LATENT_JOINS.set(0);
 }
 
 impl WorkerThread {
@@ -161,7 +220,9 @@ impl WorkerThread {
         self.stop_if_cancelled();
         // A worker that goes idle just after this check gets this worker's next offer at most
         // DEEP_JOIN_PERIOD joins later.
-        if self.some_worker_idle() {
+        if self.some_worker_idle()
+            && !(self.sized_for.get() > LATENT_FROM && self.offer_oldest_work())
+        {
             return false;
         }
         INLINE_JOINS.set(DEEP_JOIN_PERIOD);

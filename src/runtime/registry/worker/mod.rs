@@ -73,7 +73,7 @@ pub(crate) use self::idle_poll::{
     back_off_idle_polls, end_idle_poll_back_off, idle_polls_muted, offer_waiting, some_worker_idle,
     some_worker_idle_in,
 };
-pub(crate) use self::inline_budget::take_inline_join;
+pub(crate) use self::inline_budget::{take_inline_join, take_latent_join};
 
 thread_local! {
     /// The worker this thread runs as, or null. Const-initialised: reading it is a plain TLS load.

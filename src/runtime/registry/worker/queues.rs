@@ -20,6 +20,7 @@ use crate::platform::sync::sim_bug;
 use crate::runtime::deque::Steal;
 use crate::runtime::jobs::job::JobRef;
 use crate::runtime::jobs::jobstack::{Pushed, StackMark};
+use crate::runtime::jobs::latent;
 use crate::runtime::registry::bump;
 use crate::runtime::trace::Event;
 
@@ -89,6 +90,17 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn holds_private_older_than(&self, mark: StackMark) -> bool {
         self.jobs.holds_older_than(mark)
+    }
+
+    /// Answers a request for work with this worker's oldest pending work, outermost latent fork
+    /// first (`crate::runtime::jobs::latent`): a private job older than the fork (published),
+    /// else the fork's own offer. False if no fork is registered or none had anything left.
+    pub(crate) fn offer_oldest_work(&self) -> bool {
+        latent::any()
+            && latent::offer_oldest(|mark| {
+                self.holds_private_older_than(mark)
+                    .then(|| self.publish_now())
+            })
     }
 
     /// True if some job of this worker waits on its private stack (owner only).
