@@ -60,7 +60,6 @@
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use crate::platform::sync::sim_bug;
 use crate::platform::unwind;
 use crate::runtime::cancel;
 use crate::runtime::jobs::job::{ErasedStackJob, JobRef, StackJob};
@@ -593,11 +592,6 @@ where
     RA: Send,
     RB: Send,
 {
-    // The latent levels are few and take this slow path anyway: each polls (an idle worker gets
-    // the oldest latent b at once, not only at the inline joins' every `DEEP_JOIN_PERIOD`-th).
-    if wt.some_worker_idle() {
-        wt.offer_oldest_work();
-    }
     let origin: *const WorkerThread = wt;
     let job_b = StackJob::new(
         move |from_queue: bool| {
@@ -619,6 +613,8 @@ where
             return false;
         }
         offered.set(true);
+        // b carries the join's region, captured when it began: the worker may offer it from
+        // inside a scope in a, whose wait must not run it.
         // SAFETY: `job_b` stays in this frame until its latch is set or its reference comes back
         // from the deque (the end of this function, or `LatentGuard`, finish it); A, B, RA, RB
         // are Send.
@@ -633,8 +629,7 @@ where
     let result_a =
         latent::with_latent_fork(&offer, wt.private_mark(), || oper_a(FnContext::new(false)));
     std::mem::forget(guard);
-    // The simulation's self-check (scripts/sim-bugs.sh): b runs here even if it was offered.
-    if !offered.get() || sim_bug("latent_b_runs_twice") {
+    if !offered.get() {
         if K::AT_B && wt.cancel_requested() {
             cancel_popped_b(&job_b);
         }

@@ -116,8 +116,8 @@ fn a_latent_b_goes_to_an_idle_worker_while_its_a_runs() {
         under_joins(8, || {
             let ran = AtomicBool::new(false);
             let ((a_thread, _), b_thread) = join_context(
-                // a runs until b has run; its tiny joins are latent too, and each asks whether a
-                // worker idles (95 do): the oldest latent b, ours, is offered to one of them.
+                // a runs until b has run; every 64th of its tiny joins asks whether a worker
+                // idles (95 do), and offers the oldest latent b, ours, to one of them.
                 |_| {
                     wait_with_joins(&ran, "the latent b to run elsewhere");
                     (forkjoin::current_thread_index(), ())

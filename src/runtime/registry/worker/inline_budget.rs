@@ -30,8 +30,8 @@
 //! pushing: a push that arms the budget there arms [`LATENT_LEVELS`] latent joins first
 //! ([`take_latent_join`]). A latent join runs a then b as plain calls too, but registers b as a
 //! latent fork while a runs (`crate::runtime::jobs::latent`), so that a request for work seen
-//! inside a, at a poll of a later latent join or at the inline joins' every
-//! `DEEP_JOIN_PERIOD`-th, hands the oldest such b to the idle worker as a job
+//! inside a, at the inline joins' every `DEEP_JOIN_PERIOD`-th or a loop's poll, hands the oldest
+//! such b to the idle worker as a job
 //! (`crate::runtime::join`'s `join_latent`). The latent joins are the first ones after the
 //! arming push, in order: in a recursion, the spine of levels on the way down, whose b's are the
 //! biggest. So the work a worker commits to run itself below its offered jobs is about
