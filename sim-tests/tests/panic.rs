@@ -73,11 +73,11 @@ fn panic_join_64() {
     join_panic_on(64, 8, 500);
 }
 
-/// Deep enough that the joins below the offered jobs (five at 256 workers) are latent: a panic in
-/// an a whose b was offered waits for b.
+/// Deep enough that the joins below the offered jobs (five at 256 workers) are latent and some of
+/// their b's are offered (see `fib_latent_256`): a panic in an a whose b was offered waits for b.
 #[test]
 fn panic_join_256() {
-    join_panic_on(256, 12, 40);
+    join_panic_on(256, 22, 8);
 }
 
 fn scope_panic_on(workers: usize, default_schedules: usize) {

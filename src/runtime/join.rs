@@ -38,8 +38,8 @@
 //! blocked owner), or its pool was built with `siblings_may_wait`, whose joins all push. A split
 //! that the iterators make for an idle worker always pushes ([`join_always_pushing`]).
 //!
-//! **Latent joins.** In a pool of more than 64 workers the first levels below the offered jobs are
-//! [`join_latent`]s instead: a then b as plain calls, b registered while a runs so that a request
+//! **Latent joins.** In a pool of more than 64 workers a user's first joins below the offered
+//! jobs are [`join_latent`]s instead: a then b as plain calls, b registered while a runs so that a request
 //! for work seen inside a can still make it a job, oldest first (`worker::take_latent_join`).
 //!
 //! **The path of a call.** [`join`] is [`join_context`], which is [`join_by_depth_rule`] with the
@@ -199,6 +199,9 @@ impl Boundary for BRunsOn {
 pub(crate) trait PushingPath {
     /// What b is to cancellation on this path.
     type B: Boundary;
+    /// Whether this path's joins may be latent ([`join_latent`]): a user's `join`, not the
+    /// iterator layer's splits, whose loops offer their rests through latent forks of their own.
+    const LATENT: bool;
 
     /// Runs [`join_pushing`] on `wt`.
     ///
@@ -219,6 +222,7 @@ pub(crate) struct OutOfLine;
 
 impl PushingPath for OutOfLine {
     type B = BStops;
+    const LATENT: bool = true;
 
     #[inline(always)]
     unsafe fn push<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
@@ -243,6 +247,7 @@ impl<K: Boundary> Inlined<K> {
 
 impl<K: Boundary> PushingPath for Inlined<K> {
     type B = K;
+    const LATENT: bool = false;
 
     #[inline(always)]
     unsafe fn push<A, B, RA, RB>(wt: &WorkerThread, oper_a: A, oper_b: B) -> (RA, RB)
@@ -285,11 +290,14 @@ where
         if wt.is_alone() {
             wt.refill_inline_joins_alone();
             None
-        } else if wt.renew_inline_joins() {
+        } else if wt.renew_inline_joins(P::LATENT) {
             None
         } else if worker::take_latent_join() {
-            // SAFETY: `wt` is the calling thread's worker.
-            return unsafe { join_latent::<P::B, _, _, _, _>(wt, oper_a, oper_b) };
+            if P::LATENT {
+                // SAFETY: `wt` is the calling thread's worker.
+                return unsafe { join_latent::<P::B, _, _, _, _>(wt, oper_a, oper_b) };
+            }
+            None
         } else {
             Some(wt)
         }

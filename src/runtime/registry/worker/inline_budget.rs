@@ -34,7 +34,8 @@
 //! such b to the idle worker as a job
 //! (`crate::runtime::join`'s `join_latent`). The latent joins are the first ones after the
 //! arming push, in order: in a recursion, the spine of levels on the way down, whose b's are the
-//! biggest. So the work a worker commits to run itself below its offered jobs is about
+//! biggest. Only a user's `join` is latent (and only its polls offer latent work): the iterator
+//! layer's splits run inline there, as before, since their loops offer their rests themselves. So the work a worker commits to run itself below its offered jobs is about
 //! 1/φ^(depth + latent levels) of its job in fib (1/2^… in a balanced tree), and reachable the
 //! moment it is asked for. A b that nobody asked for runs inline on the way back up, under the
 //! inline budget: giving it latent levels of its own would make every join within that many
@@ -133,7 +134,8 @@ pub(super) fn on_push(depth: usize, pool_size: &Cell<usize>, siblings_may_wait: 
 /// True if the `join` about to start (which no inline budget covers) is a latent join: one of the
 /// first [`LATENT_LEVELS`] joins after a push armed the budget in a large pool, which in a
 /// recursion are the levels just below the offered jobs, on the way down. The last of them arms
-/// the inline budget.
+/// the inline budget. (A split of the iterator layer counts as one but runs inline: its loop
+/// offers its rest through a latent fork of its own.)
 #[inline(always)]
 pub(crate) fn take_latent_join() -> bool {
     LATENT_JOINS.with(|left| {
@@ -199,29 +201,32 @@ impl WorkerThread {
     /// splitting is pointless. Uses up an inline join like a `join` would.
     #[inline(always)]
     pub(crate) fn would_keep_split_private(&self) -> bool {
-        take_inline_join() || self.alone.get() || self.renew_inline_joins()
+        take_inline_join() || self.alone.get() || self.renew_inline_joins(false)
     }
 
     /// The join about to start has used up an armed inline-join budget (deep below the offered
     /// jobs): if no worker of the pool is idle, nobody could take its b, so renew the budget and
     /// run it inline (true); otherwise the join pushes (false), and the push re-arms the budget.
+    /// With `offer_latent` (a user's `join`), in a pool of more than [`LATENT_FROM`] workers, an
+    /// idle worker gets this worker's oldest latent work instead if it has any, and the budget is
+    /// renewed.
     #[inline(always)]
-    pub(crate) fn renew_inline_joins(&self) -> bool {
+    pub(crate) fn renew_inline_joins(&self, offer_latent: bool) -> bool {
         // Inline: a join above the offered jobs (a flat loop of joins) has no budget at all and
         // pays only this test.
-        INLINE_JOINS.get() == BUDGET_SPENT && self.renew_spent_budget()
+        INLINE_JOINS.get() == BUDGET_SPENT && self.renew_spent_budget(offer_latent)
     }
 
     /// [`renew_inline_joins`](Self::renew_inline_joins) once the budget is spent.
     #[inline(never)]
-    fn renew_spent_budget(&self) -> bool {
+    fn renew_spent_budget(&self, offer_latent: bool) -> bool {
         // A boundary of cancellation (see `crate::runtime::cancel`): a recursion of inline joins
         // reaches one every `DEEP_JOIN_PERIOD` joins.
         self.stop_if_cancelled();
         // A worker that goes idle just after this check gets this worker's next offer at most
         // DEEP_JOIN_PERIOD joins later.
         if self.some_worker_idle()
-            && !(self.sized_for.get() > LATENT_FROM && self.offer_oldest_work())
+            && !(offer_latent && self.sized_for.get() > LATENT_FROM && self.offer_oldest_work())
         {
             return false;
         }
