@@ -39,8 +39,9 @@
 //! that the iterators make for an idle worker always pushes ([`join_always_pushing`]).
 //!
 //! **Latent joins.** In a pool of more than 64 workers a user's first joins below the offered
-//! jobs are [`join_latent`]s instead: a then b as plain calls, b registered while a runs so that a request
-//! for work seen inside a can still make it a job, oldest first (`worker::take_latent_join`).
+//! jobs are [`join_latent`]s instead: a then b as plain calls, b registered while a runs so that
+//! a request for work seen inside a can still make it a job, oldest first
+//! (`worker::take_latent_join`).
 //!
 //! **The path of a call.** [`join`] is [`join_context`], which is [`join_by_depth_rule`] with the
 //! pushing path [`OutOfLine`]: it runs the join as [`join_inline`] (the depth rule, or a pool of one

@@ -10,7 +10,7 @@
 //! outermost fork if one is still pending (the caller publishes it), else half of the outermost
 //! fork's rest (the fork's own `offer` closure makes it a job), else the next fork inward.
 //!
-//! A *latent join* registers the same way: in a pool of more than 64 workers, the first levels of
+//! A *latent join* registers the same way: in a pool of more than 64 workers, a user's first
 //! joins below the offered jobs run a then b as plain calls, with b registered as a fork while a
 //! runs; its `offer` makes b a job (`crate::runtime::join`'s `join_latent`, and
 //! `registry/worker/inline_budget.rs` for which joins). Loops and joins share one chain, so the

@@ -31,13 +31,13 @@
 //! ([`take_latent_join`]). A latent join runs a then b as plain calls too, but registers b as a
 //! latent fork while a runs (`crate::runtime::jobs::latent`), so that a request for work seen
 //! inside a, at the inline joins' every `DEEP_JOIN_PERIOD`-th or a loop's poll, hands the oldest
-//! such b to the idle worker as a job
-//! (`crate::runtime::join`'s `join_latent`). The latent joins are the first ones after the
-//! arming push, in order: in a recursion, the spine of levels on the way down, whose b's are the
-//! biggest. Only a user's `join` is latent (and only its polls offer latent work): the iterator
-//! layer's splits run inline there, as before, since their loops offer their rests themselves. So the work a worker commits to run itself below its offered jobs is about
-//! 1/φ^(depth + latent levels) of its job in fib (1/2^… in a balanced tree), and reachable the
-//! moment it is asked for. A b that nobody asked for runs inline on the way back up, under the
+//! such b to the idle worker as a job (`crate::runtime::join`'s `join_latent`). The latent joins
+//! are the first ones after the arming push, in order: in a recursion, the spine of levels on the
+//! way down, whose b's are the biggest. Only a user's `join` is latent (and only its polls offer
+//! latent work): the iterator layer's splits run inline there, as before, since their loops offer
+//! their rests themselves. So the work a worker commits to run itself below its offered jobs is
+//! about 1/φ^(depth + latent levels) of its job in fib (1/2^… in a balanced tree), and reachable
+//! the moment it is asked for. A b that nobody asked for runs inline on the way back up, under the
 //! inline budget: giving it latent levels of its own would make every join within that many
 //! levels of the offered jobs latent, a binomial layer (a quarter of a balanced tree's joins at 8
 //! levels, which doubled its walk on a busy pool). As it is, a pool pays `LATENT_LEVELS` latent
