@@ -601,19 +601,7 @@ where
     RA: Send,
     RB: Send,
 {
-    let origin: *const WorkerThread = wt;
-    let job_b = StackJob::new(
-        move |from_queue: bool| {
-            if K::AT_B && from_queue {
-                // A boundary, as in `join_pushing`.
-                WorkerThread::with_current(WorkerThread::stop_if_cancelled);
-            }
-            oper_b(FnContext::new(
-                from_queue && WorkerThread::current() != origin,
-            ))
-        },
-        SpinLatch::waking(wt.sleep_slot()),
-    );
+    let job_b = job_for_b::<K, _, _>(wt, oper_b);
     let region = wt.region();
     let spawn_mark = wt.spawn_count();
     let offered = Cell::new(false);
@@ -639,11 +627,8 @@ where
         latent::with_latent_fork(&offer, wt.private_mark(), || oper_a(FnContext::new(false)));
     std::mem::forget(guard);
     if !offered.get() {
-        if K::AT_B && wt.cancel_requested() {
-            cancel_popped_b(&job_b);
-        }
         // SAFETY: b was never offered, so its JobRef was never shared; run once.
-        let result_b = unsafe { job_b.run_inline(false) };
+        let result_b = unsafe { run_kept_b::<K, _, _>(wt, &job_b) };
         return (result_a, result_b);
     }
     let result_b = finish_published(wt, &job_b, spawn_mark, K::AT_B);
@@ -708,22 +693,7 @@ where
     RA: Send,
     RB: Send,
 {
-    let origin: *const WorkerThread = wt;
-    // `from_queue` is true when b runs through its JobRef; that is a migration only on another
-    // thread (the owner may also pop b from its public deque while waiting in an outer frame).
-    let job_b = StackJob::new(
-        move |from_queue: bool| {
-            if K::AT_B && from_queue {
-                // A boundary: b taken from a queue starts only if its work is not cancelled (the
-                // worker runs under the node of b's region, see `crate::runtime::cancel`).
-                WorkerThread::with_current(WorkerThread::stop_if_cancelled);
-            }
-            oper_b(FnContext::new(
-                from_queue && WorkerThread::current() != origin,
-            ))
-        },
-        SpinLatch::waking(wt.sleep_slot()),
-    );
+    let job_b = job_for_b::<K, _, _>(wt, oper_b);
     // SAFETY: `job_b` stays in this frame until it is popped back or its latch is set (steps 3 and the
     // guard guarantee one of the two before we return or unwind past it); A, B, RA, RB are Send.
     let job_b_ref: JobRef = unsafe { job_b.as_job_ref() }.tagged(wt.region());
@@ -738,15 +708,61 @@ where
     std::mem::forget(guard);
 
     if wt.pop_private(pushed) {
-        if K::AT_B && wt.cancel_requested() {
-            cancel_popped_b(&job_b);
-        }
         // SAFETY: we popped b back, so its JobRef will never be executed; run once.
-        let result_b = unsafe { job_b.run_inline(false) };
+        let result_b = unsafe { run_kept_b::<K, _, _>(wt, &job_b) };
         return (result_a, result_b);
     }
     let result_b = finish_published(wt, &job_b, spawn_mark, K::AT_B);
     (result_a, result_b)
+}
+
+/// Job b of a join on worker `wt` (pushed, or registered by a latent join), b being `K` to
+/// cancellation: its closure learns whether it migrated, and taken from a queue it starts only if
+/// its work is not cancelled.
+#[inline(always)]
+fn job_for_b<'w, K: Boundary, B, RB>(
+    wt: &'w WorkerThread,
+    oper_b: B,
+) -> StackJob<SpinLatch<'w>, impl FnOnce(bool) -> RB, RB>
+where
+    B: FnOnce(FnContext) -> RB + Send,
+{
+    let origin: *const WorkerThread = wt;
+    // `from_queue` is true when b runs through its JobRef; that is a migration only on another
+    // thread (the owner may also pop b from its public deque while waiting in an outer frame).
+    StackJob::new(
+        move |from_queue: bool| {
+            if K::AT_B && from_queue {
+                // A boundary: b taken from a queue starts only if its work is not cancelled (the
+                // worker runs under the node of b's region, see `crate::runtime::cancel`).
+                WorkerThread::with_current(WorkerThread::stop_if_cancelled);
+            }
+            oper_b(FnContext::new(
+                from_queue && WorkerThread::current() != origin,
+            ))
+        },
+        SpinLatch::waking(wt.sleep_slot()),
+    )
+}
+
+/// Runs a b that stayed with this worker after a returned (popped back, or never offered), b
+/// being `K` to cancellation: a boundary first ([`cancel_popped_b`]).
+///
+/// # Safety
+/// b's `JobRef` was never executed and never will be; this runs it once.
+#[inline(always)]
+unsafe fn run_kept_b<K: Boundary, F, R>(
+    wt: &WorkerThread,
+    job_b: &StackJob<SpinLatch<'_>, F, R>,
+) -> R
+where
+    F: FnOnce(bool) -> R,
+{
+    if K::AT_B && wt.cancel_requested() {
+        cancel_popped_b(job_b);
+    }
+    // SAFETY: per the contract, nobody else runs b.
+    unsafe { job_b.run_inline(false) }
 }
 
 /// The boundary before a popped-back b runs inline, when its work was cancelled: drops b unrun and
