@@ -4,7 +4,9 @@
 //! the pool's reserve worker when every thread is blocked. The patterns that still hang on forkjoin
 //! are README limitations ("Blocking inside parallel work"); for those, these tests run the fixes
 //! it gives, and the patterns themselves on pools built with `siblings_may_wait(true)`, where they
-//! complete as on rayon (at 2 threads and more: on one thread they hang on rayon too).
+//! complete as on rayon (at 2 threads and more: on one thread they hang on rayon too). Pools of 96
+//! threads run the joins of more than 64 workers' pools, which are latent below the offered jobs
+//! (`docs/architecture.md`, "latent join").
 //!
 //! A binary of its own, not a module of `tests/integration/`: its barriers need every party on a CPU at
 //! once, and the oversubscribed pools of other tests running beside it on 2 cores would stretch its
@@ -133,7 +135,7 @@ fn a_join_whose_b_waits_for_a_job_its_a_spawned() {
         });
         assert_eq!(got, 7);
     }
-    on_pools("join(spawn(send), recv)", &[1, 2, 8, 64], pattern);
+    on_pools("join(spawn(send), recv)", &[1, 2, 8, 64, 96], pattern);
 }
 
 /// A spawner that blocks until its spawned job has run, inside a join tree: the spawned job sits
@@ -153,7 +155,7 @@ fn a_worker_blocked_on_the_job_it_spawned_inside_a_join_tree() {
         });
         assert_eq!(sum, (144, 610));
     }
-    on_pools("spawn then recv inside a join", &[2, 8, 64], pattern);
+    on_pools("spawn then recv inside a join", &[2, 8, 64, 96], pattern);
 }
 
 /// A stolen b that blocks until a job it made has run, the fix the README gives for it: the job
@@ -176,7 +178,11 @@ fn a_stolen_b_that_waits_for_a_job_of_its_own_scope() {
         });
         assert_eq!(got, 7);
     }
-    on_pools("stolen b: scope(spawn(send), recv)", &[2, 8, 64], pattern);
+    on_pools(
+        "stolen b: scope(spawn(send), recv)",
+        &[2, 8, 64, 96],
+        pattern,
+    );
 }
 
 /// `Barrier(n)` across the `n` items of a parallel loop on `n` threads, with `with_max_len(1)`:
@@ -187,7 +193,11 @@ fn a_barrier_across_the_items_of_a_loop_split_to_single_items() {
     fn pattern(pool: &ThreadPool, threads: usize) {
         barrier_across_the_items(pool, threads, 1);
     }
-    on_pools("Barrier(n) over n single items", &[1, 2, 8, 64], pattern);
+    on_pools(
+        "Barrier(n) over n single items",
+        &[1, 2, 8, 64, 96],
+        pattern,
+    );
 }
 
 /// The README's fix for a blocking `a` in a deep `join`: order the halves so that `a` never waits
@@ -206,7 +216,7 @@ fn a_deep_join_whose_a_sends_and_b_receives() {
     fn pattern(pool: &ThreadPool, _: usize) {
         assert_eq!(pool.install(|| deep(8)), 5 << 8);
     }
-    on_pools("a deep join whose a sends", &[1, 2, 8, 64], pattern);
+    on_pools("a deep join whose a sends", &[1, 2, 8, 64, 96], pattern);
 }
 
 /// A receive after a `join` whose a spawned the sender, inside `install` on a pool of one
@@ -225,7 +235,7 @@ fn a_receive_after_a_join_whose_a_spawned_the_sender() {
         });
         assert_eq!(got, 9);
     }
-    on_pools("join(spawn(send), ()); recv", &[1, 2, 8, 64], pattern);
+    on_pools("join(spawn(send), ()); recv", &[1, 2, 8, 64, 96], pattern);
 }
 
 /// A stolen b that `spawn`s a job and blocks until it has run, while the worker that waits for
@@ -243,7 +253,7 @@ fn a_stolen_b_that_waits_for_a_job_it_spawned() {
         });
         assert_eq!(got, 7);
     }
-    on_pools("stolen b: spawn(send), recv", &[2, 8, 64], pattern);
+    on_pools("stolen b: spawn(send), recv", &[2, 8, 64, 96], pattern);
 }
 
 /// Every worker of the pool blocks in user code (a barrier of all of them plus the caller)
@@ -307,7 +317,7 @@ fn a_barrier_across_the_jobs_of_a_scope() {
         });
         assert_eq!(leaders.into_inner(), 1);
     }
-    on_pools("Barrier(n) over n scope jobs", &[1, 2, 8, 64], pattern);
+    on_pools("Barrier(n) over n scope jobs", &[1, 2, 8, 64, 96], pattern);
 }
 
 /// The README's other fix for a blocking a in a deep join: what a waits for is a scope's job,
@@ -333,14 +343,14 @@ fn a_deep_join_whose_a_waits_for_a_job_of_its_scope() {
     }
     on_pools(
         "a deep join whose a waits for its scope's job",
-        &[1, 2, 8, 64],
+        &[1, 2, 8, 64, 96],
         pattern,
     );
 }
 
 /// The sizes at which rayon completes the patterns below (on one thread they wait for work that
 /// only the blocked thread could run, on rayon too).
-const SHARED_SIZES: &[usize] = &[2, 8, 64];
+const SHARED_SIZES: &[usize] = &[2, 8, 64, 96];
 
 /// A `join` eight deep whose halves meet at a `Barrier(2)`: without `siblings_may_wait`, the
 /// deep join runs b after a, which waits for b at the barrier forever.
