@@ -195,7 +195,7 @@ where
         // into expensive ones, and whatever a batch holds stays with this worker. Halving leaves a
         // later boundary at which the rest can still be shared (costs at most log2(len) extra
         // batches per piece). The untimed first batches are too small to need it, and a small
-        // nested call (ten items) then runs in three batches, not five.
+        // nested call (ten items) then runs in two batches, not four.
         let len = producer.len();
         let n = if pace.clock.is_some() {
             pace.batch.min(len.div_ceil(2))

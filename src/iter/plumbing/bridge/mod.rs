@@ -16,8 +16,9 @@
 //!    offer the right one. A uniform loop therefore pays for about `threads` joins in total, while a
 //!    skewed loop keeps splitting exactly where the work is left. The only worker of a pool cannot be asked, so it folds its whole piece
 //!    in one go ([`nobody_can_ask`](crate::runtime::sharing::nobody_can_ask)).
-//! 3. **Batch sizes adapt to item cost.** The first batches are not timed and grow fourfold from
-//!    one item (a small call of ten items runs three batches and reads no clock at all). From
+//! 3. **Batch sizes adapt to item cost.** The first two batches are not timed: one item, then up
+//!    to [`TIMED_FROM`](pace::TIMED_FROM) − 1 (a small call of ten items runs two batches and reads
+//!    no clock at all; each batch costs a split, a fold and a poll). From
 //!    [`TIMED_FROM`](pace::TIMED_FROM) items on, or as soon as an idle worker asks, every batch is timed: the size
 //!    grows while a batch takes less than [`BATCH_TARGET`](pace::BATCH_TARGET) and halves when one takes much longer.
 //!    Cheap items run in long vectorisable batches (polling cost is amortised); expensive items
