@@ -124,7 +124,8 @@ impl Pace {
             if self.untimed_items >= TIMED_FROM {
                 self.untimed_items = 0;
                 self.clock = Some(ticks());
-                // The first timed batch: 64 items, as when the untimed batches grew fourfold (1, 4, 16).
+                // The first timed batch: a few times the untimed items, short enough that the
+                // clock bounds the piece's batches from here on.
                 self.batch = 4 * TIMED_FROM;
             } else {
                 self.batch = TIMED_FROM - self.untimed_items;
