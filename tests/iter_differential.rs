@@ -1147,7 +1147,7 @@ fn check_case(seed: u64, panics: bool) {
     let fail = |what: String| -> ! {
         panic!(
             "iter_differential: seed {seed}{}: {what}\n  case: {case:?}\n  replay: \
-             FORKJOIN_DIFF_SEED={seed} cargo test --release --test iter_differential",
+             FORKJOIN_DIFF_SEED={seed} cargo test --profile release-tests --test iter_differential",
             if panics { " (with a panic)" } else { "" }
         )
     };

@@ -49,8 +49,8 @@ pub fn fib(n: u32) -> u64 {
 }
 
 /// The number of runs of a soak: `full` when the environment variable `FORKJOIN_SOAK` is set to
-/// anything but `0` (`.ci/run` sets it), `short` otherwise, so that `cargo test --release` stays
-/// quick on a newcomer's machine while CI runs every soak in full (`docs/testing.md`).
+/// anything but `0` (`.ci/run` sets it), `short` otherwise, so that the README's test command
+/// stays quick on a newcomer's machine while CI runs every soak in full (`docs/testing.md`).
 #[allow(dead_code)] // only the binaries with soaks use it
 pub fn soak(full: usize, short: usize) -> usize {
     match std::env::var_os("FORKJOIN_SOAK") {

@@ -1,6 +1,7 @@
 //! The integration tests that can share a process and are quick to build, as one test binary: each
-//! file of this folder is a module (`cargo test --release --test integration -- join::` runs one).
-//! One binary links once instead of once per file, and runs the tests of every file side by side.
+//! file of this folder is a module (`cargo test --profile release-tests --test integration --
+//! join::` runs one). One binary links once instead of once per file, and runs the tests of every
+//! file side by side.
 //!
 //! The other tests are files of their own under `tests/`, each its own binary (`docs/testing.md`,
 //! "Normal tests"):
