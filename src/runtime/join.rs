@@ -70,6 +70,10 @@ use crate::runtime::jobs::latent;
 use crate::runtime::registry::entry;
 use crate::runtime::registry::worker::{self, WorkerThread};
 
+mod erased;
+
+use erased::{with_halves_erased, ErasedHalf, RunHalf};
+
 /// Context handed to the closures of [`join_context`].
 ///
 /// ```
@@ -327,7 +331,11 @@ where
 /// [`join_by_depth_rule_erased`] without the halves' types.
 #[inline(never)]
 fn join_by_depth_rule_dyn(oper_a: &mut ErasedHalf<'_>, oper_b: &mut ErasedHalf<'_>) {
-    join_by_depth_rule(Inlined::<BStops>::PATH, oper_a, oper_b);
+    join_by_depth_rule(
+        Inlined::<BStops>::PATH,
+        |ctx| oper_a.run(ctx),
+        |ctx| oper_b.run(ctx),
+    );
 }
 
 /// A join that pushes b whenever another worker could take it, for a split made because a worker
@@ -359,6 +367,7 @@ fn join_always_pushing_erased<K: Boundary>(
     let Some(wt) = current_worker() else {
         return join_erased_from_outside(oper_a, oper_b);
     };
+    let (oper_a, oper_b) = (|ctx| oper_a.run(ctx), |ctx| oper_b.run(ctx));
     if wt.is_alone() {
         wt.refill_inline_joins_alone();
         join_inline(oper_a, oper_b);
@@ -366,33 +375,6 @@ fn join_always_pushing_erased<K: Boundary>(
     }
     // SAFETY: `wt` is the calling thread's worker.
     unsafe { join_pushing::<K, _, _, _, _>(wt, oper_a, oper_b) };
-}
-
-/// A half of a join without its types: called once, it runs the half and keeps its result where
-/// [`with_halves_erased`] reads it.
-type ErasedHalf<'a> = dyn FnMut(FnContext) + Send + 'a;
-
-/// Calls `join` with the halves type-erased, and returns their results once it returned (a panic
-/// of either unwinds out of `join`, and through here).
-#[inline(always)]
-fn with_halves_erased<A, B, RA, RB>(
-    oper_a: A,
-    oper_b: B,
-    join: impl FnOnce(&mut ErasedHalf<'_>, &mut ErasedHalf<'_>),
-) -> (RA, RB)
-where
-    A: FnOnce(FnContext) -> RA + Send,
-    B: FnOnce(FnContext) -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    let (mut oper_a, mut oper_b) = (Some(oper_a), Some(oper_b));
-    let (mut result_a, mut result_b) = (None, None);
-    join(
-        &mut |ctx| result_a = Some(oper_a.take().expect("a runs once")(ctx)),
-        &mut |ctx| result_b = Some(oper_b.take().expect("b runs once")(ctx)),
-    );
-    (result_a.expect("a ran"), result_b.expect("b ran"))
 }
 
 /// The calling thread's worker, or `None` if it runs none now (outside every pool). `'w`: the
@@ -450,15 +432,22 @@ where
     /// compiled once.
     #[inline(always)]
     fn run_b_while_a_unwinds<B: FnOnce(FnContext) -> RB, RB>(b: B) {
-        let mut b = Some(b);
-        run_erased_b_while_a_unwinds(&mut |ctx| drop(b.take().expect("b runs once")(ctx)));
+        run_erased_b_while_a_unwinds(&mut DropResult(Some(b)));
+    }
+    /// b whose result is dropped as soon as it returns, inside the catch of the unwinding a.
+    struct DropResult<B>(Option<B>);
+    impl<B: FnOnce(FnContext) -> RB, RB> RunHalf for DropResult<B> {
+        #[inline]
+        fn run(&mut self, ctx: FnContext) {
+            drop(self.0.take().expect("b runs once")(ctx));
+        }
     }
     #[cold]
     #[inline(never)]
-    fn run_erased_b_while_a_unwinds(b: &mut dyn FnMut(FnContext)) {
+    fn run_erased_b_while_a_unwinds(b: &mut dyn RunHalf) {
         // Cancelled work does not start b (see `crate::runtime::cancel`); b is dropped unrun.
         if WorkerThread::with_current(WorkerThread::cancel_requested) != Some(true) {
-            let _ = unwind::halt_unwinding(|| b(FnContext::new(false)));
+            let _ = unwind::halt_unwinding(|| b.run(FnContext::new(false)));
         }
     }
     let mut guard = RunOnUnwind(Some(oper_b));
@@ -491,8 +480,8 @@ fn join_erased_from_outside(oper_a: &mut ErasedHalf<'_>, oper_b: &mut ErasedHalf
     // runs this join as that worker.
     entry::in_current_pool_from_outside(|wt, injected| {
         // Injected, both halves run on another thread than the caller's: migrated.
-        let oper_a = move |ctx: FnContext| oper_a(FnContext::new(injected || ctx.migrated));
-        let oper_b = move |ctx: FnContext| oper_b(FnContext::new(injected || ctx.migrated));
+        let oper_a = move |ctx: FnContext| oper_a.run(FnContext::new(injected || ctx.migrated));
+        let oper_b = move |ctx: FnContext| oper_b.run(FnContext::new(injected || ctx.migrated));
         // SAFETY: `wt` is the current worker (in_worker runs us on it).
         unsafe { join_pushing::<BStops, _, _, _, _>(wt, oper_a, oper_b) };
     });
