@@ -1,7 +1,8 @@
 //! The halves of a join without their types: the join paths that are few per call (a split for
 //! an idle worker, a join from outside every pool, the deterministic tree's up-front joins) take
 //! the halves as trait objects, so their protocol is compiled once and not once per pair of
-//! closures.
+//! closures. An inline join's unwinding path hands its b over the same way (`join_inline`, whose
+//! b drops its result inside the catch instead of keeping it).
 
 use super::FnContext;
 
