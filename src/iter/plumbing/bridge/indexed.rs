@@ -4,7 +4,8 @@
 
 use std::cell::{Cell, RefCell};
 
-use crate::iter::plumbing::bridge::pace::{worth_sharing, Limits, Pace};
+use crate::iter::plumbing::bridge::first_batches::FirstBatches;
+use crate::iter::plumbing::bridge::pace::{worth_sharing, Limits, Pace, TIMED_FROM};
 use crate::iter::plumbing::piece::{fold_whole, Piece};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::runtime::sharing::{self, LeafStart, Offers, StartAs};
@@ -155,6 +156,45 @@ where
     let start_len = producer.len();
     let mut first_batch = loops.is_some();
     pace.restart_clock();
+    // A fresh leaf nobody asks of at its start runs its two untimed batches in one fold
+    // (`first_batches`); the loop below takes over where they stop.
+    if pace.is_fresh()
+        && start_len >= 2
+        && !consumer.full()
+        && !stop.stopped()
+        && !sharing::some_worker_idle_in(loops.unwrap_or(0))
+    {
+        let prefers_end = consumer.prefers_end();
+        let (first, rest) = producer.split_at(1);
+        let mut rest = Some(rest);
+        let mut second = 0;
+        // Between the batches, what the loop's next turn would check first: the first item's
+        // nested loops, a cancellation, a request.
+        let stop_after_first = move || {
+            (!prefers_end && loops.is_some_and(|loops| items_hold_loops(loops, 1)))
+                || stop.stopped()
+                || sharing::some_worker_idle_in(loops.unwrap_or(0))
+        };
+        consumer = consumer.consume_iter(FirstBatches::new(
+            first,
+            &mut rest,
+            TIMED_FROM - 1,
+            &mut second,
+            stop_after_first,
+        ));
+        producer = rest.unwrap_or_else(|| unreachable!("the rest is handed back"));
+        if second > 0 && producer.len() == 0 {
+            // The whole call (a small one): no pace to keep.
+            return consumer.complete();
+        }
+        pace.batch_done(1, false);
+        if second > 0 {
+            pace.batch_done(second, false);
+        } else if first_batch && !prefers_end && items_hold_loops(loops.unwrap_or(0), 1) {
+            return run_leaf_offering(producer, consumer);
+        }
+        first_batch = false;
+    }
     loop {
         let len = producer.len();
         if len == 0 || consumer.full() {

@@ -18,7 +18,8 @@
 //!    in one go ([`nobody_can_ask`](crate::runtime::sharing::nobody_can_ask)).
 //! 3. **Batch sizes adapt to item cost.** The first two batches are not timed: one item, then up
 //!    to [`TIMED_FROM`](pace::TIMED_FROM) − 1 (a small call of ten items runs two batches and reads
-//!    no clock at all; each batch costs a split, a fold and a poll). From
+//!    no clock at all). While nobody asks they run as one fold, the poll between them inside it
+//!    ([`first_batches`]): a small nested call in a busy pool pays for one consumer call. From
 //!    [`TIMED_FROM`](pace::TIMED_FROM) items on, or as soon as an idle worker asks, every batch is timed: the size
 //!    grows while a batch takes less than [`BATCH_TARGET`](pace::BATCH_TARGET) and halves when one takes much longer.
 //!    Cheap items run in long vectorisable batches (polling cost is amortised); expensive items
@@ -71,9 +72,11 @@
 //!
 //! The files: this one holds the entry points (rayon's `bridge`, `bridge_producer_consumer` and
 //! `bridge_unindexed`, and forkjoin's lazy forms of them); [`indexed`] drives a piece with
-//! positions (rules 1–6); [`unindexed`] drives an unindexed producer; [`pace`] sizes and times a
-//! leaf's batches and decides whether a remainder is worth a hand-off.
+//! positions (rules 1–6); [`first_batches`] runs a fresh leaf's two untimed batches as one fold;
+//! [`unindexed`] drives an unindexed producer; [`pace`] sizes and times a leaf's batches and
+//! decides whether a remainder is worth a hand-off.
 
+mod first_batches;
 mod indexed;
 mod pace;
 mod unindexed;

@@ -68,6 +68,12 @@ impl Pace {
         }
     }
 
+    /// True for a leaf's pace before its first batch ([`Pace::new`]).
+    #[inline]
+    pub(super) fn is_fresh(&self) -> bool {
+        self.clock.is_none() && self.untimed_items == 0
+    }
+
     /// A split-off piece keeps timing if its parent did, from its own start.
     // Inlined: every leaf calls it on entry, and out of line (no generic parameter, so compiled
     // in forkjoin's crate) it was a call through the GOT per call, for a branch on `clock`.
@@ -116,8 +122,8 @@ impl Pace {
     pub(super) fn batch_done(&mut self, n: usize, capped: bool) {
         let Some(started) = self.clock else {
             // Untimed batches of 1 and `TIMED_FROM - 1` items: a small nested call of up to
-            // `TIMED_FROM` items runs in two batches (each batch costs a split, a fold and a poll,
-            // about 90 instructions: a third of skynet's ten-item call), and the clock starts
+            // `TIMED_FROM` items runs in two batches (one fold while nobody asks, see
+            // `first_batches`; each extra batch would cost a split, a fold and a poll), and the clock starts
             // after `TIMED_FROM` items. Counted in items consumed, not in batch size: a ten-item
             // call must not read the clock.
             self.untimed_items += n;
