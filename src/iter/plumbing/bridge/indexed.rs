@@ -8,7 +8,7 @@ use crate::iter::plumbing::bridge::first_batches::FirstBatches;
 use crate::iter::plumbing::bridge::pace::{worth_sharing, Limits, Pace, TIMED_FROM};
 use crate::iter::plumbing::piece::{fold_whole, Piece};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
-use crate::runtime::sharing::{self, LeafStart, Offers, StartAs};
+use crate::runtime::sharing::{self, LeafStart, Offers, StartAs, StopCheck};
 
 /// Nested loops per item from which a leaf's items count as large enough to offer one by one (see
 /// [`items_hold_loops`]): a nested loop costs a few tens of nanoseconds at least, so such an item
@@ -42,7 +42,7 @@ where
             // The split's join would not offer its half to anyone: one leaf, which still splits
             // lazily if an idle worker asks.
             StartAs::Whole | StartAs::OneLeaf => {
-                return sharing::stopped_at_end(run_leaf(piece, consumer, Pace::new()));
+                return sharing::stopped_at_end(run_fresh_leaf(piece, consumer));
             }
             StartAs::SplitUpFront => {}
         }
@@ -97,7 +97,7 @@ where
         };
         reducer.reduce(left, right)
     } else {
-        run_leaf(producer, consumer, Pace::new())
+        run_fresh_leaf(producer, consumer)
     }
 }
 
@@ -136,7 +136,7 @@ where
 /// Runs one piece sequentially in adaptive batches, splitting the remainder in half whenever an idle
 /// worker asks for work and the remainder is worth it. `pace` carries the parent's batch size and
 /// measured rate into a split-off piece.
-pub(super) fn run_leaf<P, C>(mut producer: P, mut consumer: C, mut pace: Pace) -> C::Result
+pub(super) fn run_leaf<P, C>(producer: P, consumer: C, mut pace: Pace) -> C::Result
 where
     P: Piece,
     C: LazyConsumer<P::Item>,
@@ -144,8 +144,6 @@ where
     if C::CAN_PREFER_END && consumer.prefers_end() && pace.tails > 0 {
         return run_leaf_from_end(producer, consumer, pace);
     }
-    // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
-    // and on a request, in pools of 3 or more.
     let (start, stop) = sharing::leaf_start();
     let loops = match start {
         // The only worker of its pool: no split can ever be asked for, so no batches either.
@@ -154,47 +152,118 @@ where
         LeafStart::Counted(mark) => Some(mark),
     };
     let start_len = producer.len();
-    let mut first_batch = loops.is_some();
     pace.restart_clock();
-    // A fresh leaf nobody asks of at its start runs its two untimed batches in one fold
-    // (`first_batches`); the loop below takes over where they stop.
-    if pace.is_fresh()
-        && start_len >= 2
-        && !consumer.full()
-        && !stop.stopped()
-        && !sharing::some_worker_idle_in(loops.unwrap_or(0))
-    {
-        let prefers_end = consumer.prefers_end();
-        let (first, rest) = producer.split_at(1);
-        let mut rest = Some(rest);
-        let mut second = 0;
-        // Between the batches, what the loop's next turn would check first: the first item's
-        // nested loops, a cancellation, a request.
-        let stop_after_first = move || {
-            (!prefers_end && loops.is_some_and(|loops| items_hold_loops(loops, 1)))
-                || stop.stopped()
-                || sharing::some_worker_idle_in(loops.unwrap_or(0))
-        };
-        consumer = consumer.consume_iter(FirstBatches::new(
-            first,
-            &mut rest,
-            TIMED_FROM - 1,
-            &mut second,
-            stop_after_first,
-        ));
-        producer = rest.unwrap_or_else(|| unreachable!("the rest is handed back"));
-        if second > 0 && producer.len() == 0 {
-            // The whole call (a small one): no pace to keep.
-            return consumer.complete();
-        }
-        pace.batch_done(1, false);
-        if second > 0 {
-            pace.batch_done(second, false);
-        } else if first_batch && !prefers_end && items_hold_loops(loops.unwrap_or(0), 1) {
-            return run_leaf_offering(producer, consumer);
-        }
-        first_batch = false;
+    leaf_loop(
+        producer,
+        consumer,
+        pace,
+        LeafState {
+            loops,
+            stop,
+            start_len,
+            first_batch: loops.is_some(),
+        },
+    )
+}
+
+/// [`run_leaf`] for a piece that starts with a fresh [`Pace`] (a call's only leaf, an up-front
+/// piece): while nobody asks at its start, its two untimed batches run as one fold in the caller's
+/// frame ([`FirstBatches`]), and [`leaf_loop`] takes over only where they stop or if more is left.
+/// A small nested call in a busy pool thus makes one call into the consumer and none into the loop.
+#[inline(always)]
+pub(super) fn run_fresh_leaf<P, C>(mut producer: P, consumer: C) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let mut pace = Pace::new();
+    if C::CAN_PREFER_END && consumer.prefers_end() {
+        return run_leaf_from_end(producer, consumer, pace);
     }
+    // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
+    // and on a request, in pools of 3 or more.
+    let (start, stop) = sharing::leaf_start();
+    let loops = match start {
+        LeafStart::Alone => return fold_whole(producer, consumer),
+        LeafStart::Plain => None,
+        LeafStart::Counted(mark) => Some(mark),
+    };
+    let start_len = producer.len();
+    let state = LeafState {
+        loops,
+        stop,
+        start_len,
+        first_batch: loops.is_some(),
+    };
+    // What the loop's first turn checks before its first batch, in its order.
+    if start_len < 2
+        || consumer.full()
+        || stop.stopped()
+        || sharing::some_worker_idle_in(loops.unwrap_or(0))
+    {
+        return leaf_loop(producer, consumer, pace, state);
+    }
+    let (first, rest) = producer.split_at(1);
+    let mut rest = Some(rest);
+    let mut second = 0;
+    // Between the batches, what the loop's next turn would check first: the first item's nested
+    // loops, a cancellation, a request.
+    let stop_after_first = move || {
+        loops.is_some_and(|loops| items_hold_loops(loops, 1))
+            || stop.stopped()
+            || sharing::some_worker_idle_in(loops.unwrap_or(0))
+    };
+    let consumer = consumer.consume_iter(FirstBatches::new(
+        first,
+        &mut rest,
+        TIMED_FROM - 1,
+        &mut second,
+        stop_after_first,
+    ));
+    producer = rest.unwrap_or_else(|| unreachable!("the rest is handed back"));
+    if second > 0 && producer.len() == 0 {
+        // The whole call (a small one).
+        return consumer.complete();
+    }
+    pace.batch_done(1, false);
+    if second > 0 {
+        pace.batch_done(second, false);
+    } else if state.first_batch && items_hold_loops(loops.unwrap_or(0), 1) {
+        return run_leaf_offering(producer, consumer);
+    }
+    let state = LeafState {
+        first_batch: false,
+        ..state
+    };
+    leaf_loop(producer, consumer, pace, state)
+}
+
+/// What [`leaf_loop`] knows of its leaf besides the piece, the consumer and the pace.
+#[derive(Clone, Copy)]
+struct LeafState {
+    /// The leaf's mark from `sharing::leaf_start`, in a pool that offers a loop's rest.
+    loops: Option<u32>,
+    /// The leaf's boundary of cancellation.
+    stop: StopCheck,
+    /// The piece's length when the leaf started.
+    start_len: usize,
+    /// The next batch is the leaf's first: after it, the leaf asks whether its items hold loops.
+    first_batch: bool,
+}
+
+/// [`run_leaf`]'s loop of batches and polls.
+#[inline(never)]
+fn leaf_loop<P, C>(mut producer: P, mut consumer: C, mut pace: Pace, state: LeafState) -> C::Result
+where
+    P: Piece,
+    C: LazyConsumer<P::Item>,
+{
+    let LeafState {
+        loops,
+        stop,
+        start_len,
+        mut first_batch,
+    } = state;
     loop {
         let len = producer.len();
         if len == 0 || consumer.full() {

@@ -68,12 +68,6 @@ impl Pace {
         }
     }
 
-    /// True for a leaf's pace before its first batch ([`Pace::new`]).
-    #[inline]
-    pub(super) fn is_fresh(&self) -> bool {
-        self.clock.is_none() && self.untimed_items == 0
-    }
-
     /// A split-off piece keeps timing if its parent did, from its own start.
     // Inlined: every leaf calls it on entry, and out of line (no generic parameter, so compiled
     // in forkjoin's crate) it was a call through the GOT per call, for a branch on `clock`.
