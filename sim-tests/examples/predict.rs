@@ -68,14 +68,14 @@ mod predict {
         par: 1_020,
         busy: 1_040,
     };
-    /// skynet 1e7: 12.0 ms and 9.11 ms over 10^7 leaves (the inner nodes' sums folded in); 2.01×
-    /// that on a busy pool, whose 1.1 M ten-item calls run in two batches with a poll between
-    /// (2.44× when they ran in three; the new figure scales the measured one by the instruction
-    /// counts, docs/testing.md, "The busy leaf").
+    /// skynet 1e7: 12.0 ms and 9.11 ms over 10^7 leaves (the inner nodes' sums folded in); 1.52×
+    /// that on a busy pool, whose 1.1 M ten-item calls run their two batches as one fold with a
+    /// poll inside (2.44× when they ran in three batches, 2.01× in two; the later figures scale the
+    /// measured one by the instruction counts, docs/testing.md, "The busy leaf").
     const SKYNET: Leaf = Leaf {
         seq: 1_200,
         par: 911,
-        busy: 1_831,
+        busy: 1_388,
     };
     /// nqueens(12): 91.0 ms and 95.8 ms over 856,189 boards examined; 1.047× on a busy pool.
     const NQUEENS: Leaf = Leaf {

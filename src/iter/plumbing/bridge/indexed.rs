@@ -97,7 +97,7 @@ where
         };
         reducer.reduce(left, right)
     } else {
-        run_fresh_leaf(producer, consumer)
+        run_leaf(producer, consumer, Pace::new())
     }
 }
 
@@ -166,10 +166,12 @@ where
     )
 }
 
-/// [`run_leaf`] for a piece that starts with a fresh [`Pace`] (a call's only leaf, an up-front
-/// piece): while nobody asks at its start, its two untimed batches run as one fold in the caller's
-/// frame ([`FirstBatches`]), and [`leaf_loop`] takes over only where they stop or if more is left.
-/// A small nested call in a busy pool thus makes one call into the consumer and none into the loop.
+/// [`run_leaf`] for a call that runs as one leaf: while nobody asks at its start, its two untimed
+/// batches run as one fold in the caller's frame ([`FirstBatches`]), and [`leaf_loop`] takes over
+/// only where they stop or if more is left. A small nested call in a busy pool thus makes one call
+/// into the consumer and none into the loop. Up-front pieces do not come here: they exist because
+/// a worker was idle, whose request the loop's first poll would see anyway, and inlined into
+/// `split_up_front` as well the code would grow by half again for nothing.
 #[inline(always)]
 pub(super) fn run_fresh_leaf<P, C>(mut producer: P, consumer: C) -> C::Result
 where
