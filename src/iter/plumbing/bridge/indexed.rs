@@ -144,26 +144,11 @@ where
     if C::CAN_PREFER_END && consumer.prefers_end() && pace.tails > 0 {
         return run_leaf_from_end(producer, consumer, pace);
     }
-    let (start, stop) = sharing::leaf_start();
-    let loops = match start {
-        // The only worker of its pool: no split can ever be asked for, so no batches either.
-        LeafStart::Alone => return fold_whole(producer, consumer),
-        LeafStart::Plain => None,
-        LeafStart::Counted(mark) => Some(mark),
+    let Some(state) = LeafState::start(producer.len()) else {
+        return fold_whole(producer, consumer);
     };
-    let start_len = producer.len();
     pace.restart_clock();
-    leaf_loop(
-        producer,
-        consumer,
-        pace,
-        LeafState {
-            loops,
-            stop,
-            start_len,
-            first_batch: loops.is_some(),
-        },
-    )
+    leaf_loop(producer, consumer, pace, state)
 }
 
 /// [`run_leaf`] for a call that runs as one leaf: while nobody asks at its start, its two untimed
@@ -182,21 +167,11 @@ where
     if C::CAN_PREFER_END && consumer.prefers_end() {
         return run_leaf_from_end(producer, consumer, pace);
     }
-    // Whether our items run nested loops (see `items_hold_loops`): asked after the first batch
-    // and on a request, in pools of 3 or more.
-    let (start, stop) = sharing::leaf_start();
-    let loops = match start {
-        LeafStart::Alone => return fold_whole(producer, consumer),
-        LeafStart::Plain => None,
-        LeafStart::Counted(mark) => Some(mark),
-    };
     let start_len = producer.len();
-    let state = LeafState {
-        loops,
-        stop,
-        start_len,
-        first_batch: loops.is_some(),
+    let Some(state) = LeafState::start(start_len) else {
+        return fold_whole(producer, consumer);
     };
+    let LeafState { loops, stop, .. } = state;
     // What the loop's first turn checks before its first batch, in its order.
     if start_len < 2
         || consumer.full()
@@ -251,6 +226,28 @@ struct LeafState {
     start_len: usize,
     /// The next batch is the leaf's first: after it, the leaf asks whether its items hold loops.
     first_batch: bool,
+}
+
+impl LeafState {
+    /// A leaf's start (`sharing::leaf_start`) for a piece of `start_len` positions; `None` on the
+    /// only worker of its pool, where no split can ever be asked for, so no batches either.
+    #[inline(always)]
+    fn start(start_len: usize) -> Option<LeafState> {
+        let (start, stop) = sharing::leaf_start();
+        // Whether our items run nested loops (see `items_hold_loops`): asked after the first
+        // batch and on a request, in pools of 3 or more.
+        let loops = match start {
+            LeafStart::Alone => return None,
+            LeafStart::Plain => None,
+            LeafStart::Counted(mark) => Some(mark),
+        };
+        Some(LeafState {
+            loops,
+            stop,
+            start_len,
+            first_batch: loops.is_some(),
+        })
+    }
 }
 
 /// [`run_leaf`]'s loop of batches and polls.
