@@ -14,7 +14,8 @@ use crate::iter::plumbing::piece::Piece;
 
 /// The iterator [`run_leaf`](super::indexed::run_leaf) hands its consumer for a fresh leaf: the
 /// items of `first`, then, unless `stop` says so after them, the next `second` positions of the
-/// piece in `rest`, whose remainder is left there.
+/// piece in `rest`, whose remainder is left there (so what the second batch took is what `rest`
+/// lost).
 pub(super) struct FirstBatches<'r, P: Piece, S: FnMut() -> bool> {
     /// The batch being iterated: the first one, then the second.
     current: P::IntoIter,
@@ -22,8 +23,6 @@ pub(super) struct FirstBatches<'r, P: Piece, S: FnMut() -> bool> {
     rest: &'r mut Option<P>,
     /// Positions the second batch takes (fewer if the rest is shorter).
     second: usize,
-    /// Set to the second batch's length once it is taken, left at 0 if `stop` said so.
-    taken: &'r mut usize,
     /// Asked once, after the first batch: true hands the rest back to the leaf's loop.
     stop: S,
     /// The first batch is done and `stop` was asked.
@@ -33,18 +32,11 @@ pub(super) struct FirstBatches<'r, P: Piece, S: FnMut() -> bool> {
 impl<'r, P: Piece, S: FnMut() -> bool> FirstBatches<'r, P, S> {
     /// `first` is the first batch, `rest` (`Some`) the rest of the piece.
     #[inline]
-    pub(super) fn new(
-        first: P,
-        rest: &'r mut Option<P>,
-        second: usize,
-        taken: &'r mut usize,
-        stop: S,
-    ) -> Self {
+    pub(super) fn new(first: P, rest: &'r mut Option<P>, second: usize, stop: S) -> Self {
         FirstBatches {
             current: first.into_iter(),
             rest,
             second,
-            taken,
             stop,
             switched: false,
         }
@@ -62,7 +54,6 @@ impl<'r, P: Piece, S: FnMut() -> bool> FirstBatches<'r, P, S> {
         let n = self.second.min(rest.len());
         let (batch, tail) = rest.split_at(n);
         *self.rest = Some(tail);
-        *self.taken = n;
         Some(batch.into_iter())
     }
 }
@@ -139,9 +130,8 @@ mod tests {
     ) -> (Vec<usize>, Range<usize>, usize) {
         let (first, rest) = Span(0..len).split_at(1);
         let mut rest = Some(rest);
-        let mut taken = 0;
         let asked = Cell::new(0);
-        let iter = FirstBatches::new(first, &mut rest, second, &mut taken, || {
+        let iter = FirstBatches::new(first, &mut rest, second, || {
             asked.set(asked.get() + 1);
             stop
         });
@@ -155,7 +145,9 @@ mod tests {
             })
         };
         assert_eq!(asked.get(), 1, "stop is asked once, between the batches");
-        (seen, rest.expect("the rest is handed back").0, taken)
+        let rest = rest.expect("the rest is handed back").0;
+        let taken = len - 1 - rest.len();
+        (seen, rest, taken)
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::cell::{Cell, RefCell};
 
 use crate::iter::plumbing::bridge::first_batches::FirstBatches;
-use crate::iter::plumbing::bridge::pace::{worth_sharing, Limits, Pace, TIMED_FROM};
+use crate::iter::plumbing::bridge::pace::{worth_sharing, Limits, Pace};
 use crate::iter::plumbing::piece::{fold_whole, Piece};
 use crate::iter::plumbing::{LazyConsumer, Reducer};
 use crate::runtime::sharing::{self, LeafStart, Offers, StartAs, StopCheck};
@@ -180,32 +180,32 @@ where
     {
         return leaf_loop(producer, consumer, pace, state);
     }
-    let (first, rest) = producer.split_at(1);
+    // The pace's first untimed batch (one item), then its second.
+    let (first, rest) = producer.split_at(pace.batch);
+    pace.batch_done(pace.batch, false);
     let mut rest = Some(rest);
-    let mut second = 0;
+    // Whether the first item started nested loops: the leaf then offers its rest item by item.
+    let holds_loops = move || loops.is_some_and(|loops| items_hold_loops(loops, 1));
     // Between the batches, what the loop's next turn would check first: the first item's nested
     // loops, a cancellation, a request.
-    let stop_after_first = move || {
-        loops.is_some_and(|loops| items_hold_loops(loops, 1))
-            || stop.stopped()
-            || sharing::some_worker_idle_in(loops.unwrap_or(0))
-    };
+    let stop_after_first =
+        move || holds_loops() || stop.stopped() || sharing::some_worker_idle_in(loops.unwrap_or(0));
     let consumer = consumer.consume_iter(FirstBatches::new(
         first,
         &mut rest,
-        TIMED_FROM - 1,
-        &mut second,
+        pace.batch,
         stop_after_first,
     ));
     producer = rest.unwrap_or_else(|| unreachable!("the rest is handed back"));
+    // What the second batch took (none if the poll said stop).
+    let second = start_len - 1 - producer.len();
     if second > 0 && producer.len() == 0 {
         // The whole call (a small one).
         return consumer.complete();
     }
-    pace.batch_done(1, false);
     if second > 0 {
         pace.batch_done(second, false);
-    } else if state.first_batch && items_hold_loops(loops.unwrap_or(0), 1) {
+    } else if holds_loops() {
         return run_leaf_offering(producer, consumer);
     }
     let state = LeafState {
