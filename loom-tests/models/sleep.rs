@@ -257,15 +257,19 @@ fn two_publications_reach_a_sleeper_in_the_maps_second_word() {
     });
 }
 
-/// The idle flag after every update in flight is done: set exactly while the idle count is
-/// non-zero (`Sleep::enter_idle`, `Sleep::leave_idle`). `leave` is the way out of the count under
-/// test.
-fn idle_flag_model(leave: fn(&Sleep)) {
+/// An idle flag after every update in flight is done: set exactly while the idle count is at
+/// least `at` (`Sleep::enter_idle`, `Sleep::leave_idle`, `idle_flags`). `flag` picks the flag
+/// (`at` 1: the idle flag, 2: the second idle flag) and `leave` is the way out of the count
+/// under test.
+fn idle_flag_model(at: usize, flag: fn(&Sleep) -> &AtomicBool, leave: fn(&Sleep)) {
     loom::model(move || {
-        let sleep = Arc::new(Sleep::new(3));
-        // Worker 0 idles; it leaves while worker 1 enters (the count goes 1 → 0 → 1 or 1 → 2 → 1),
-        // and worker 2 enters and leaves meanwhile.
-        sleep.enter_idle();
+        let sleep = Arc::new(Sleep::new(at + 2));
+        // Worker 0 (and `at - 1` others that stay) idle; worker 0 leaves while worker 1 enters
+        // (the count goes at → at - 1 → at or at → at + 1 → at), and worker 2 enters and leaves
+        // meanwhile.
+        for _ in 0..at {
+            sleep.enter_idle();
+        }
         let s0 = sleep.clone();
         let leaver = thread::spawn(move || leave(&s0));
         let s2 = sleep.clone();
@@ -276,17 +280,24 @@ fn idle_flag_model(leave: fn(&Sleep)) {
         sleep.enter_idle();
         leaver.join().unwrap();
         passer.join().unwrap();
-        assert_eq!(sleep.idle_workers().load(Ordering::SeqCst), 1);
+        assert_eq!(sleep.idle_workers().load(Ordering::SeqCst), at);
         assert!(
-            sleep.some_idle().load(Ordering::SeqCst),
-            "a worker idles but the idle flag is clear"
+            flag(&sleep).load(Ordering::SeqCst),
+            "{at} workers idle but the idle flag is clear"
         );
     });
 }
 
 #[test]
 fn the_idle_flag_follows_the_count() {
-    idle_flag_model(|sleep| {
+    idle_flag_model(1, Sleep::some_idle, |sleep| {
+        sleep.leave_idle();
+    });
+}
+
+#[test]
+fn the_second_idle_flag_follows_the_count() {
+    idle_flag_model(2, Sleep::several_idle, |sleep| {
         sleep.leave_idle();
     });
 }
@@ -296,9 +307,20 @@ fn the_idle_flag_follows_the_count() {
 #[test]
 #[should_panic(expected = "the idle flag is clear")]
 fn the_idle_flag_without_the_leaves_re_read_goes_stale() {
-    idle_flag_model(|sleep| {
+    idle_flag_model(1, Sleep::some_idle, |sleep| {
         if sleep.idle_workers().fetch_sub(1, Ordering::SeqCst) == 1 {
             sleep.some_idle().store(false, Ordering::SeqCst);
+        }
+    });
+}
+
+/// The same broken leave for the second idle flag.
+#[test]
+#[should_panic(expected = "the idle flag is clear")]
+fn the_second_idle_flag_without_the_leaves_re_read_goes_stale() {
+    idle_flag_model(2, Sleep::several_idle, |sleep| {
+        if sleep.idle_workers().fetch_sub(1, Ordering::SeqCst) == 2 {
+            sleep.several_idle().store(false, Ordering::SeqCst);
         }
     });
 }

@@ -194,7 +194,10 @@ pub(crate) fn start_as() -> StartAs {
             StartAs::SplitUpFront
         } else if !wt.some_worker_idle()
             || wt.would_keep_split_private()
-            || !(wt.push_would_publish() || (!wt.has_private_jobs() && wt.searching_workers() >= 2))
+            || !(wt.push_would_publish()
+                || (!wt.has_private_jobs()
+                    && wt.several_workers_idle()
+                    && wt.searching_workers() >= 2))
         {
             StartAs::OneLeaf
         } else {

@@ -28,8 +28,8 @@ impl<T> Stealer<T> {
     /// Names the deque's shared lines for the simulation's line profile (`sync::sim_label`): the
     /// ends and the buffer pointer (the buffer's items count with the jobs they hold).
     pub(crate) fn label_lines(&self) {
-        crate::platform::sync::sim_label(&self.inner.top, "public deques: top, bottom");
-        crate::platform::sync::sim_label(&self.inner.bottom, "public deques: top, bottom");
+        crate::platform::sync::sim_label(&self.inner.top, "public deques: top");
+        crate::platform::sync::sim_label(&self.inner.bottom, "public deques: bottom");
         crate::platform::sync::sim_label(&*self.inner.buffer, "public deques: buffer pointer");
     }
 

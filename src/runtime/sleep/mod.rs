@@ -43,12 +43,14 @@
 //! from the call sites below, where each is explained.
 
 mod counters;
+mod idle_flags;
 mod searchers;
 mod sleepers;
 pub(crate) mod slot;
 pub(crate) mod work_map;
 
 use self::counters::{AtomicCounters, JobsEventCounter};
+use self::idle_flags::IdleFlag;
 use self::searchers::Searchers;
 use self::sleepers::SleeperMap;
 pub(crate) use self::slot::Slot;
@@ -135,11 +137,15 @@ pub(crate) struct Sleep {
     /// [`searchers`]): while one is counted, a publication wakes no sleeper.
     searchers: Searchers,
     /// The *idle flag*: `idle_workers != 0`, on a line of its own, written only when the count
-    /// leaves or reaches zero ([`Sleep::enter_idle`], [`Sleep::leave_idle`]). Owners read it
-    /// (Relaxed) on every private push and publish while it is set: with many workers the count
-    /// changes at every steal, and each change would cost every busy owner's next read a line
-    /// transfer, while the flag stays set as long as anyone idles.
-    some_idle: CachePadded<AtomicBool>,
+    /// leaves or reaches zero ([`idle_flags`]). Owners read it (Relaxed) on every private push and
+    /// publish while it is set: with many workers the count changes at every steal, and each
+    /// change would cost every busy owner's next read a line transfer, while the flag stays set
+    /// as long as anyone idles.
+    some_idle: IdleFlag,
+    /// The *second idle flag*: `idle_workers >= 2`, for the same reason ([`idle_flags`]). Read by
+    /// polls that weigh an offer: one idle worker takes the offer already waiting, a second one
+    /// the next.
+    several_idle: IdleFlag,
     /// Workers asleep with no patrol timeout (they fell asleep while every worker was idle, rule 9):
     /// only while one exists must a worker leaving the idle count publish its first push at once
     /// (rule 8, [`Sleep::leave_idle`]).
@@ -264,7 +270,8 @@ impl Sleep {
         sim_label(&*self.counters, "sleep counters (JEC, sleepers)");
         sim_label(&*self.idle_workers, "idle count");
         self.searchers.label_lines();
-        sim_label(&*self.some_idle, "idle flag");
+        self.some_idle.label_lines("idle flag");
+        self.several_idle.label_lines("second idle flag");
         sim_label(&*self.untimed_sleepers, "untimed sleepers");
         sim_label(&*self.last_patrol, "last patrol");
         self.sleepers.label_lines();
@@ -291,7 +298,8 @@ impl Sleep {
             sleepers: SleeperMap::new(slots),
             idle_workers: CachePadded::new(AtomicUsize::new(0)),
             searchers: Searchers::new(),
-            some_idle: CachePadded::new(AtomicBool::new(false)),
+            some_idle: IdleFlag::new(1),
+            several_idle: IdleFlag::new(2),
             untimed_sleepers: CachePadded::new(AtomicUsize::new(0)),
             last_patrol: CachePadded::new(AtomicU64::new(NO_PATROL_YET)),
             patrol_gap: crate::platform::clock::ticks_in(PATROL_FIRST),
@@ -341,37 +349,36 @@ impl Sleep {
     }
 
     /// The count of idle workers that can steal (see the field).
-    #[inline(always)]
+    #[cfg(test)] // the unit tests and the loom models; the pool reads the flags or a method
     pub(crate) fn idle_workers(&self) -> &AtomicUsize {
         &self.idle_workers
     }
 
     /// The idle flag (set while the idle count is non-zero), which owners read on every push.
     pub(crate) fn some_idle(&self) -> &AtomicBool {
-        &self.some_idle
+        self.some_idle.get()
+    }
+
+    /// The second idle flag (set while two or more workers idle), which polls read.
+    pub(crate) fn several_idle(&self) -> &AtomicBool {
+        self.several_idle.get()
     }
 
     /// A worker joins the idle count (it ran out of work; [`leave_idle`](Self::leave_idle) is the
-    /// way back). The first one sets the idle flag.
+    /// way back). The first one sets the idle flag, the second one the second idle flag.
     ///
-    /// **The flag never stays clear while a worker idles.** The enter that takes the count from
-    /// zero increments, fences (SeqCst) and sets; the leave that takes it to zero clears, fences
-    /// and re-reads the count, setting the flag again if it is non-zero. Of two such fences one
-    /// comes first: if the enter's does, the re-read sees its increment; if the leave's does, the
-    /// enter's set comes after the clear. A flag can stay *set* with nobody idle after three
-    /// transitions race (a re-read that saw an enter whose leave finished before the re-set):
-    /// then owners publish a job nobody takes, until the next transition through zero. Both
-    /// states are hints only: patrols reach private jobs whatever the flag says (loom:
-    /// `the_idle_flag_follows_the_count`).
+    /// **A flag never stays clear while the count is at its threshold** ([`idle_flags`]: the
+    /// enter that reaches it fences and sets, the leave that goes below clears, fences and
+    /// re-reads). A flag can stay *set* below its threshold after three transitions race: then
+    /// owners publish a job nobody takes, or a poll offers one more piece, until the next
+    /// transition through the threshold. Both states are hints only: patrols reach private jobs
+    /// whatever the flags say (loom: `the_idle_flag_follows_the_count`).
     pub(crate) fn enter_idle(&self) {
         // AcqRel: the count's updates form one release sequence, so a leave that reads our
-        // increment is ordered after everything before it (our earlier set included).
-        if self.idle_workers.fetch_add(1, Ordering::AcqRel) == 0 {
-            // SeqCst fence: the other half of the leave's (see above).
-            fence(Ordering::SeqCst);
-            // Relaxed: ordered by the fences.
-            self.some_idle.store(true, Ordering::Relaxed);
-        }
+        // increment is ordered after everything before it (our earlier sets included).
+        let before = self.idle_workers.fetch_add(1, Ordering::AcqRel);
+        self.some_idle.entered(before);
+        self.several_idle.entered(before);
     }
 
     /// A worker leaves the idle count (it found a job, or the latch it waited on was set). True if
@@ -385,21 +392,24 @@ impl Sleep {
     #[inline]
     pub(crate) fn leave_idle(&self) -> bool {
         // AcqRel: see `enter_idle`.
-        let last = self.idle_workers.fetch_sub(1, Ordering::AcqRel) == 1;
-        if last {
-            // Relaxed: ordered against a concurrent enter's set by the fences (`enter_idle`).
-            self.some_idle.store(false, Ordering::Relaxed);
-        }
+        let before = self.idle_workers.fetch_sub(1, Ordering::AcqRel);
+        // A leave crosses at most one threshold.
+        let cleared = if self.some_idle.left(before) {
+            Some(&self.some_idle)
+        } else if self.several_idle.left(before) {
+            Some(&self.several_idle)
+        } else {
+            None
+        };
         // Decrement, SeqCst fence, load: pairs with the sleeper's increment of `untimed_sleepers`,
         // fence and load of `idle_workers` in `sleep` (a store-load handshake: either it sees us
         // leave and sleeps with a patrol timeout, or we see it and publish at once). The same fence
-        // orders our clear of the idle flag before the re-read of the count below.
+        // orders a flag's clear before its re-read of the count ([`idle_flags`]).
         fence(Ordering::SeqCst);
-        // Relaxed, both: see `enter_idle`.
-        if last && self.idle_workers.load(Ordering::Relaxed) != 0 {
-            // A worker entered after our decrement, and its set may have come before our clear.
-            self.some_idle.store(true, Ordering::Relaxed);
+        if let Some(flag) = cleared {
+            flag.recheck(&self.idle_workers);
         }
+        // Relaxed: see `enter_idle`.
         self.untimed_sleepers.load(Ordering::Relaxed) != 0
     }
 

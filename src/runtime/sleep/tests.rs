@@ -208,3 +208,24 @@ fn mostly_idle_means_more_than_half_of_the_pool() {
     sleep.idle_workers().fetch_add(1, Ordering::Relaxed);
     assert!(sleep.mostly_idle());
 }
+
+#[test]
+fn the_idle_flags_follow_the_count_up_and_down() {
+    let sleep = Sleep::new(4);
+    let flags = |s: &Sleep| {
+        (
+            s.some_idle().load(Ordering::Relaxed),
+            s.several_idle().load(Ordering::Relaxed),
+        )
+    };
+    assert_eq!(flags(&sleep), (false, false));
+    let expected = [(true, false), (true, true), (true, true)];
+    for want in expected {
+        sleep.enter_idle();
+        assert_eq!(flags(&sleep), want);
+    }
+    for want in [(true, true), (true, false), (false, false)] {
+        sleep.leave_idle();
+        assert_eq!(flags(&sleep), want);
+    }
+}

@@ -71,10 +71,11 @@ pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
 #[inline]
 pub(crate) fn back_off_idle_polls(loop_mark: u32) {
     let mute = WorkerThread::with_current(|wt| {
-        let idle = wt.idle_count();
         // A pool whose siblings may wait for each other hands the sleeper every rest it can:
-        // the item that polls next may block until a sibling still in this rest runs.
-        !wt.siblings_may_wait() && (idle >= 2 || (idle == 1 && wt.searching_workers() == 0))
+        // the item that polls next may block until a sibling still in this rest runs. The flags,
+        // not the count: the count's line changes at every steal. (One idle worker, then the
+        // count: it changes rarely while only one idles.)
+        !wt.siblings_may_wait() && (wt.several_workers_idle() || wt.searching_workers() == 0)
     });
     if mute == Some(true) {
         BACKOFF_POLLS_LEFT.set(IDLE_POLL_BACKOFF);
@@ -106,8 +107,8 @@ pub(crate) fn end_idle_poll_back_off() {
 pub(crate) fn offer_waiting() -> bool {
     WorkerThread::with_current(|wt| {
         // Owner operations (its own deque's length, its own private stack): `wt` is this thread's.
-        // The idle count last: a line every idle ↔ busy edge writes.
-        !wt.deque.is_empty() && (!wt.jobs.is_empty() || wt.idle_count() <= 1)
+        // The second idle flag last: a shared line.
+        !wt.deque.is_empty() && (!wt.jobs.is_empty() || !wt.several_workers_idle())
     })
     .unwrap_or(false)
 }
@@ -125,12 +126,14 @@ impl WorkerThread {
         unsafe { (*self.some_idle).load(Ordering::Relaxed) }
     }
 
-    /// The pool's idle count now (see [`some_worker_idle`](Self::some_worker_idle)): Relaxed,
-    /// a hint.
+    /// True if two or more workers of this pool are idle (the second idle flag): an offer already
+    /// waiting has a taker, and so would one more.
+    ///
+    /// Relaxed: a hint, as [`some_worker_idle`](Self::some_worker_idle).
     #[inline(always)]
-    fn idle_count(&self) -> usize {
+    pub(crate) fn several_workers_idle(&self) -> bool {
         // SAFETY: valid while `self` is (the field's invariant).
-        unsafe { (*self.idle_workers).load(Ordering::Relaxed) }
+        unsafe { (*self.several_idle).load(Ordering::Relaxed) }
     }
 
     /// How many idle workers of this pool are awake, not asleep: 0 while nobody idles (see

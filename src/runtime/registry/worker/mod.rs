@@ -49,7 +49,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use self::heartbeat::{PublishClock, PUBLISH_INTERVAL};
 use self::queues::SPAWN_IDS;
-use crate::platform::sync::{shared, sim_bug, thread_local, Arc, AtomicBool, AtomicUsize};
+use crate::platform::sync::{shared, sim_bug, thread_local, Arc, AtomicBool};
 use crate::platform::unwind::{self, Payload};
 use crate::runtime::cancel::{self, node::Node};
 use crate::runtime::deque::Worker;
@@ -97,12 +97,13 @@ pub(crate) struct WorkerThread {
     /// the only one that uses it: a `WorkerThread` is neither `Send` nor `Sync`, and
     /// [`WORKER_THREAD`] lends it only on its own thread.
     jobs: JobStackOwner,
-    /// The pool's idle-worker count. **Invariant**: points into the registry's sleep state, which
-    /// `registry` keeps alive: valid for as long as `self` is.
-    idle_workers: *const AtomicUsize,
     /// The pool's idle flag (set while the idle count is non-zero), read on every push.
-    /// **Invariant**: as for `idle_workers`.
+    /// **Invariant**: points into the registry's sleep state, which `registry` keeps alive: valid
+    /// for as long as `self` is.
     some_idle: *const AtomicBool,
+    /// The pool's second idle flag (set while two or more workers idle), read by polls.
+    /// **Invariant**: as for `some_idle`.
+    several_idle: *const AtomicBool,
     /// This worker's sleep slot, which the latch of each `join` job b keeps to wake us.
     /// **Invariant**: points into the registry's sleep state, which `registry` keeps alive: valid
     /// for as long as `self` is.
@@ -523,8 +524,8 @@ impl WorkerThread {
         let size = registry.num_threads();
         WorkerThread {
             jobs,
-            idle_workers: registry.sleep().idle_workers(),
             some_idle: registry.sleep().some_idle(),
+            several_idle: registry.sleep().several_idle(),
             sleep_slot: registry.sleep().slot(index),
             stats: &*info.stats,
             deque,
