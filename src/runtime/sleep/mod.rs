@@ -136,15 +136,12 @@ pub(crate) struct Sleep {
     /// Idle workers that take anything, in their spinning and yielding rounds (rule 12,
     /// [`searchers`]): while one is counted, a publication wakes no sleeper.
     searchers: Searchers,
-    /// The *idle flag*: `idle_workers != 0`, on a line of its own, written only when the count
-    /// leaves or reaches zero ([`idle_flags`]). Owners read it (Relaxed) on every private push and
-    /// publish while it is set: with many workers the count changes at every steal, and each
-    /// change would cost every busy owner's next read a line transfer, while the flag stays set
-    /// as long as anyone idles.
+    /// The *idle flag*: `idle_workers != 0` ([`idle_flags`]: the count changes at every steal,
+    /// the flag only when the count leaves or reaches zero). Owners read it on every private push
+    /// and publish while it is set.
     some_idle: IdleFlag,
-    /// The *second idle flag*: `idle_workers >= 2`, for the same reason ([`idle_flags`]). Read by
-    /// polls that weigh an offer: one idle worker takes the offer already waiting, a second one
-    /// the next.
+    /// The *second idle flag*: `idle_workers >= 2` ([`idle_flags`]). Read by polls that weigh an
+    /// offer: one idle worker takes the offer already waiting, a second one the next.
     several_idle: IdleFlag,
     /// Workers asleep with no patrol timeout (they fell asleep while every worker was idle, rule 9):
     /// only while one exists must a worker leaving the idle count publish its first push at once

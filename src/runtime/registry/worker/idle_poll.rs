@@ -19,10 +19,16 @@ thread_local! {
     static BACKOFF_POLLS_LEFT: Cell<u32> = const { Cell::new(0) };
     /// The loop mark of the loop that backed off last: loops started before it are not muted.
     static BACKOFF_FROM_LOOP: Cell<u32> = const { Cell::new(0) };
+    /// Polls the next [`back_off_idle_polls`] mutes: doubles at each back-off, back to
+    /// [`IDLE_POLL_BACKOFF`] once a loop finds something to give ([`end_idle_poll_back_off`]).
+    static BACKOFF_NEXT: Cell<u32> = const { Cell::new(IDLE_POLL_BACKOFF) };
 }
 
-/// Polls that [`back_off_idle_polls`] answers "no idle worker" without looking.
+/// Polls that the first [`back_off_idle_polls`] answers "no idle worker" without looking.
 const IDLE_POLL_BACKOFF: u32 = 16;
+
+/// The most polls one back-off mutes.
+const IDLE_POLL_BACKOFF_MAX: u32 = 256;
 
 /// True when the calling thread is a pool worker and some worker of its pool is idle (looking for work
 /// or asleep, and able to steal).
@@ -78,9 +84,18 @@ pub(crate) fn back_off_idle_polls(loop_mark: u32) {
         !wt.siblings_may_wait() && (wt.several_workers_idle() || wt.searching_workers() == 0)
     });
     if mute == Some(true) {
-        BACKOFF_POLLS_LEFT.set(IDLE_POLL_BACKOFF);
+        let polls = BACKOFF_NEXT.get();
+        BACKOFF_POLLS_LEFT.set(polls);
+        BACKOFF_NEXT.set((polls * 2).min(IDLE_POLL_BACKOFF_MAX));
         BACKOFF_FROM_LOOP.set(loop_mark);
     }
+}
+
+/// The calling thread's loop fed an idle worker (it offered or split its rest, or older work):
+/// the next [`back_off_idle_polls`] mutes [`IDLE_POLL_BACKOFF`] polls again, not more.
+#[inline]
+pub(crate) fn idle_poll_fed() {
+    BACKOFF_NEXT.set(IDLE_POLL_BACKOFF);
 }
 
 /// True while [`back_off_idle_polls`] mutes some of the calling thread's polls.
@@ -94,6 +109,7 @@ pub(crate) fn idle_polls_muted() -> bool {
 #[inline]
 pub(crate) fn end_idle_poll_back_off() {
     BACKOFF_POLLS_LEFT.set(0);
+    BACKOFF_NEXT.set(IDLE_POLL_BACKOFF);
 }
 
 /// True when the calling thread is a pool worker whose public deque still holds a job no thief has
