@@ -416,7 +416,7 @@ fn answer_request(pace: &mut Pace, asked: Asked) -> Answer {
     // worker's private job stack: share one.
     sharing::publish_on_heartbeat();
     if !answerable_later {
-        sharing::back_off_idle_polls(asked.loops.unwrap_or(0));
+        sharing::back_off_idle_polls(asked.loops);
     }
     Answer::GoOn
 }

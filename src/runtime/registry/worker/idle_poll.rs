@@ -60,9 +60,10 @@ pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
     true
 }
 
-/// The calling thread's loop (which took `loop_mark`) found an idle worker it could not feed (what
-/// it holds is not worth a hand-off, or its last offer still waits): [`some_worker_idle_in`]
-/// says no to it and to the loops started after it for the next [`IDLE_POLL_BACKOFF`] polls. With
+/// The calling thread's loop (which took `loop_mark`, `None` in a pool that does not count loops)
+/// found an idle worker it could not feed (what it holds is not worth a hand-off, or its last
+/// offer still waits): [`some_worker_idle_in`] says no to it and to the loops started after it
+/// for the next [`IDLE_POLL_BACKOFF`] polls. With
 /// many idle workers one is idle at almost every poll, and each poll it cannot answer reads
 /// lines that thieves and idle workers keep writing (the idle count, this worker's deque and job
 /// stack): on many cores such polls can take most of the time (`docs/benchmarks.md`). Loops
@@ -74,8 +75,16 @@ pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
 /// (on 2 threads, where the other worker sleeps between back-to-back small calls, each poll would
 /// otherwise read the clock twice and look for older work: `docs/benchmarks.md`, "Free items and
 /// the closed-form call").
+///
+/// Each further back-off mutes twice as many polls, up to [`IDLE_POLL_BACKOFF_MAX`], until a poll
+/// of the thread feeds an idle worker ([`idle_poll_fed`]): a stream of small calls that cannot
+/// feed anyone (skynet's ten-item leaves at 64 cores) otherwise reads the clock twice every 17
+/// calls to find that out again. Only where loops are counted: there the loops around a muted
+/// one keep looking. Without marks (pools of 2) a mute covers every loop of the thread, the
+/// outer ones that could feed the sleeper too, and a long one left it asleep until its patrol
+/// (skynet on 2 threads 1.26x).
 #[inline]
-pub(crate) fn back_off_idle_polls(loop_mark: u32) {
+pub(crate) fn back_off_idle_polls(loop_mark: Option<u32>) {
     let mute = WorkerThread::with_current(|wt| {
         // A pool whose siblings may wait for each other hands the sleeper every rest it can:
         // the item that polls next may block until a sibling still in this rest runs. The flags,
@@ -84,17 +93,29 @@ pub(crate) fn back_off_idle_polls(loop_mark: u32) {
         !wt.siblings_may_wait() && (wt.several_workers_idle() || wt.searching_workers() == 0)
     });
     if mute == Some(true) {
-        let polls = BACKOFF_NEXT.get();
+        let mark = loop_mark.unwrap_or(0);
+        // Escalate only for a loop the last back-off covered (started at or after its loop): a
+        // loop around that one is a different request, which starts short again.
+        let covered = mark.wrapping_sub(BACKOFF_FROM_LOOP.get()) < 1 << 31;
+        let polls = if covered {
+            BACKOFF_NEXT.get()
+        } else {
+            IDLE_POLL_BACKOFF
+        };
         BACKOFF_POLLS_LEFT.set(polls);
-        BACKOFF_NEXT.set((polls * 2).min(IDLE_POLL_BACKOFF_MAX));
-        BACKOFF_FROM_LOOP.set(loop_mark);
+        if loop_mark.is_some() {
+            BACKOFF_NEXT.set((polls * 2).min(IDLE_POLL_BACKOFF_MAX));
+        }
+        BACKOFF_FROM_LOOP.set(mark);
     }
 }
 
 /// The calling thread's loop fed an idle worker (it offered or split its rest, or older work):
+/// its back-off ends (a split's halves start as new loops, which the back-off would cover), and
 /// the next [`back_off_idle_polls`] mutes [`IDLE_POLL_BACKOFF`] polls again, not more.
 #[inline]
 pub(crate) fn idle_poll_fed() {
+    BACKOFF_POLLS_LEFT.set(0);
     BACKOFF_NEXT.set(IDLE_POLL_BACKOFF);
 }
 
