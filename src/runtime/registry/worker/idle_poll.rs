@@ -89,8 +89,10 @@ pub(crate) fn back_off_idle_polls(loop_mark: Option<u32>) {
         // A pool whose siblings may wait for each other hands the sleeper every rest it can:
         // the item that polls next may block until a sibling still in this rest runs. The flags,
         // not the count: the count's line changes at every steal. (One idle worker, then the
-        // count: it changes rarely while only one idles.)
-        !wt.siblings_may_wait() && (wt.several_workers_idle() || wt.searching_workers() == 0)
+        // count: it changes rarely while only one idles.) Nobody idle any more: nothing to mute
+        // for, and the next idle worker may be fed by the next poll.
+        !wt.siblings_may_wait()
+            && (wt.several_workers_idle() || (wt.some_worker_idle() && wt.searching_workers() == 0))
     });
     if mute == Some(true) {
         let mark = loop_mark.unwrap_or(0);
