@@ -35,7 +35,8 @@ fn a_tree_on_8_workers_charges_the_named_lines() {
         "sleep slots",
         "idle count",
         "work map",
-        "public deques: top, bottom",
+        "public deques: top",
+        "public deques: bottom",
         "private stacks: top",
         "other (jobs, latches, results)",
     ] {
