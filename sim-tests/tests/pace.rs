@@ -45,3 +45,36 @@ fn expensive_items_behind_cheap_ones_reach_the_sleeping_worker() {
         }
     }
 }
+
+/// On a pool of 8, `small` ten-item calls of free items (each finds idle workers it cannot feed,
+/// so its thread's back-off grows), then 256 items of 50 virtual µs: returns the most of those
+/// any one worker ran.
+fn expensive_after_small_calls(small: usize, seed: u64) -> usize {
+    after_idle_in_virtual_time(seed, 8, move |pool| {
+        let counts: Vec<AtomicUsize> = (0..8).map(|_| AtomicUsize::new(0)).collect();
+        pool.install(|| {
+            for i in 0..small as u64 {
+                let sum: u64 = (0..10u64).into_par_iter().map(|x| x ^ i).sum();
+                std::hint::black_box(sum);
+            }
+            (0..256u64).into_par_iter().for_each(|_| {
+                let me = forkjoin::current_thread_index().expect("a worker");
+                counts[me].fetch_add(1, Ordering::Relaxed);
+                work(50_000);
+            })
+        });
+        let ran: Vec<usize> = counts.into_iter().map(|c| c.into_inner()).collect();
+        assert_eq!(ran.iter().sum::<usize>(), 256, "every item once");
+        ran.into_iter().max().unwrap()
+    })
+}
+
+#[test]
+fn expensive_items_after_a_grown_back_off_are_shared() {
+    for seed in 0..3 {
+        let most = expensive_after_small_calls(2_000, seed);
+        // Shared among 8 workers, one holds a fraction; a back-off that muted the expensive
+        // loop's polls too would leave them all to the caller's worker.
+        assert!(most <= 128, "seed {seed}: one worker ran {most} of 256");
+    }
+}

@@ -3,9 +3,9 @@
 //!
 //! **Why.** The count changes at every idle ↔ busy transition; with many workers, each change
 //! turns every busy reader's next load into a line transfer. A flag is written only when the count
-//! crosses its threshold, so it stays put while the pool's idleness does: at 64 simulated workers
-//! the polls' and offers' reads of the count cost busy workers 21,600 transfers in a skynet run
-//! (docs/benchmarks.md, "Idle polls at many cores").
+//! crosses its threshold, so it stays put while the pool's idleness does (at 64 simulated
+//! workers, the polls' reads of the count were a costly line: docs/benchmarks.md, "Idle polls at
+//! many cores").
 //!
 //! **The protocol, once for both flags.** The enter that takes the count up to the threshold
 //! (from `at - 1` to `at`) increments (AcqRel), fences (SeqCst) and sets; the leave that takes it

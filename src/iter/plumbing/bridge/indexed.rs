@@ -315,7 +315,10 @@ where
         producer = rest;
         let capped = n < pace.batch;
         pace.batch_done(n, capped);
-        if n >= END_TIMED_FROM && sharing::idle_polls_muted() {
+        // A batch just timed (expensive items run in small batches) or a long one: while muted,
+        // a rest that became worth a hand-off must still end the back-off.
+        let timed = !capped && pace.rate.is_some();
+        if (timed || n >= END_TIMED_FROM) && sharing::idle_polls_muted() {
             end_back_off_if_worth_sharing(&mut pace, capped, producer.len());
         }
         if first_batch {
@@ -330,14 +333,15 @@ where
     }
 }
 
-/// [`run_leaf`] after a batch of at least [`END_TIMED_FROM`] items while this worker's polls are
-/// muted (`sharing::back_off_idle_polls`: an idle worker could not be fed, on a rate measured on
-/// cheap items): the batches must say when the rest becomes worth a hand-off, or expensive items
-/// behind cheap ones all run here, each end batch taking half of what is left (docs/benchmarks.md,
-/// "Free items and the closed-form call"). So an end batch, which is not timed once a rate is
-/// known (`capped`, see [`Pace::batch_done`]), is measured here, and a rest worth a hand-off ends
-/// the back-off: the next poll answers. Out of line: a busy pool's leaves and small calls never
-/// come here.
+/// [`run_leaf`] after a timed batch, or one of at least [`END_TIMED_FROM`] items, while this
+/// worker's polls are muted (`sharing::back_off_idle_polls`: an idle worker could not be fed, on
+/// a rate measured on cheap items, perhaps by another loop): the batches must say when the rest
+/// becomes worth a hand-off, or expensive items behind cheap ones all run here, each end batch
+/// taking half of what is left (docs/benchmarks.md, "Free items and the closed-form call"), and a
+/// loop of expensive items started under a grown back-off would run here whole ("Idle polls at
+/// many cores"). So an end batch, which is not timed once a rate is known (`capped`, see
+/// [`Pace::batch_done`]), is measured here, and a rest worth a hand-off ends the back-off: the
+/// next poll answers. Out of line: a busy pool's leaves and small calls never come here.
 #[inline(never)]
 fn end_back_off_if_worth_sharing(pace: &mut Pace, capped: bool, rest: usize) {
     if capped {

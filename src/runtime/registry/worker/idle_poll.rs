@@ -81,8 +81,8 @@ pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
 /// feed anyone (skynet's ten-item leaves at 64 cores) otherwise reads the clock twice every 17
 /// calls to find that out again. Only where loops are counted: there the loops around a muted
 /// one keep looking. Without marks (pools of 2) a mute covers every loop of the thread, the
-/// outer ones that could feed the sleeper too, and a long one left it asleep until its patrol
-/// (skynet on 2 threads 1.26x).
+/// outer ones that could feed the sleeper too, and a long one would leave it asleep until its
+/// patrol (docs/benchmarks.md, "Idle polls at many cores").
 #[inline]
 pub(crate) fn back_off_idle_polls(loop_mark: Option<u32>) {
     let mute = WorkerThread::with_current(|wt| {
