@@ -302,27 +302,29 @@ fn the_second_idle_flag_follows_the_count() {
     });
 }
 
-/// The broken variant: a leave that clears the flag without reading the count again loses an
-/// enter whose set came first.
+/// The broken variant: a leave that clears the flag with threshold `AT` (1: the idle flag, 2:
+/// the second one) without reading the count again loses an enter whose set came first.
+fn leave_without_re_read<const AT: usize>(sleep: &Sleep) {
+    if sleep.idle_workers().fetch_sub(1, Ordering::SeqCst) == AT {
+        let flag = if AT == 1 {
+            sleep.some_idle()
+        } else {
+            sleep.several_idle()
+        };
+        flag.store(false, Ordering::SeqCst);
+    }
+}
+
 #[test]
 #[should_panic(expected = "the idle flag is clear")]
 fn the_idle_flag_without_the_leaves_re_read_goes_stale() {
-    idle_flag_model(1, Sleep::some_idle, |sleep| {
-        if sleep.idle_workers().fetch_sub(1, Ordering::SeqCst) == 1 {
-            sleep.some_idle().store(false, Ordering::SeqCst);
-        }
-    });
+    idle_flag_model(1, Sleep::some_idle, leave_without_re_read::<1>);
 }
 
-/// The same broken leave for the second idle flag.
 #[test]
 #[should_panic(expected = "the idle flag is clear")]
 fn the_second_idle_flag_without_the_leaves_re_read_goes_stale() {
-    idle_flag_model(2, Sleep::several_idle, |sleep| {
-        if sleep.idle_workers().fetch_sub(1, Ordering::SeqCst) == 2 {
-            sleep.several_idle().store(false, Ordering::SeqCst);
-        }
-    });
+    idle_flag_model(2, Sleep::several_idle, leave_without_re_read::<2>);
 }
 
 /// An idle worker (`SleepMode::Idle`) that takes one unit of `jobs` or leaves when `latch` is

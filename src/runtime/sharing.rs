@@ -39,7 +39,7 @@ use crate::runtime::join::{
 pub(crate) use crate::runtime::offers::{with_offers, Offers};
 use crate::runtime::registry::worker::WorkerThread;
 pub(crate) use crate::runtime::registry::worker::{
-    back_off_idle_polls, end_idle_poll_back_off, idle_poll_fed, idle_polls_muted, offer_waiting,
+    back_off_idle_polls, end_idle_poll_back_off, idle_polls_muted, offer_waiting,
     publish_on_heartbeat, some_worker_idle, some_worker_idle_in,
 };
 

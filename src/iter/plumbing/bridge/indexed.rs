@@ -395,19 +395,19 @@ fn answer_request(pace: &mut Pace, asked: Asked) -> Answer {
             .loops
             .is_some_and(|loops| items_hold_loops(loops, asked.consumed));
         if nested && !asked.prefers_end {
-            sharing::idle_poll_fed();
+            sharing::end_idle_poll_back_off();
             return Answer::Offer;
         }
         // A loop around us holds older, larger work: that goes first.
         if sharing::offer_older_work() {
-            sharing::idle_poll_fed();
+            sharing::end_idle_poll_back_off();
             return Answer::GoOn;
         }
         if len / 2 >= min {
             // The answer rests on the batches just run (see `refresh_rate`).
             pace.refresh_rate();
             if worth_sharing(len, pace.rate, Limits::get(), sharing::pool_size) {
-                sharing::idle_poll_fed();
+                sharing::end_idle_poll_back_off();
                 return Answer::Split;
             }
             answerable_later = pace.rate.is_none();

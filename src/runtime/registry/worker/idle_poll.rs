@@ -77,7 +77,7 @@ pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
 /// the closed-form call").
 ///
 /// Each further back-off mutes twice as many polls, up to [`IDLE_POLL_BACKOFF_MAX`], until a poll
-/// of the thread feeds an idle worker ([`idle_poll_fed`]): a stream of small calls that cannot
+/// of the thread feeds an idle worker ([`end_idle_poll_back_off`]): a stream of small calls that cannot
 /// feed anyone (skynet's ten-item leaves at 64 cores) otherwise reads the clock twice every 17
 /// calls to find that out again. Only where loops are counted: there the loops around a muted
 /// one keep looking. Without marks (pools of 2) a mute covers every loop of the thread, the
@@ -112,23 +112,17 @@ pub(crate) fn back_off_idle_polls(loop_mark: Option<u32>) {
     }
 }
 
-/// The calling thread's loop fed an idle worker (it offered or split its rest, or older work):
-/// its back-off ends (a split's halves start as new loops, which the back-off would cover), and
-/// the next [`back_off_idle_polls`] mutes [`IDLE_POLL_BACKOFF`] polls again, not more.
-#[inline]
-pub(crate) fn idle_poll_fed() {
-    BACKOFF_POLLS_LEFT.set(0);
-    BACKOFF_NEXT.set(IDLE_POLL_BACKOFF);
-}
-
 /// True while [`back_off_idle_polls`] mutes some of the calling thread's polls.
 #[inline]
 pub(crate) fn idle_polls_muted() -> bool {
     BACKOFF_POLLS_LEFT.get() > 0
 }
 
-/// Ends the calling thread's back-off (see [`back_off_idle_polls`]): a loop found that what it
-/// holds became worth a hand-off (expensive items behind cheap ones), so its next poll looks.
+/// Ends the calling thread's back-off (see [`back_off_idle_polls`]), and the next one mutes
+/// [`IDLE_POLL_BACKOFF`] polls again, not more: a loop found that what it holds became worth a
+/// hand-off (expensive items behind cheap ones), so its next poll looks; or a poll fed an idle
+/// worker (an offer, a split, older work), and a split's halves start as new loops, which the
+/// back-off would cover.
 #[inline]
 pub(crate) fn end_idle_poll_back_off() {
     BACKOFF_POLLS_LEFT.set(0);

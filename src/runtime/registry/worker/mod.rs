@@ -70,8 +70,8 @@ pub(crate) use self::adopted::{
 pub(crate) use self::capped::CapHold;
 pub(crate) use self::heartbeat::{publish_all_now, publish_now, publish_on_heartbeat};
 pub(crate) use self::idle_poll::{
-    back_off_idle_polls, end_idle_poll_back_off, idle_poll_fed, idle_polls_muted, offer_waiting,
-    some_worker_idle, some_worker_idle_in,
+    back_off_idle_polls, end_idle_poll_back_off, idle_polls_muted, offer_waiting, some_worker_idle,
+    some_worker_idle_in,
 };
 pub(crate) use self::inline_budget::{take_inline_join, take_latent_join};
 
