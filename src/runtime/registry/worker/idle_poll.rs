@@ -83,8 +83,10 @@ pub(crate) fn some_worker_idle_in(loop_mark: u32) -> bool {
 /// one keep looking. Without marks (pools of 2) a mute covers every loop of the thread, the
 /// outer ones that could feed the sleeper too, and a long one would leave it asleep until its
 /// patrol (docs/benchmarks.md, "Idle polls at many cores").
+///
+/// Returns whether the loop's polls are muted now.
 #[inline]
-pub(crate) fn back_off_idle_polls(loop_mark: Option<u32>) {
+pub(crate) fn back_off_idle_polls(loop_mark: Option<u32>) -> bool {
     let mute = WorkerThread::with_current(|wt| {
         // A pool whose siblings may wait for each other hands the sleeper every rest it can:
         // the item that polls next may block until a sibling still in this rest runs. The flags,
@@ -110,6 +112,7 @@ pub(crate) fn back_off_idle_polls(loop_mark: Option<u32>) {
         }
         BACKOFF_FROM_LOOP.set(mark);
     }
+    mute == Some(true)
 }
 
 /// True while [`back_off_idle_polls`] mutes some of the calling thread's polls.
