@@ -20,7 +20,8 @@
 //!    to [`TIMED_FROM`](pace::TIMED_FROM) − 1 (a small call of ten items runs two batches and reads
 //!    no clock at all). While nobody asks they run as one fold, the poll between them inside it
 //!    ([`first_batches`]): a small nested call in a busy pool pays for one consumer call. From
-//!    [`TIMED_FROM`](pace::TIMED_FROM) items on, or as soon as an idle worker asks, every batch is timed: the size
+//!    [`TIMED_FROM`](pace::TIMED_FROM) items on, or as soon as an idle worker asks (unless that request mutes the
+//!    leaf's polls: no later poll would use the rate), every batch is timed: the size
 //!    grows while a batch takes less than [`BATCH_TARGET`](pace::BATCH_TARGET) and halves when one takes much longer.
 //!    Cheap items run in long vectorisable batches (polling cost is amortised); expensive items
 //!    are polled often, so a request is answered within about one batch time whatever the item
