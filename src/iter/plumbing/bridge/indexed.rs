@@ -421,9 +421,8 @@ fn answer_request(pace: &mut Pace, asked: Asked) -> Answer {
     // A leaf that polls again times its next batch, so that the next poll can decide. A muted
     // one does not: no poll of it will ask, as none of the leaves started under the back-off
     // will (a short one runs untimed, a long one starts its clock after `TIMED_FROM` items
-    // anyway), and the clock read at each end of that batch was most of what a request cost the
-    // small calls of a pool whose offers wait for their takers (skynet at 64 cores: 110 K of
-    // 144 K reads; docs/benchmarks.md, "A muted leaf's clock").
+    // anyway), so the two reads would measure a rate nobody uses (docs/benchmarks.md, "A muted
+    // leaf's clock").
     if !muted {
         pace.start_clock();
     }

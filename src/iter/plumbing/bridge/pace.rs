@@ -37,10 +37,11 @@ pub(super) const TAIL_BATCHES: u8 = 12;
 ///
 /// Small batches are not timed: even the cheap clock costs as much as a few cheap items, and a small
 /// parallel call (ten items, each a nested call) would pay for several reads per call. The clock
-/// starts once a piece has consumed [`TIMED_FROM`] items (from then on it bounds a batch's duration whatever
-/// the item cost) or when an idle worker asks for work and the leaf keeps polling (the next poll then
-/// knows whether the remainder is worth a hand-off). Durations stay in ticks (see `crate::platform::clock`): no conversion on
-/// the hot path, the limits are converted once.
+/// starts once a piece has consumed [`TIMED_FROM`] items (from then on it bounds a batch's
+/// duration whatever the item cost) or when an idle worker asks for work and the leaf keeps
+/// polling (the next poll then knows whether the remainder is worth a hand-off). Durations stay in
+/// ticks (see `crate::platform::clock`): no conversion on the hot path, the limits are converted
+/// once.
 #[derive(Clone, Copy)]
 pub(super) struct Pace {
     pub(super) batch: usize,
